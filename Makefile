@@ -1,0 +1,31 @@
+# anysector — top-level build.
+# Each part keeps its rules beside it in a fragment (<dir>/<name>.mk) included below; fragments
+# append to ALL_TARGETS (built by `all`) and TEST_SUITES ("NN:target", run in NN order by `test`).
+.DEFAULT_GOAL := all
+.SUFFIXES:
+.DELETE_ON_ERROR:
+.SECONDARY:
+
+BUILD ?= build
+ALL_TARGETS :=
+TEST_SUITES :=
+FUZZ_TARGETS :=
+
+include mk/toolchain.mk
+include common/common.mk
+include $(sort $(filter-out mk/toolchain.mk common/common.mk,$(wildcard mk/*.mk */*.mk tests/*/*.mk tests/payload/*/*.mk)))
+
+.PHONY: all deps test fuzz clean size run bench install
+all: $(ALL_TARGETS)
+
+# Installs missing Debian packages when root, else prints the exact apt-get command and stops.
+deps:
+	@tools/deps.sh ensure
+
+# Every suite runs even when an earlier one fails; the last line is the summary.
+test: deps
+	@$(MAKE) --no-print-directory all
+	@tests/run-suites.sh "$(MAKE)" $(sort $(TEST_SUITES))
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,64 @@
+/* anysector.cfg: the one boot menu both firmware paths read (DESIGN.md "The config file").
+ *
+ *   timeout 3            # seconds; 0 boots at once
+ *   default debian
+ *   serial 115200        # COM1 mirror of the console ("off" to disable)
+ *
+ *   entry debian
+ *     title   Debian GNU/Linux
+ *     kernel  /vmlinuz
+ *     initrd  /initrd.img        (may repeat: the files are concatenated, as Linux allows)
+ *     cmdline root=LABEL=root console=ttyS0
+ *
+ * '#' starts a comment at the start of a line or after whitespace; in a cmdline value only a
+ * whole-line comment counts ('#' inside a command line is the kernel's business).
+ * Unknown keys, missing values, bad numbers, duplicate entries, keys outside an entry that belong
+ * in one, and an entry without a kernel are errors with the line number. */
+#ifndef ANYSECTOR_CONFIG_H
+#define ANYSECTOR_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/diag.h"
+
+#define CFG_FILE_NAME "anysector.cfg"
+#define CFG_MAX_ENTRIES 16
+#define CFG_MAX_INITRDS 4
+#define CFG_NAME_MAX 32
+#define CFG_TITLE_MAX 80
+#define CFG_PATH_MAX 128
+#define CFG_CMDLINE_MAX 1024
+#define CFG_TIMEOUT_MAX 3600
+#define CFG_DEFAULT_TIMEOUT 3
+#define CFG_DEFAULT_SERIAL 115200u
+
+struct cfg_entry {
+	char name[CFG_NAME_MAX];
+	char title[CFG_TITLE_MAX];
+	char kernel[CFG_PATH_MAX];
+	unsigned ninitrd;
+	char initrd[CFG_MAX_INITRDS][CFG_PATH_MAX];
+	char cmdline[CFG_CMDLINE_MAX];
+	unsigned line;                /* where "entry" was written */
+};
+
+struct cfg {
+	unsigned timeout;             /* seconds */
+	char default_name[CFG_NAME_MAX];
+	uint32_t serial_baud;         /* 0 = no serial mirror */
+	unsigned nentries;
+	struct cfg_entry entries[CFG_MAX_ENTRIES];
+};
+
+/* Parses text[0..len) (need not be NUL-terminated; a NUL byte inside is an error). Reports every
+ * problem as "anysector.cfg line N: ..." and returns AS_ECORRUPT if there was any, else 0.
+ * A "default" naming no entry is an error; with no "default" the first entry is the default. */
+int cfg_parse(const char *text, size_t len, struct cfg *out, struct diag *d);
+
+/* Index of the entry named name, or -1. */
+int cfg_find(const struct cfg *c, const char *name);
+/* Index of the default entry (0 when there are entries), or -1 when there are none. */
+int cfg_default_index(const struct cfg *c);
+
+#endif

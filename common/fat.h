@@ -1,0 +1,83 @@
+/* A read-only FAT12/16/32 reader over any block device, with any BPB sector size 512..4096
+ * (independent of the device's own sector size: all access is by bytes). The FAT type comes from
+ * the cluster count as the Microsoft spec defines it. Every chain walk is bounded by the cluster
+ * count: a loop is AS_ELOOP, never a hang. */
+#ifndef ANYSECTOR_FAT_H
+#define ANYSECTOR_FAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/blockdev.h"
+#include "common/diag.h"
+
+#define FAT_CACHE_BYTES 4096u  /* window of the FAT kept in memory */
+#define FAT_NAME_MAX 255       /* long names, as UTF-8 (non-ASCII read back as '?') */
+#define FAT_PATH_MAX 256
+
+enum fat_type {
+	FAT_TYPE_12 = 12,
+	FAT_TYPE_16 = 16,
+	FAT_TYPE_32 = 32,
+};
+
+struct fat_fs {
+	struct blockdev *dev;
+	enum fat_type type;
+	uint32_t bytes_per_sector;     /* the BPB's, 512..4096 */
+	uint32_t sectors_per_cluster;
+	uint32_t cluster_size;         /* bytes */
+	uint32_t num_fats;
+	uint64_t fat_offset;           /* bytes from the start of dev */
+	uint64_t fat_bytes;            /* one FAT */
+	uint64_t root_offset;          /* FAT12/16 fixed root directory */
+	uint32_t root_entries;
+	uint32_t root_cluster;         /* FAT32 */
+	uint64_t data_offset;          /* cluster 2 */
+	uint32_t clusters;             /* data clusters: valid numbers are 2..clusters+1 */
+	uint64_t total_bytes;          /* the filesystem's size per the BPB */
+	uint32_t hidden_sectors;       /* BPB value, in the filesystem's sectors */
+	uint32_t volume_id;
+	char label[12];
+	/* FAT window cache */
+	uint64_t cache_off;
+	uint32_t cache_len;
+	uint8_t cache[FAT_CACHE_BYTES];
+};
+
+struct fat_file {
+	uint32_t first_cluster;        /* 0 for an empty file or the FAT12/16 root */
+	uint32_t size;                 /* bytes; 0 for directories */
+	uint8_t attr;
+	bool is_dir;
+	bool is_root;
+};
+
+struct fat_dirent {
+	char name[FAT_NAME_MAX + 1];   /* the long name when there is one, else the 8.3 name */
+	char short_name[13];           /* "NAME.EXT" */
+	struct fat_file file;
+};
+
+/* Reads and validates the boot sector/BPB (jump, bytes per sector power of two 512..4096, sectors
+ * per cluster power of two, reserved/FAT counts, sizes inside dev, FAT big enough for the
+ * clusters, FAT32 root cluster valid) and fills fs. */
+int fat_mount(struct blockdev *dev, struct fat_fs *fs, struct diag *d);
+
+/* Opens a path ('/' or '\\' separated, case-insensitive, long or 8.3 names; "" or "/" is the root). */
+int fat_open(struct fat_fs *fs, const char *path, struct fat_file *out, struct diag *d);
+
+/* Reads [off, off+len) of a file; AS_ERANGE when that passes the end of the file. A chain shorter
+ * than the size, a free/bad/out-of-range cluster in it, or a loop is AS_ECORRUPT/AS_ELOOP with a
+ * sentence naming the cluster. Consecutive clusters are read with one device request. */
+int fat_read(struct fat_fs *fs, const struct fat_file *f, uint64_t off, void *buf, size_t len,
+	     struct diag *d);
+
+/* Calls cb for every entry of a directory (not "." or "..", not volume labels); a nonzero return
+ * from cb stops the walk and is returned. */
+typedef int (*fat_dir_cb)(void *ctx, const struct fat_dirent *ent);
+int fat_list(struct fat_fs *fs, const struct fat_file *dir, fat_dir_cb cb, void *ctx,
+	     struct diag *d);
+
+#endif

@@ -1,0 +1,111 @@
+/* GPT: decode, full validation, backup fallback, and building primary + backup for any sector
+ * size (UEFI spec 2.x ch. 5; field facts in REFERENCE.md "GPT"). */
+#ifndef ANYSECTOR_GPT_H
+#define ANYSECTOR_GPT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/blockdev.h"
+#include "common/diag.h"
+#include "common/guid.h"
+
+#define GPT_SIGNATURE 0x5452415020494645ULL /* "EFI PART" read little-endian */
+#define GPT_REVISION 0x00010000u
+#define GPT_HEADER_SIZE 92u                 /* bytes we write; readers accept 92..LSS */
+#define GPT_ENTRY_SIZE 128u                 /* bytes we write; readers accept 128 * 2^n */
+#define GPT_MIN_ARRAY_BYTES 16384u          /* the spec's minimum reserved array size */
+#define GPT_DEFAULT_ENTRIES 128u
+#define GPT_NAME_UNITS 36                   /* UTF-16LE code units in an entry name */
+#define GPT_MAX_PARTS 128                   /* used entries we keep in memory */
+#define GPT_MAX_ENTRY_SIZE 4096u            /* larger entry sizes are refused as unsupported */
+
+#define GPT_ATTR_REQUIRED (1ULL << 0)
+#define GPT_ATTR_NO_BLOCK_IO (1ULL << 1)
+#define GPT_ATTR_LEGACY_BIOS_BOOTABLE (1ULL << 2)
+
+struct gpt_header {
+	uint64_t signature;
+	uint32_t revision;
+	uint32_t header_size;
+	uint32_t header_crc;
+	uint32_t reserved;
+	uint64_t my_lba;
+	uint64_t alternate_lba;
+	uint64_t first_usable;
+	uint64_t last_usable;
+	struct guid disk_guid;
+	uint64_t entries_lba;
+	uint32_t num_entries;
+	uint32_t entry_size;
+	uint32_t entries_crc;
+};
+
+struct gpt_entry {
+	struct guid type;
+	struct guid unique;
+	uint64_t first_lba;
+	uint64_t last_lba;    /* inclusive */
+	uint64_t attributes;
+	uint16_t name[GPT_NAME_UNITS];
+};
+
+/* Field-level decode/encode of the 92-byte header and a 128-byte entry (no validation). */
+void gpt_header_decode(const uint8_t *raw, struct gpt_header *h);
+void gpt_header_encode(const struct gpt_header *h, uint8_t raw[GPT_HEADER_SIZE]);
+/* CRC32 of the first header_size bytes of raw with the CRC field taken as zero. */
+uint32_t gpt_header_crc(const uint8_t *raw, uint32_t header_size);
+void gpt_entry_decode(const uint8_t raw[GPT_ENTRY_SIZE], struct gpt_entry *e);
+void gpt_entry_encode(const struct gpt_entry *e, uint8_t raw[GPT_ENTRY_SIZE]);
+bool gpt_entry_used(const struct gpt_entry *e);
+
+/* ASCII <-> entry name (non-ASCII code units read back as '?'). */
+void gpt_name_set(struct gpt_entry *e, const char *ascii);
+void gpt_name_get(const struct gpt_entry *e, char out[GPT_NAME_UNITS + 1]);
+
+/* Sectors the entry array occupies / reserves: at least GPT_MIN_ARRAY_BYTES. */
+uint64_t gpt_array_sectors(uint32_t lss, uint32_t num_entries, uint32_t entry_size);
+/* The spec's layout for a disk of `sectors` sectors: FirstUsable = 2 + array, LastUsable =
+ * N - 2 - array, backup header at N - 1, backup array at N - 1 - array. */
+void gpt_default_layout(uint32_t lss, uint64_t sectors, uint32_t num_entries, uint32_t entry_size,
+			uint64_t *first_usable, uint64_t *last_usable);
+
+struct gpt_part {
+	unsigned number;      /* 1-based entry index in the array */
+	struct gpt_entry e;
+};
+
+struct gpt {
+	struct gpt_header hdr;   /* the header in use (the backup's when the primary was bad) */
+	bool primary_valid;
+	bool backup_valid;       /* only known when the backup was examined (see gpt_read) */
+	bool used_backup;
+	unsigned count;          /* used entries, in array order */
+	struct gpt_part parts[GPT_MAX_PARTS];
+};
+
+/* Validates one header at `lba` and its entry array. Every rule has its own diag code and a
+ * sentence naming the value and the limit: signature, revision, HeaderSize (92..LSS), header CRC,
+ * MyLBA == lba, AlternateLBA (the other end of the disk), FirstUsable <= LastUsable inside the
+ * disk and clear of both headers and arrays, entry size 128*2^n (<= GPT_MAX_ENTRY_SIZE),
+ * count*size overflow, array inside the disk and outside the usable range, array CRC, every used
+ * entry inside [FirstUsable, LastUsable] with first <= last, no two used entries overlapping.
+ * Fills out (when non-NULL) on success. Returns 0, AS_ENOENT (no signature), AS_ECORRUPT,
+ * AS_EUNSUPP or an I/O error. */
+int gpt_read_at(struct blockdev *dev, uint64_t lba, struct gpt *out, struct diag *d);
+
+/* The primary at LBA 1; when it is invalid, says why and which backup it uses, then tries the
+ * backup at the primary's AlternateLBA when that was readable, else at the last LBA. When the
+ * primary is valid the backup is also checked: a bad or inconsistent backup is a warning.
+ * Returns 0 (out->used_backup tells which), AS_ENOENT (no GPT at all), AS_ECORRUPT (both bad). */
+int gpt_read(struct blockdev *dev, struct gpt *out, struct diag *d);
+
+/* Writes a new GPT: entries[0..n) into the first n slots of a num_entries x GPT_ENTRY_SIZE array
+ * (num_entries 0 = GPT_DEFAULT_ENTRIES), FirstUsable/LastUsable 0 = the default layout. Validates
+ * what it writes (entries inside the usable range, no overlaps), then writes the backup array, the
+ * backup header, the primary array and the primary header, in that order. Does not touch LBA 0. */
+int gpt_write(struct blockdev *dev, const struct guid *disk_guid, const struct gpt_entry *entries,
+	      unsigned n, uint32_t num_entries, uint64_t first_usable, uint64_t last_usable,
+	      struct diag *d);
+
+#endif

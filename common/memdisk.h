@@ -1,0 +1,28 @@
+/* A block device over a memory buffer, with fault injection: the driver for tests and fuzzers
+ * (and for firmware code that wants to parse a table it already holds in memory). */
+#ifndef ANYSECTOR_MEMDISK_H
+#define ANYSECTOR_MEMDISK_H
+
+#include "common/blockdev.h"
+
+struct memdisk {
+	uint8_t *data;
+	uint64_t size;          /* bytes; a whole number of sectors */
+	bool readonly;
+	/* Fault injection: every read (or write) touching fail_lba fails with AS_EIO. */
+	bool fail_reads;
+	bool fail_writes;
+	uint64_t fail_lba;
+	/* What the driver was asked for, for tests that check the splitting. */
+	unsigned calls;
+	uint32_t max_count_seen;
+	uint64_t sectors_read;
+	uint64_t sectors_written;
+};
+
+/* Sets up dev over md->data. scratch must hold lss bytes. max_io 0 = no limit.
+ * Returns AS_EINVAL when the geometry is not valid or size is not a multiple of lss. */
+int memdisk_init(struct blockdev *dev, struct memdisk *md, uint32_t lss, uint32_t pss,
+		 uint32_t align_offset, uint32_t max_io, void *scratch);
+
+#endif

@@ -1,0 +1,4 @@
+.PHONY: test-hygiene
+test-hygiene:
+	@tests/check-hygiene.sh
+TEST_SUITES += 10:test-hygiene

@@ -1,0 +1,32 @@
+# Compilers and flags for every world the code runs in.
+Q := $(if $(filter 1,$(V)),,@)
+
+HOSTCC ?= gcc
+CLANG ?= clang
+NASM ?= nasm
+
+CSTD := -std=gnu11
+WARN := -Wall -Wextra -Werror
+DEPFLAGS = -MMD -MP
+
+# Host tools (release build) and the sanitized build that `make test` runs.
+HOST_CFLAGS := $(CSTD) $(WARN) -O2 -g -I.
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+ASAN_CFLAGS := $(CSTD) $(WARN) -O1 -g -I. $(SAN_FLAGS)
+
+# Freestanding 32-bit protected mode (stage2): no libc, no PIC, no SSE.
+FS32_CFLAGS := $(CSTD) $(WARN) -m32 -march=i686 -ffreestanding -fno-pic -fno-pie -fno-builtin \
+	-fno-stack-protector -fno-asynchronous-unwind-tables -fno-exceptions -mno-mmx -mno-sse \
+	-mno-sse2 -Os -I.
+
+# gnu-efi 3.0.15 x86_64 application (REFERENCE.md "OVMF").
+EFI_INC := /usr/include/efi
+EFI_CFLAGS := $(CSTD) $(WARN) -fpic -fshort-wchar -ffreestanding -fno-stack-protector \
+	-fno-strict-aliasing -mno-red-zone -mno-mmx -mno-sse -mno-sse2 -DGNU_EFI_USE_MS_ABI \
+	-maccumulate-outgoing-args -Os -I. -I$(EFI_INC) -I$(EFI_INC)/x86_64 -I$(EFI_INC)/protocol
+
+# libFuzzer builds (clang).
+FUZZ_CFLAGS := $(CSTD) $(WARN) -O1 -g -I. -fsanitize=fuzzer-no-link,address,undefined \
+	-fno-sanitize-recover=all -fno-omit-frame-pointer
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,21 @@
+# Host unit tests: one cmocka program per tests/unit/test_*.c, built with ASan+UBSan against
+# common/ (and whatever extra objects a test lists in UNIT_EXTRA_<name>).
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/asan/tests/unit/%,$(UNIT_SRCS))
+
+$(BUILD)/asan/tests/unit/%.o: tests/unit/%.c
+	@mkdir -p $(@D)
+	$(Q)$(HOSTCC) $(ASAN_CFLAGS) $(DEPFLAGS) -c $< -o $@
+$(BUILD)/asan/tests/unit/helpers.o: tests/unit/helpers.c
+	@mkdir -p $(@D)
+	$(Q)$(HOSTCC) $(ASAN_CFLAGS) $(DEPFLAGS) -c $< -o $@
+
+.SECONDEXPANSION:
+$(BUILD)/asan/tests/unit/test_%: $(BUILD)/asan/tests/unit/test_%.o $(BUILD)/asan/tests/unit/helpers.o $$(UNIT_EXTRA_$$*) $(COMMON_ASAN_LIB)
+	$(Q)$(HOSTCC) $(ASAN_CFLAGS) $^ -lcmocka -o $@
+
+.PHONY: test-unit unit-bins
+unit-bins: $(UNIT_BINS)
+test-unit: $(UNIT_BINS)
+	@tests/unit/run.sh $(UNIT_BINS)
+TEST_SUITES += 20:test-unit

@@ -7,6 +7,7 @@
 .SECONDARY:
 
 BUILD ?= build
+export BUILD
 ALL_TARGETS :=
 TEST_SUITES :=
 FUZZ_TARGETS :=

@@ -1,0 +1,384 @@
+/* anysector.cfg parser (format in common/config.h and DESIGN.md).
+ *
+ * The parser reports every problem it finds, not only the first, so one boot shows the user all
+ * the mistakes of a file. It never truncates: a value longer than its field is an error. */
+#include "common/config.h"
+
+#include <stdbool.h>
+
+#include "common/errors.h"
+#include "common/fmt.h"
+#include "common/mem.h"
+#include "common/str.h"
+
+#define CFG_TAG CFG_FILE_NAME " line %u: "
+
+/* The baud rates the 16550 divisor (115200 / rate) gives exactly and terminals offer. */
+static const uint32_t cfg_bauds[] = { 300, 600, 1200, 2400, 4800, 9600, 19200, 38400, 57600,
+				      115200 };
+
+struct cfg_parser {
+	struct cfg *out;
+	struct diag *d;
+	unsigned errors;
+	unsigned line;
+	struct cfg_entry *cur;    /* the entry being filled; NULL before the first "entry" */
+	bool cur_counted;         /* cur is a real slot (not the overflow sink) */
+	unsigned timeout_line;    /* where each global key was set, for duplicate reports */
+	unsigned default_line;
+	unsigned serial_line;
+	unsigned title_line;      /* same, for the current entry's single-valued keys */
+	unsigned kernel_line;
+	unsigned cmdline_line;
+	bool unreadable;          /* the current entry has a line too broken to know its key */
+	struct cfg_entry overflow; /* receives entries past CFG_MAX_ENTRIES so parsing goes on */
+};
+
+/* A counted piece of the text. */
+struct cfg_span {
+	const char *p;
+	size_t n;
+};
+
+__attribute__((format(printf, 3, 4)))
+static void cfg_err(struct cfg_parser *ps, const char *code, const char *fmt, ...)
+{
+	char msg[DIAG_MSG_MAX];
+	fmt_va_list ap;
+
+	ps->errors++;
+	fmt_va_start(ap, fmt);
+	fmt_vsnprintf(msg, sizeof msg, fmt, ap);
+	fmt_va_end(ap);
+	diag_report(ps->d, DIAG_ERROR, code, "%s", msg);
+}
+
+static bool span_is(struct cfg_span s, const char *word)
+{
+	size_t n = str_len(word);
+	return s.n == n && str_ncasecmp(s.p, word, n) == 0;
+}
+
+static struct cfg_span span_trim(struct cfg_span s)
+{
+	while (s.n && chr_is_space(s.p[0])) {
+		s.p++;
+		s.n--;
+	}
+	while (s.n && chr_is_space(s.p[s.n - 1]))
+		s.n--;
+	return s;
+}
+
+/* Cuts a comment: '#' at the start or after whitespace. */
+static struct cfg_span span_cut_comment(struct cfg_span s)
+{
+	for (size_t i = 0; i < s.n; i++) {
+		if (s.p[i] == '#' && (i == 0 || chr_is_space(s.p[i - 1]))) {
+			s.n = i;
+			break;
+		}
+	}
+	return span_trim(s);
+}
+
+static bool span_has_space(struct cfg_span s)
+{
+	for (size_t i = 0; i < s.n; i++)
+		if (chr_is_space(s.p[i]))
+			return true;
+	return false;
+}
+
+/* Decimal only: "0x10" or "+5" as a timeout is more likely a typo than an intent. */
+static bool span_to_uint(struct cfg_span s, uint32_t max, uint32_t *out)
+{
+	uint64_t v = 0;
+	if (!s.n)
+		return false;
+	for (size_t i = 0; i < s.n; i++) {
+		if (!chr_is_digit(s.p[i]))
+			return false;
+		v = v * 10 + (uint64_t)(s.p[i] - '0');
+		if (v > max)
+			return false;
+	}
+	*out = (uint32_t)v;
+	return true;
+}
+
+/* Copies a value into a field, or reports that it does not fit. */
+static bool cfg_store(struct cfg_parser *ps, const char *key, struct cfg_span v, char *dst,
+		      size_t cap)
+{
+	if (v.n >= cap) {
+		cfg_err(ps, "cfg.too_long", CFG_TAG "%s value is %zu characters, the limit is %zu",
+			ps->line, key, v.n, cap - 1);
+		return false;
+	}
+	str_copy_n(dst, cap, v.p, v.n);
+	return true;
+}
+
+static bool cfg_once(struct cfg_parser *ps, const char *key, unsigned *seen)
+{
+	if (*seen) {
+		cfg_err(ps, "cfg.duplicate", CFG_TAG "%s already given on line %u", ps->line, key,
+			*seen);
+		return false;
+	}
+	*seen = ps->line;
+	return true;
+}
+
+static void cfg_finish_entry(struct cfg_parser *ps)
+{
+	struct cfg_entry *e = ps->cur;
+	if (e && ps->cur_counted && !e->kernel[0] && !ps->kernel_line && !ps->unreadable)
+		cfg_err(ps, "cfg.no_kernel", CFG_FILE_NAME " line %u: entry '%s' has no kernel",
+			e->line, e->name);
+	ps->cur = 0;
+}
+
+static void cfg_key_entry(struct cfg_parser *ps, struct cfg_span v)
+{
+	struct cfg *c = ps->out;
+
+	cfg_finish_entry(ps);
+	ps->title_line = ps->kernel_line = ps->cmdline_line = 0;
+	ps->unreadable = false;
+
+	/* Later keys of a bad entry still get checked, in a sink that is thrown away. */
+	memset(&ps->overflow, 0, sizeof ps->overflow);
+	ps->cur = &ps->overflow;
+	ps->cur_counted = false;
+	ps->cur->line = ps->line;
+
+	if (span_has_space(v)) {
+		cfg_err(ps, "cfg.bad_value", CFG_TAG "entry name '%.*s' must be one word", ps->line,
+			(int)(v.n > 40 ? 40 : v.n), v.p);
+		return;
+	}
+	if (!cfg_store(ps, "entry name", v, ps->cur->name, sizeof ps->cur->name))
+		return;
+	for (unsigned i = 0; i < c->nentries; i++) {
+		if (str_casecmp(c->entries[i].name, ps->cur->name) == 0) {
+			cfg_err(ps, "cfg.duplicate", CFG_TAG "entry '%s' already defined on line %u",
+				ps->line, ps->cur->name, c->entries[i].line);
+			return;
+		}
+	}
+	if (c->nentries >= CFG_MAX_ENTRIES) {
+		cfg_err(ps, "cfg.too_many", CFG_TAG "entry '%s' is one more than the %u allowed",
+			ps->line, ps->cur->name, CFG_MAX_ENTRIES);
+		return;
+	}
+	struct cfg_entry *e = &c->entries[c->nentries++];
+	*e = ps->overflow;
+	ps->cur = e;
+	ps->cur_counted = true;
+}
+
+static void cfg_key_serial(struct cfg_parser *ps, struct cfg_span v)
+{
+	uint32_t baud;
+
+	if (!cfg_once(ps, "serial", &ps->serial_line))
+		return;
+	if (span_is(v, "off")) {
+		ps->out->serial_baud = 0;
+		return;
+	}
+	if (span_to_uint(v, 115200, &baud)) {
+		for (size_t i = 0; i < sizeof cfg_bauds / sizeof cfg_bauds[0]; i++) {
+			if (cfg_bauds[i] == baud) {
+				ps->out->serial_baud = baud;
+				return;
+			}
+		}
+	}
+	cfg_err(ps, "cfg.bad_value",
+		CFG_TAG "serial '%.*s' is not 'off' or a baud rate (300, 600, 1200, 2400, 4800, 9600, "
+			"19200, 38400, 57600, 115200)",
+		ps->line, (int)(v.n > 20 ? 20 : v.n), v.p);
+}
+
+static void cfg_key_timeout(struct cfg_parser *ps, struct cfg_span v)
+{
+	uint32_t t;
+
+	if (!cfg_once(ps, "timeout", &ps->timeout_line))
+		return;
+	if (!span_to_uint(v, CFG_TIMEOUT_MAX, &t)) {
+		cfg_err(ps, "cfg.bad_value",
+			CFG_TAG "timeout '%.*s' is not a number of seconds from 0 to %u", ps->line,
+			(int)(v.n > 20 ? 20 : v.n), v.p, CFG_TIMEOUT_MAX);
+		return;
+	}
+	ps->out->timeout = t;
+}
+
+static void cfg_key_default(struct cfg_parser *ps, struct cfg_span v)
+{
+	if (!cfg_once(ps, "default", &ps->default_line))
+		return;
+	if (span_has_space(v)) {
+		cfg_err(ps, "cfg.bad_value", CFG_TAG "default '%.*s' must be one entry name", ps->line,
+			(int)(v.n > 40 ? 40 : v.n), v.p);
+		return;
+	}
+	cfg_store(ps, "default", v, ps->out->default_name, sizeof ps->out->default_name);
+}
+
+/* Keys that belong inside an entry. */
+static void cfg_key_in_entry(struct cfg_parser *ps, const char *key, struct cfg_span v)
+{
+	struct cfg_entry *e = ps->cur;
+
+	if (!e) {
+		cfg_err(ps, "cfg.outside_entry", CFG_TAG "%s outside an entry (write 'entry NAME' first)",
+			ps->line, key);
+		return;
+	}
+	if (str_cmp(key, "title") == 0) {
+		if (cfg_once(ps, "title", &ps->title_line))
+			cfg_store(ps, "title", v, e->title, sizeof e->title);
+	} else if (str_cmp(key, "kernel") == 0) {
+		if (cfg_once(ps, "kernel", &ps->kernel_line))
+			cfg_store(ps, "kernel", v, e->kernel, sizeof e->kernel);
+	} else if (str_cmp(key, "initrd") == 0) {
+		if (e->ninitrd >= CFG_MAX_INITRDS) {
+			cfg_err(ps, "cfg.too_many", CFG_TAG "more than %u initrd lines in entry '%s'",
+				ps->line, CFG_MAX_INITRDS, e->name);
+			return;
+		}
+		if (cfg_store(ps, "initrd", v, e->initrd[e->ninitrd], sizeof e->initrd[0]))
+			e->ninitrd++;
+	} else {
+		if (cfg_once(ps, "cmdline", &ps->cmdline_line))
+			cfg_store(ps, "cmdline", v, e->cmdline, sizeof e->cmdline);
+	}
+}
+
+static const char *const cfg_entry_keys[] = { "title", "kernel", "initrd", "cmdline" };
+
+static void cfg_line(struct cfg_parser *ps, struct cfg_span s)
+{
+	s = span_trim(s);
+	if (!s.n || s.p[0] == '#')
+		return;
+
+	for (size_t i = 0; i < s.n; i++) {
+		unsigned char ch = (unsigned char)s.p[i];
+		if ((ch < 0x20 && ch != '\t') || ch == 0x7F) {
+			cfg_err(ps, "cfg.control_char", CFG_TAG "control character 0x%02X in column %zu",
+				ps->line, ch, i + 1);
+			ps->unreadable = true;
+			return;
+		}
+	}
+
+	struct cfg_span key = { s.p, 0 };
+	while (key.n < s.n && !chr_is_space(s.p[key.n]))
+		key.n++;
+	struct cfg_span rest = span_trim((struct cfg_span){ s.p + key.n, s.n - key.n });
+
+	const char *entry_key = 0;
+	for (size_t i = 0; i < sizeof cfg_entry_keys / sizeof cfg_entry_keys[0]; i++)
+		if (span_is(key, cfg_entry_keys[i]))
+			entry_key = cfg_entry_keys[i];
+	bool known = entry_key || span_is(key, "entry") || span_is(key, "timeout") ||
+		     span_is(key, "default") || span_is(key, "serial");
+	if (!known) {
+		cfg_err(ps, "cfg.unknown_key", CFG_TAG "unknown key '%.*s'", ps->line,
+			(int)(key.n > 40 ? 40 : key.n), key.p);
+		return;
+	}
+
+	/* A command line keeps '#' (the kernel's business); everything else may carry a comment. */
+	struct cfg_span v = span_is(key, "cmdline") ? rest : span_cut_comment(rest);
+	if (!v.n) {
+		cfg_err(ps, "cfg.missing_value", CFG_TAG "%.*s needs a value", ps->line, (int)key.n,
+			key.p);
+		if (span_is(key, "kernel") && !ps->kernel_line)
+			ps->kernel_line = ps->line;  /* said once is enough: no "has no kernel" too */
+		return;
+	}
+
+	if (entry_key)
+		cfg_key_in_entry(ps, entry_key, v);
+	else if (span_is(key, "entry"))
+		cfg_key_entry(ps, v);
+	else if (span_is(key, "timeout"))
+		cfg_key_timeout(ps, v);
+	else if (span_is(key, "default"))
+		cfg_key_default(ps, v);
+	else
+		cfg_key_serial(ps, v);
+}
+
+int cfg_parse(const char *text, size_t len, struct cfg *out, struct diag *d)
+{
+	struct cfg_parser ps;
+
+	memset(out, 0, sizeof *out);
+	out->timeout = CFG_DEFAULT_TIMEOUT;
+	out->serial_baud = CFG_DEFAULT_SERIAL;
+	memset(&ps, 0, sizeof ps);
+	ps.out = out;
+	ps.d = d;
+
+	size_t pos = 0;
+	/* A UTF-8 byte order mark, as Windows editors write it. */
+	if (len >= 3 && (uint8_t)text[0] == 0xEF && (uint8_t)text[1] == 0xBB &&
+	    (uint8_t)text[2] == 0xBF)
+		pos = 3;
+
+	while (pos < len) {
+		size_t end = pos;
+		bool nul = false;
+		while (end < len && text[end] != '\n') {
+			if (!text[end])
+				nul = true;
+			end++;
+		}
+		ps.line++;
+		if (nul) {
+			cfg_err(&ps, "cfg.nul", CFG_TAG "NUL byte (is this a text file?)", ps.line);
+			ps.unreadable = true;
+		} else {
+			/* CRLF: the '\r' is whitespace and goes with the trim. */
+			cfg_line(&ps, (struct cfg_span){ text + pos, end - pos });
+		}
+		pos = end + 1;
+	}
+	cfg_finish_entry(&ps);
+
+	if (!out->nentries && !ps.errors)
+		cfg_err(&ps, "cfg.no_entry", CFG_FILE_NAME " line %u: no entry (the file needs "
+			"'entry NAME' and a 'kernel' line)", ps.line ? ps.line : 1);
+	if (out->default_name[0] && cfg_find(out, out->default_name) < 0)
+		cfg_err(&ps, "cfg.default", CFG_TAG "default '%s' names no entry", ps.default_line,
+			out->default_name);
+
+	return ps.errors ? AS_ECORRUPT : 0;
+}
+
+int cfg_find(const struct cfg *c, const char *name)
+{
+	for (unsigned i = 0; i < c->nentries; i++)
+		if (str_casecmp(c->entries[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+int cfg_default_index(const struct cfg *c)
+{
+	if (!c->nentries)
+		return -1;
+	if (c->default_name[0]) {
+		int i = cfg_find(c, c->default_name);
+		return i >= 0 ? i : 0;
+	}
+	return 0;
+}

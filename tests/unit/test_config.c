@@ -1,0 +1,279 @@
+/* anysector.cfg: valid files parse to exactly what they say; every mistake is reported with the
+ * line it is on. */
+#include "tests/unit/helpers.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/config.h"
+#include "common/errors.h"
+
+static struct cfg cfg;
+
+static int parse(const char *text, struct capture *cap)
+{
+	capture_init(cap);
+	return cfg_parse(text, strlen(text), &cfg, &cap->diag);
+}
+
+/* Parses text expecting exactly one error with this code, whose sentence contains want. */
+static void expect_error(const char *text, const char *code, const char *want)
+{
+	struct capture cap;
+	int rc = parse(text, &cap);
+	if (rc != AS_ECORRUPT || !capture_has(&cap, code, want) || cap.diag.errors != 1) {
+		capture_dump(&cap);
+		fail_msg("rc %d, %u errors; wanted one %s containing \"%s\" for:\n%s", rc,
+			 cap.diag.errors, code, want, text);
+	}
+}
+
+static void test_design_example(void **state)
+{
+	(void)state;
+	static const char text[] =
+		"timeout 3            # seconds; 0 boots at once\n"
+		"default debian\n"
+		"serial 115200        # COM1 mirror of the console\n"
+		"\n"
+		"entry debian\n"
+		"  title   Debian GNU/Linux\n"
+		"  kernel  /vmlinuz\n"
+		"  initrd  /initrd.img\n"
+		"  cmdline root=LABEL=root console=ttyS0\n";
+	struct capture cap;
+	assert_int_equal(parse(text, &cap), 0);
+	assert_int_equal(cap.n, 0);
+	assert_int_equal(cfg.timeout, 3);
+	assert_string_equal(cfg.default_name, "debian");
+	assert_int_equal(cfg.serial_baud, 115200);
+	assert_int_equal(cfg.nentries, 1);
+	assert_string_equal(cfg.entries[0].name, "debian");
+	assert_string_equal(cfg.entries[0].title, "Debian GNU/Linux");
+	assert_string_equal(cfg.entries[0].kernel, "/vmlinuz");
+	assert_int_equal(cfg.entries[0].ninitrd, 1);
+	assert_string_equal(cfg.entries[0].initrd[0], "/initrd.img");
+	assert_string_equal(cfg.entries[0].cmdline, "root=LABEL=root console=ttyS0");
+	assert_int_equal(cfg.entries[0].line, 5);
+	assert_int_equal(cfg_default_index(&cfg), 0);
+	assert_int_equal(cfg_find(&cfg, "debian"), 0);
+	assert_int_equal(cfg_find(&cfg, "DEBIAN"), 0);
+	assert_int_equal(cfg_find(&cfg, "arch"), -1);
+}
+
+static void test_defaults_and_many_entries(void **state)
+{
+	(void)state;
+	static const char text[] =
+		"# only entries: defaults apply\n"
+		"entry a\n kernel /a\n"
+		"entry b\n kernel /b\n initrd /i1\n initrd /i2\n initrd /i3\n initrd /i4\n"
+		"entry c\n\tkernel\t/c  # tab separated, trailing comment\n"
+		"\tcmdline quiet # the kernel gets this too\n";
+	struct capture cap;
+	assert_int_equal(parse(text, &cap), 0);
+	assert_int_equal(cfg.timeout, CFG_DEFAULT_TIMEOUT);
+	assert_int_equal(cfg.serial_baud, CFG_DEFAULT_SERIAL);
+	assert_int_equal(cfg.nentries, 3);
+	assert_int_equal(cfg_default_index(&cfg), 0);
+	assert_int_equal(cfg.entries[1].ninitrd, 4);
+	assert_string_equal(cfg.entries[1].initrd[3], "/i4");
+	assert_string_equal(cfg.entries[2].kernel, "/c");
+	/* '#' inside a command line belongs to the kernel */
+	assert_string_equal(cfg.entries[2].cmdline, "quiet # the kernel gets this too");
+	assert_string_equal(cfg.entries[0].title, "");
+	assert_int_equal(cfg_find(&cfg, "c"), 2);
+}
+
+static void test_default_picks_entry_and_serial_off(void **state)
+{
+	(void)state;
+	struct capture cap;
+	assert_int_equal(parse("serial off\ntimeout 0\ndefault second\n"
+			       "entry first\nkernel /k1\nentry second\nkernel /k2\n", &cap), 0);
+	assert_int_equal(cfg.serial_baud, 0);
+	assert_int_equal(cfg.timeout, 0);
+	assert_int_equal(cfg_default_index(&cfg), 1);
+	assert_int_equal(parse("timeout 3600\nserial 9600\nentry x\nkernel /k\n", &cap), 0);
+	assert_int_equal(cfg.timeout, 3600);
+	assert_int_equal(cfg.serial_baud, 9600);
+}
+
+static void test_crlf_bom_and_no_final_newline(void **state)
+{
+	(void)state;
+	struct capture cap;
+	assert_int_equal(parse("\xEF\xBB\xBFtimeout 5\r\nentry win\r\n  title Edited on Windows\r\n"
+			       "  kernel /vmlinuz\r\n  cmdline a=b c\r\n  initrd /x", &cap), 0);
+	assert_int_equal(cfg.timeout, 5);
+	assert_string_equal(cfg.entries[0].title, "Edited on Windows");
+	assert_string_equal(cfg.entries[0].cmdline, "a=b c");
+	assert_string_equal(cfg.entries[0].initrd[0], "/x");
+}
+
+static void test_not_nul_terminated(void **state)
+{
+	(void)state;
+	/* The parser must stop at len even with more text after it. */
+	static const char text[] = "entry a\nkernel /k\nbogus line";
+	struct capture cap;
+	capture_init(&cap);
+	assert_int_equal(cfg_parse(text, strlen("entry a\nkernel /k\n"), &cfg, &cap.diag), 0);
+	assert_int_equal(cfg.nentries, 1);
+}
+
+static void test_each_error_has_its_line(void **state)
+{
+	(void)state;
+	expect_error("timeout 3\nentry a\n kernel /k\n\n\n\nkernal /x\n", "cfg.unknown_key",
+		     "anysector.cfg line 7: unknown key 'kernal'");
+	expect_error("timeout abc\nentry a\nkernel /k\n", "cfg.bad_value",
+		     "anysector.cfg line 1: timeout 'abc'");
+	expect_error("timeout 3601\nentry a\nkernel /k\n", "cfg.bad_value", "line 1: timeout");
+	expect_error("timeout -1\nentry a\nkernel /k\n", "cfg.bad_value", "line 1: timeout");
+	expect_error("timeout 99999999999999999999999\nentry a\nkernel /k\n", "cfg.bad_value",
+		     "line 1");
+	expect_error("\nserial 12345\nentry a\nkernel /k\n", "cfg.bad_value",
+		     "line 2: serial '12345'");
+	expect_error("serial fast\nentry a\nkernel /k\n", "cfg.bad_value", "line 1: serial");
+	expect_error("entry a\nkernel /k\ndefault b\n", "cfg.default",
+		     "line 3: default 'b' names no entry");
+	expect_error("entry a\nkernel /k\nentry a\nkernel /k2\n", "cfg.duplicate",
+		     "line 3: entry 'a' already defined on line 1");
+	expect_error("entry a\ntitle x\n\nentry b\nkernel /k\n", "cfg.no_kernel",
+		     "line 1: entry 'a' has no kernel");
+	expect_error("entry a\nkernel /k\nkernel /k2\n", "cfg.duplicate",
+		     "line 3: kernel already given on line 2");
+	expect_error("timeout 1\ntimeout 2\nentry a\nkernel /k\n", "cfg.duplicate",
+		     "line 2: timeout already given on line 1");
+	expect_error("kernel /k\nentry a\nkernel /k\n", "cfg.outside_entry",
+		     "line 1: kernel outside an entry");
+	expect_error("entry a\nkernel\n", "cfg.missing_value", "line 2: kernel needs a value");
+	expect_error("entry a\nkernel /k\ncmdline\n", "cfg.missing_value",
+		     "line 3: cmdline needs a value");
+	expect_error("entry two words\nkernel /k\nentry b\nkernel /k\n", "cfg.bad_value",
+		     "line 1: entry name 'two words' must be one word");
+	expect_error("entry a\nkernel /k\ninitrd /1\ninitrd /2\ninitrd /3\ninitrd /4\ninitrd /5\n",
+		     "cfg.too_many", "line 7: more than 4 initrd lines");
+	expect_error("entry a\nkernel /k\x01\n", "cfg.control_char",
+		     "line 2: control character 0x01");
+	expect_error("# nothing here\n\n", "cfg.no_entry", "no entry");
+	expect_error("", "cfg.no_entry", "line 1: no entry");
+}
+
+static void test_nul_byte_rejected(void **state)
+{
+	(void)state;
+	static const char text[] = "entry a\nkernel /k\0x\n";
+	struct capture cap;
+	capture_init(&cap);
+	assert_int_equal(cfg_parse(text, sizeof text - 1, &cfg, &cap.diag), AS_ECORRUPT);
+	assert_reported(&cap, "cfg.nul", "anysector.cfg line 2: NUL byte");
+}
+
+static void build(char *text, size_t cap, const char *key, const char *v)
+{
+	if (!strcmp(key, "kernel"))
+		snprintf(text, cap, "entry a\nkernel %s\n", v);
+	else
+		snprintf(text, cap, "entry a\nkernel /k\n%s %s\n", key, v);
+}
+
+/* A value one byte over its field is an error naming the limit, never a silent truncation. */
+static void test_too_long_values(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *key;
+		size_t cap;
+	} f[] = { { "title", CFG_TITLE_MAX }, { "kernel", CFG_PATH_MAX }, { "initrd", CFG_PATH_MAX },
+		  { "cmdline", CFG_CMDLINE_MAX } };
+	char *text = malloc(4 * CFG_CMDLINE_MAX);
+	char *v = malloc(CFG_CMDLINE_MAX + 2);
+	char want[96];
+	assert_non_null(text);
+	assert_non_null(v);
+	for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
+		struct capture cap;
+		/* exactly fits */
+		memset(v, 'x', f[i].cap - 1);
+		v[f[i].cap - 1] = 0;
+		build(text, 4 * CFG_CMDLINE_MAX, f[i].key, v);
+		assert_int_equal(parse(text, &cap), 0);
+		/* one over */
+		memset(v, 'x', f[i].cap);
+		v[f[i].cap] = 0;
+		build(text, 4 * CFG_CMDLINE_MAX, f[i].key, v);
+		snprintf(want, sizeof want, "value is %zu characters, the limit is %zu", f[i].cap,
+			 f[i].cap - 1);
+		assert_int_equal(parse(text, &cap), AS_ECORRUPT);
+		const char *w = want;
+		assert_reported(&cap, "cfg.too_long", w);
+		assert_reported(&cap, "cfg.too_long", f[i].key);
+	}
+	/* entry names and default */
+	memset(v, 'n', CFG_NAME_MAX);
+	v[CFG_NAME_MAX] = 0;
+	snprintf(text, 4 * CFG_CMDLINE_MAX, "entry %s\nkernel /k\n", v);
+	expect_error(text, "cfg.too_long", "line 1: entry name value is 32 characters");
+	v[CFG_NAME_MAX - 1] = 0;
+	snprintf(text, 4 * CFG_CMDLINE_MAX, "default %s\nentry %s\nkernel /k\n", v, v);
+	struct capture cap;
+	assert_int_equal(parse(text, &cap), 0);
+	assert_int_equal(cfg_default_index(&cfg), 0);
+	free(text);
+	free(v);
+}
+
+static void test_too_many_entries(void **state)
+{
+	(void)state;
+	char text[4096];
+	size_t n = 0;
+	for (int i = 0; i <= CFG_MAX_ENTRIES; i++)
+		n += (size_t)snprintf(text + n, sizeof text - n, "entry e%d\nkernel /k%d\n", i, i);
+	expect_error(text, "cfg.too_many", "line 33: entry 'e16' is one more than the 16 allowed");
+	assert_int_equal(cfg.nentries, CFG_MAX_ENTRIES);
+}
+
+static void test_reports_every_error(void **state)
+{
+	(void)state;
+	struct capture cap;
+	assert_int_equal(parse("bogus 1\ntimeout x\nentry a\nfoo bar\ndefault zz\n", &cap),
+			 AS_ECORRUPT);
+	assert_reported(&cap, "cfg.unknown_key", "line 1: unknown key 'bogus'");
+	assert_reported(&cap, "cfg.bad_value", "line 2:");
+	assert_reported(&cap, "cfg.unknown_key", "line 4: unknown key 'foo'");
+	assert_reported(&cap, "cfg.no_kernel", "line 3: entry 'a' has no kernel");
+	assert_reported(&cap, "cfg.default", "line 5: default 'zz' names no entry");
+	assert_int_equal(cap.diag.errors, 5);
+}
+
+static void test_keys_are_case_insensitive(void **state)
+{
+	(void)state;
+	struct capture cap;
+	assert_int_equal(parse("TIMEOUT 1\nEntry A\nKernel /k\n", &cap), 0);
+	assert_int_equal(cfg.timeout, 1);
+	assert_string_equal(cfg.entries[0].kernel, "/k");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_design_example),
+		cmocka_unit_test(test_defaults_and_many_entries),
+		cmocka_unit_test(test_default_picks_entry_and_serial_off),
+		cmocka_unit_test(test_crlf_bom_and_no_final_newline),
+		cmocka_unit_test(test_not_nul_terminated),
+		cmocka_unit_test(test_each_error_has_its_line),
+		cmocka_unit_test(test_nul_byte_rejected),
+		cmocka_unit_test(test_too_long_values),
+		cmocka_unit_test(test_too_many_entries),
+		cmocka_unit_test(test_reports_every_error),
+		cmocka_unit_test(test_keys_are_case_insensitive),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

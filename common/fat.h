@@ -13,6 +13,8 @@
 #include "common/diag.h"
 
 #define FAT_CACHE_BYTES 4096u  /* window of the FAT kept in memory */
+#define FAT_DIR_CACHE_BYTES 4096u /* window of directory entries kept in memory */
+#define FAT_DIR_MAX_ENTRIES 65536u /* the spec's limit for one directory: a hard walk bound */
 #define FAT_NAME_MAX 255       /* long names, as UTF-8 (non-ASCII read back as '?') */
 #define FAT_PATH_MAX 256
 
@@ -40,10 +42,31 @@ struct fat_fs {
 	uint32_t hidden_sectors;       /* BPB value, in the filesystem's sectors */
 	uint32_t volume_id;
 	char label[12];
-	/* FAT window cache */
+	/* FAT window cache: [cache_off, cache_off + cache_len) of the device, always inside the
+	 * active FAT (positions counted as in the active copy even when read from a mirror). */
 	uint64_t cache_off;
 	uint32_t cache_len;
 	uint8_t cache[FAT_CACHE_BYTES];
+
+	/* Beyond the first contract: everything below is private to common/fat*.c. */
+	uint64_t dev_bytes;            /* size of dev */
+	uint32_t active_fat;           /* FAT copy read first (FAT32 mirroring off: the active one) */
+	bool mirrored;                 /* every copy holds the same table (others are fallbacks) */
+	/* Directory window cache: bytes [dir_off, dir_off + dir_len) of the device, so listing a
+	 * directory is one device read per window, not one per entry. */
+	uint64_t dir_off;
+	uint32_t dir_len;
+	uint8_t dir[FAT_DIR_CACHE_BYTES];
+	/* The chain starting at chk_first was verified to suit a chk_size-byte file. */
+	bool chk_valid;
+	uint32_t chk_first;
+	uint32_t chk_size;
+	/* Read position: cluster pos_cluster is number pos_index (from 0) of the chain starting at
+	 * pos_first, so sequential reads do not walk the chain from its start again. */
+	bool pos_valid;
+	uint32_t pos_first;
+	uint32_t pos_index;
+	uint32_t pos_cluster;
 };
 
 struct fat_file {

@@ -19,6 +19,8 @@
 #define GPT_NAME_UNITS 36                   /* UTF-16LE code units in an entry name */
 #define GPT_MAX_PARTS 128                   /* used entries we keep in memory */
 #define GPT_MAX_ENTRY_SIZE 4096u            /* larger entry sizes are refused as unsupported */
+#define GPT_MAX_ARRAY_BYTES (4u << 20)      /* larger arrays are refused as unsupported: reading
+					       one would take ages in firmware */
 
 #define GPT_ATTR_REQUIRED (1ULL << 0)
 #define GPT_ATTR_NO_BLOCK_IO (1ULL << 1)

@@ -1,0 +1,269 @@
+#!/usr/bin/env python3
+"""Side-by-side boot benchmarks: anysector against GRUB (BIOS) and systemd-boot (UEFI).
+
+Each case is one firmware, one disk front-end and one sector size. Every loader in a case boots
+the same Debian kernel and busybox initramfs with the same command line from a disk with the same
+partition table and FAT (only the loader differs; see disks.py), plus QEMU's direct `-kernel` as a
+floor. Runs alternate between the loaders (the order rotates every round) so drift on the host
+hits all of them alike. The time of one run is QEMU start -> marker on the serial console.
+
+Results: a table per case on stdout and in $BUILD/bench/results.txt, every sample in
+$BUILD/bench/samples.csv, every serial log in $BUILD/bench/logs/.
+
+usage: bench.py [--runs N] [--cases GLOB,...] [--timeout S] [--label gpt|mbr]
+Environment: BUILD (default build), BENCH_RUNS, BENCH_CASES, BENCH_TIMEOUT, BENCH_KERNEL.
+"""
+import argparse
+import csv
+import datetime
+import fnmatch
+import glob
+import json
+import os
+import statistics
+import subprocess
+import sys
+import traceback
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import boot    # noqa: E402
+import disks   # noqa: E402
+import initramfs   # noqa: E402
+
+MARKER = initramfs.DEFAULT_MARKER
+CMDLINE = "console=ttyS0 quiet panic=-1"
+DISK_SIZE = 128 * disks.MiB
+GRUB_4KN_REASON = ("cannot boot 4Kn: boot.img/diskboot count in 512-byte sectors "
+                   "(REFERENCE.md: hangs after \"GRUB \" on 4Kn NVMe)")
+
+# (firmware, front-end, logical sector size); SeaBIOS cannot boot 4Kn virtio-blk or IDE.
+CASES = [
+    ("bios", "ide", 512), ("bios", "virtio", 512), ("bios", "nvme", 512), ("bios", "nvme", 4096),
+    ("uefi", "virtio", 512), ("uefi", "nvme", 512), ("uefi", "virtio", 4096), ("uefi", "nvme", 4096),
+]
+FLOOR = "-kernel"
+ANYSECTOR = "anysector"
+
+
+def case_name(fw, fe, lss):
+    return f"{fw}-{fe}-{'512n' if lss == 512 else '4Kn'}"
+
+
+def pkg_version(pkg, upstream=False):
+    r = subprocess.run(["dpkg-query", "-W", "-f=${Version}", pkg], capture_output=True, text=True)
+    v = r.stdout.strip() or "?"
+    return v.split(":")[-1].split("-")[0] if upstream else v
+
+
+def find_kernel():
+    k = os.environ.get("BENCH_KERNEL")
+    if k:
+        return k
+    found = sorted(glob.glob("/boot/vmlinuz-*-cloud-amd64"))
+    if not found:
+        sys.exit("bench: no /boot/vmlinuz-*-cloud-amd64 (Debian package linux-image-cloud-amd64)")
+    return found[-1]
+
+
+def build_initrd(work):
+    """The busybox initramfs whose /init prints MARKER and powers off (bench/initramfs.py)."""
+    out = os.path.join(work, "initrd.img")
+    initramfs_file = os.path.abspath(initramfs.__file__)
+    subprocess.run([sys.executable, initramfs_file, out, "--marker", MARKER], check=True)
+    return out
+
+
+class Loader:
+    def __init__(self, name, disk=None, direct=None, reason=None):
+        self.name, self.disk, self.direct, self.reason = name, disk, direct, reason
+        self.samples = []
+
+    @property
+    def usable(self):
+        return self.reason is None
+
+
+def prepare(work, tmp, kernel, initrd, label, build):
+    """Builds every disk image; returns {lss: {'base', 'anysector', 'grub', 'sdboot'}} where
+    each value is an image path or an error string ('!' prefix)."""
+    tool = os.path.join(build, "tools", "anysector")
+    stages = os.path.join(build, "stages")
+    missing = [p for p in [tool] + [os.path.join(stages, s) for s in
+                                    ("stage1.bin", "stage2.bin", "BOOTX64.EFI")]
+               if not os.path.exists(p)]
+    images = {}
+    for lss in (512, 4096):
+        tag = "512n" if lss == 512 else "4Kn"
+        img = images[lss] = {}
+        paths = None
+        asimg = os.path.join(work, f"anysector-{label}-{tag}.img")
+        if missing:
+            img[ANYSECTOR] = "!not available yet: " + ", ".join(
+                os.path.relpath(p) for p in missing) + " not built"
+        else:
+            try:
+                paths = disks.make_anysector(tool, stages, asimg, lss, DISK_SIZE, label, kernel,
+                                             initrd, CMDLINE, tmp)
+                img[ANYSECTOR] = asimg
+            except disks.DiskError as e:
+                img[ANYSECTOR] = f"!not available yet: mkimage: {e}"
+        if paths:
+            base = asimg     # peers get anysector's very disk, loader swapped
+        else:
+            base = os.path.join(work, f"base-{label}-{tag}.img")
+            paths = disks.make_base(base, lss, DISK_SIZE, label, kernel, initrd, tmp)
+        img["base"] = base
+        img["paths"] = paths
+        for peer, make in (("grub", disks.make_grub), ("sdboot", disks.make_sdboot)):
+            out = os.path.join(work, f"{peer}-{label}-{tag}.img")
+            if peer == "grub" and lss != 512:
+                img[peer] = "!" + GRUB_4KN_REASON
+                continue
+            try:
+                make(base, out, paths, CMDLINE, tmp)
+                img[peer] = out
+            except disks.DiskError as e:
+                img[peer] = f"!{e}"
+    return images
+
+
+def loaders_for(fw, lss, images, kernel, initrd):
+    img = images[lss]
+
+    def from_image(name, key):
+        v = img[key]
+        return Loader(name, reason=v[1:]) if v.startswith("!") else Loader(name, disk=v)
+
+    peer = (from_image(f"GRUB {pkg_version('grub-pc-bin', True)}", "grub") if fw == "bios"
+            else from_image(f"systemd-boot {pkg_version('systemd-boot-efi', True)}", "sdboot"))
+    floor = Loader(FLOOR, disk=img["base"], direct=(kernel, initrd, CMDLINE))
+    return [floor, peer, from_image(ANYSECTOR, ANYSECTOR)]
+
+
+def fmt(x):
+    return "-" if x is None else f"{x:.2f}"
+
+
+def table(name, fw, fe, lss, loaders, runs):
+    peer = loaders[1]
+    fwname = "SeaBIOS" if fw == "bios" else "OVMF"
+    lines = [f"{name}: {fwname}, {fe}, {lss}-byte sectors, tcg, {runs} alternating runs",
+             f"  {'loader':<20}{'median s':>9}{'min':>7}{'max':>7}{'ok':>7}"]
+    med = {}
+    for ld in loaders:
+        ok = [s for s in ld.samples if s is not None]
+        if ok:
+            med[ld.name] = statistics.median(ok)
+            lines.append(f"  {ld.name:<20}{med[ld.name]:>9.2f}{min(ok):>7.2f}{max(ok):>7.2f}"
+                         f"{len(ok):>4}/{len(ld.samples)}"
+                         + (f"  ({ld.reason})" if ld.reason else ""))
+        else:
+            lines.append(f"  {ld.name:<20}{'-':>9}{'':>14}{'':>7}  {ld.reason or 'no sample'}")
+    a = med.get(ANYSECTOR)
+    p = med.get(peer.name)
+    f = med.get(FLOOR)
+    pname = peer.name.split()[0]
+    if a is not None and p is not None:
+        lines.append(f"  ratio anysector/{pname} = {a / p:.2f}"
+                     + (f"   (above -kernel: anysector +{a - f:.2f} s, {pname} +{p - f:.2f} s)"
+                        if f is not None else ""))
+    else:
+        lines.append(f"  ratio anysector/{pname} = n/a")
+    return "\n".join(lines), (a / p if a is not None and p is not None else None)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=int(os.environ.get("BENCH_RUNS", "5")))
+    ap.add_argument("--cases", default=os.environ.get("BENCH_CASES", "*"))
+    ap.add_argument("--timeout", type=float, default=float(os.environ.get("BENCH_TIMEOUT", "90")))
+    ap.add_argument("--label", choices=["gpt", "mbr"], default=os.environ.get("BENCH_LABEL", "gpt"))
+    a = ap.parse_args()
+    if a.runs < 1:
+        sys.exit("bench: BENCH_RUNS must be at least 1")
+
+    build = os.environ.get("BUILD", "build")
+    work = os.path.join(build, "bench")
+    tmp = os.path.join(work, "tmp")
+    logs = os.path.join(work, "logs")
+    for d in (work, tmp, logs):
+        os.makedirs(d, exist_ok=True)
+
+    patterns = [p.strip() for p in a.cases.split(",") if p.strip()]
+    cases = [c for c in CASES if any(fnmatch.fnmatch(case_name(*c), p) for p in patterns)]
+    if a.label == "mbr":
+        cases = [c for c in cases if c[0] == "bios"]   # UEFI peers need an ESP
+    if not cases:
+        sys.exit(f"bench: no case matches {a.cases!r}; cases: "
+                 + " ".join(case_name(*c) for c in CASES))
+
+    kernel = find_kernel()
+    initrd = build_initrd(work)
+    print(f"bench: kernel {kernel}, initrd {initrd} ({os.path.getsize(initrd)} bytes), "
+          f"cmdline \"{CMDLINE}\", {a.label} disks of {DISK_SIZE >> 20} MiB", flush=True)
+    images = prepare(work, tmp, kernel, initrd, a.label, build)
+
+    samples_path = os.path.join(work, "samples.csv")
+    samples_f = open(samples_path, "w", newline="")
+    w = csv.writer(samples_f)
+    w.writerow(["case", "loader", "run", "seconds", "status", "log"])
+
+    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                          text=True).stdout.strip()
+    report = [f"anysector boot benchmark {datetime.datetime.now().isoformat(timespec='seconds')}"
+              f"  git {head or '?'}  qemu {pkg_version('qemu-system-x86')}  runs {a.runs}",
+              f"kernel {os.path.basename(kernel)}, initrd {os.path.getsize(initrd)} bytes, "
+              f"cmdline \"{CMDLINE}\", {a.label} disk {DISK_SIZE >> 20} MiB; "
+              "seconds = QEMU start -> marker on serial"]
+    results = {}
+    for fw, fe, lss in cases:
+        name = case_name(fw, fe, lss)
+        loaders = loaders_for(fw, lss, images, kernel, initrd)
+        live = [ld for ld in loaders if ld.usable]
+        for r in range(a.runs):
+            order = live[r % len(live):] + live[:r % len(live)] if live else []
+            line = []
+            for ld in order:
+                if not ld.usable:
+                    continue
+                vars_copy = os.path.join(tmp, "OVMF_VARS.fd") if fw == "uefi" else None
+                cmd = boot.qemu_cmd(fw, fe, lss, ld.disk, vars_copy, ld.direct)
+                log = os.path.join(logs, f"{name}-{ld.name.split()[0]}-{r + 1}.serial")
+                secs, why = boot.timed_boot(cmd, MARKER, a.timeout, log, vars_copy)
+                ld.samples.append(secs)
+                w.writerow([name, ld.name, r + 1, "" if secs is None else f"{secs:.4f}", why, log])
+                samples_f.flush()
+                line.append(f"{ld.name.split()[0]} {fmt(secs)}")
+                if secs is None and r == 0:
+                    # a loader that cannot boot here would only burn the timeout again
+                    ld.reason = f"failed: {why}; serial: {boot.tail(log) or '(nothing)'}"
+            print(f"  {name} run {r + 1}/{a.runs}: " + ", ".join(line), flush=True)
+        text, ratio = table(name, fw, fe, lss, loaders, a.runs)
+        print(text, flush=True)
+        report.append(text)
+        results[name] = {"ratio": ratio, "loaders": {
+            ld.name: {"samples": ld.samples, "reason": ld.reason} for ld in loaders}}
+    samples_f.close()
+
+    summary = ["summary (median ratio anysector/peer):"] + [
+        f"  {n:<18} {('%.2f' % v['ratio']) if v['ratio'] is not None else 'n/a'}"
+        for n, v in results.items()]
+    print("\n".join(summary))
+    report.append("\n".join(summary))
+    with open(os.path.join(work, "results.txt"), "w") as f:
+        f.write("\n\n".join(report) + "\n")
+    with open(os.path.join(work, "results.json"), "w") as f:
+        json.dump(results, f, indent=1)
+    print(f"bench: samples in {samples_path}, tables in {os.path.join(work, 'results.txt')}")
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except disks.DiskError as e:
+        sys.exit(f"bench: {e}")
+    except KeyboardInterrupt:
+        sys.exit("bench: interrupted")
+    except Exception:
+        traceback.print_exc()
+        sys.exit(1)

@@ -1,0 +1,106 @@
+"""One timed boot: start QEMU, read its serial console through a pipe, stop at the marker.
+
+The time is wall clock from just before QEMU is started to the moment the marker's last byte is
+read, so firmware, loader, kernel and initramfs are all inside it and nothing else is.
+"""
+import os
+import select
+import shutil
+import subprocess
+import time
+
+SEABIOS = "/usr/share/seabios/bios-256k.bin"
+OVMF_CODE = "/usr/share/OVMF/OVMF_CODE_4M.fd"
+OVMF_VARS = "/usr/share/OVMF/OVMF_VARS_4M.fd"
+
+# front-end name -> (machine-independent) -device arguments for drive d0
+FRONTENDS = {
+    "ide": "ide-hd,drive=d0,bus=ide.0",
+    "virtio": "virtio-blk-pci,drive=d0",
+    "nvme": "nvme,drive=d0,serial=bench0",
+}
+
+
+def qemu_cmd(firmware, frontend, lss, disk, vars_copy=None, direct=None, memory=512):
+    """firmware: bios|uefi; direct: (kernel, initrd, cmdline) for a `-kernel` boot."""
+    dev = FRONTENDS[frontend]
+    if frontend != "ide":
+        dev += f",logical_block_size={lss},physical_block_size={lss}"
+    cmd = ["qemu-system-x86_64", "-accel", "tcg", "-m", str(memory), "-smp", "1",
+           "-display", "none", "-nic", "none", "-monitor", "none", "-serial", "stdio",
+           "-no-reboot"]
+    if firmware == "bios":
+        cmd += ["-machine", "pc", "-bios", SEABIOS]
+    else:
+        cmd += ["-machine", "q35",
+                "-drive", f"if=pflash,format=raw,unit=0,readonly=on,file={OVMF_CODE}",
+                "-drive", f"if=pflash,format=raw,unit=1,file={vars_copy}"]
+    cmd += ["-drive", f"if=none,id=d0,format=raw,snapshot=on,file={disk}",
+            "-device", dev + ("" if direct else ",bootindex=0")]
+    if direct:
+        kernel, initrd, cmdline = direct
+        cmd += ["-kernel", kernel, "-initrd", initrd, "-append", cmdline]
+    return cmd
+
+
+def timed_boot(cmd, marker, timeout, log_path, vars_copy=None):
+    """Returns (seconds or None, reason). The serial output is written to log_path."""
+    if vars_copy:
+        shutil.copyfile(OVMF_VARS, vars_copy)   # fresh variables every run
+    needle = marker.encode()
+    buf = bytearray()
+    reason = "timeout"
+    t0 = time.monotonic()
+    p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE)
+    elapsed = None
+    try:
+        fd = p.stdout.fileno()
+        os.set_blocking(fd, False)
+        deadline = t0 + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            r, _, _ = select.select([fd], [], [], left)
+            if not r:
+                continue
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                p.wait()
+                reason = f"QEMU exited ({p.returncode}) before the marker"
+                break
+            # search only the tail that could hold a marker split across reads
+            start = max(0, len(buf) - len(needle))
+            buf += chunk
+            if buf.find(needle, start) >= 0:
+                elapsed = time.monotonic() - t0
+                reason = "ok"
+                break
+    finally:
+        if p.poll() is None:
+            p.kill()
+        p.wait()
+        err = p.stderr.read().decode(errors="replace")
+        p.stdout.close()
+        p.stderr.close()
+        with open(log_path, "wb") as f:
+            f.write(buf)
+            if err:
+                f.write(b"\n--- qemu stderr ---\n" + err.encode())
+    if elapsed is None and reason == "timeout":
+        reason = f"no marker within {timeout:g} s"
+    if elapsed is None and err.strip():
+        reason += ": " + err.strip().splitlines()[-1]
+    return elapsed, reason
+
+
+def tail(log_path, n=3):
+    """The last non-empty serial lines, for a failure report."""
+    try:
+        with open(log_path, "rb") as f:
+            text = f.read().split(b"\n--- qemu stderr ---")[0].decode(errors="replace")
+    except OSError:
+        return ""
+    lines = [l.strip() for l in text.replace("\r", "\n").split("\n") if l.strip()]
+    return " | ".join(lines[-n:])

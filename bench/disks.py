@@ -1,0 +1,338 @@
+"""Disk images for the benchmarks, built without mounting anything (vfat cannot be mounted here).
+
+Every image of one sector size starts from one *base* disk: GPT (BIOS boot partition + FAT ESP) or
+MBR (one active FAT partition), holding the kernel and initrd. anysector's base comes from
+`anysector mkimage`; when that is not available a base with the same layout is written here. The
+peer images are copies of a base with only the loader swapped, so both loaders read the same
+kernel and initrd from the same partition table and file system:
+  GRUB (BIOS, 512-byte sectors only): boot.img into bytes 0..439 of LBA 0, a grub-mkimage core.img
+  into the BIOS boot partition (GPT) or the post-MBR gap (MBR), /grub/grub.cfg by mtools;
+  systemd-boot: \\EFI\\BOOT\\BOOTX64.EFI replaced, /loader/loader.conf and an entry added by mtools.
+"""
+import binascii
+import os
+import re
+import struct
+import subprocess
+import uuid
+
+MiB = 1 << 20
+GPT_ENTRIES = 128
+GPT_ENTRY_SIZE = 128
+ESP_TYPE = uuid.UUID("C12A7328-F81F-11D2-BA4B-00A0C93EC93B")
+BIOS_BOOT_TYPE = uuid.UUID("21686148-6449-6E6F-744E-656564454649")
+# Fixed identities keep the fallback base byte-reproducible.
+DISK_GUID = uuid.UUID("5be0c0de-0000-4000-8000-000000000001")
+PART_GUIDS = [uuid.UUID("5be0c0de-0000-4000-8000-00000000001%d" % i) for i in range(4)]
+
+GRUB_DIR = "/usr/lib/grub/i386-pc"
+GRUB_MODULES = ["biosdisk", "part_gpt", "part_msdos", "fat", "normal", "linux", "echo",
+                "configfile"]
+SDBOOT_EFI = "/usr/lib/systemd/boot/efi/systemd-bootx64.efi"
+
+MTOOLS_ENV = dict(os.environ, MTOOLS_SKIP_CHECK="1")
+
+
+class DiskError(Exception):
+    pass
+
+
+def run(cmd, **kw):
+    r = subprocess.run(cmd, capture_output=True, text=True, env=kw.pop("env", MTOOLS_ENV), **kw)
+    if r.returncode != 0:
+        msg = (r.stderr.strip() or r.stdout.strip()).splitlines()
+        raise DiskError(f"{cmd[0]} failed (exit {r.returncode}): {msg[-1] if msg else 'no output'}")
+    return r.stdout
+
+
+# ---- partition tables -----------------------------------------------------------------------
+
+def _mbr_record(flag, ptype, first, count):
+    # CHS fields are unused by everything here; FE FF FF is the "use LBA" convention.
+    return struct.pack("<B3sB3sII", flag, b"\xfe\xff\xff", ptype, b"\xfe\xff\xff", first, count)
+
+
+def _write_mbr_table(f, records):
+    f.seek(0x1BE)
+    for r in records + [b"\0" * 16] * (4 - len(records)):
+        f.write(r)
+    f.write(b"\x55\xaa")
+
+
+def write_gpt(path, lss, size, parts):
+    """parts: [(type_uuid, first_lba, last_lba, name)]; writes a fresh GPT (backup first)."""
+    n = size // lss
+    array_sectors = GPT_ENTRIES * GPT_ENTRY_SIZE // lss
+    first_usable, last_usable = 2 + array_sectors, n - 2 - array_sectors
+    array = bytearray(GPT_ENTRIES * GPT_ENTRY_SIZE)
+    for i, (ptype, first, last, name) in enumerate(parts):
+        if not first_usable <= first <= last <= last_usable:
+            raise DiskError(f"partition {i + 1}: LBAs {first}..{last} outside {first_usable}..{last_usable}")
+        struct.pack_into("<16s16sQQQ72s", array, i * GPT_ENTRY_SIZE, ptype.bytes_le,
+                         PART_GUIDS[i].bytes_le, first, last, 0, name.encode("utf-16-le"))
+    array_crc = binascii.crc32(array)
+
+    def header(my, alt, array_lba):
+        h = bytearray(struct.pack("<8sIIIIQQQQ16sQIII", b"EFI PART", 0x10000, 92, 0, 0, my, alt,
+                                  first_usable, last_usable, DISK_GUID.bytes_le, array_lba,
+                                  GPT_ENTRIES, GPT_ENTRY_SIZE, array_crc))
+        struct.pack_into("<I", h, 16, binascii.crc32(h))
+        return bytes(h)
+
+    with open(path, "r+b") as f:
+        f.seek((n - 1 - array_sectors) * lss)
+        f.write(array)
+        f.seek((n - 1) * lss)
+        f.write(header(n - 1, 1, n - 1 - array_sectors).ljust(lss, b"\0"))
+        f.seek(2 * lss)
+        f.write(array)
+        f.seek(lss)
+        f.write(header(1, n - 1, 2).ljust(lss, b"\0"))
+        _write_mbr_table(f, [_mbr_record(0, 0xEE, 1, min(n - 1, 0xFFFFFFFF))])
+
+
+def read_layout(path, lss=None):
+    """Returns {lss, label, parts: [{num, type, first, last}]} for a GPT (sector size detected)
+    or an MBR (sector size from lss, 512 if not given)."""
+    with open(path, "rb") as f:
+        head = f.read(8192)
+        for cand in ([lss] if lss else [512, 1024, 2048, 4096]):
+            h = head[cand:cand + 92]
+            if len(h) < 92 or h[:8] != b"EFI PART":
+                continue
+            hsize = struct.unpack_from("<I", h, 12)[0]
+            hb = bytearray(head[cand:cand + hsize])
+            crc = struct.unpack_from("<I", hb, 16)[0]
+            struct.pack_into("<I", hb, 16, 0)
+            my = struct.unpack_from("<Q", h, 24)[0]
+            if binascii.crc32(hb) != crc or my != 1:
+                continue
+            array_lba, count, esize = struct.unpack_from("<QII", h, 72)
+            f.seek(array_lba * cand)
+            array = f.read(count * esize)
+            parts = []
+            for i in range(count):
+                e = array[i * esize:(i + 1) * esize]
+                t = uuid.UUID(bytes_le=e[:16])
+                if t.int == 0:
+                    continue
+                first, last = struct.unpack_from("<QQ", e, 32)
+                parts.append({"num": i + 1, "type": t, "first": first, "last": last})
+            return {"lss": cand, "label": "gpt", "parts": parts}
+        mbr = head[:512]
+        if mbr[510:512] != b"\x55\xaa":
+            raise DiskError(f"{path}: neither a valid GPT nor an MBR signature")
+        parts = []
+        for i in range(4):
+            flag, ptype, first, count = struct.unpack_from("<B3xB3xII", mbr, 0x1BE + 16 * i)
+            if ptype and count:
+                parts.append({"num": i + 1, "type": ptype, "first": first,
+                              "last": first + count - 1, "active": flag == 0x80})
+        return {"lss": lss or 512, "label": "mbr", "parts": parts}
+
+
+def boot_partition(layout):
+    """The FAT partition both loaders read: the ESP on GPT, the first partition on MBR."""
+    if layout["label"] == "gpt":
+        for p in layout["parts"]:
+            if p["type"] == ESP_TYPE:
+                return p
+        raise DiskError("GPT has no EFI system partition")
+    if not layout["parts"]:
+        raise DiskError("MBR has no partition")
+    return layout["parts"][0]
+
+
+def bios_boot_partition(layout):
+    for p in layout["parts"]:
+        if layout["label"] == "gpt" and p["type"] == BIOS_BOOT_TYPE:
+            return p
+    return None
+
+
+# ---- FAT through mtools ----------------------------------------------------------------------
+
+class Fat:
+    """mtools on the FAT inside a disk image, addressed by byte offset."""
+
+    def __init__(self, image, offset):
+        self.spec = f"{image}@@{offset}"
+
+    def put(self, src, dst):
+        run(["mcopy", "-o", "-i", self.spec, src, "::" + dst])
+
+    def put_text(self, text, dst, tmpdir):
+        tmp = os.path.join(tmpdir, "mtools-" + os.path.basename(dst))
+        with open(tmp, "w") as f:
+            f.write(text)
+        self.put(tmp, dst)
+        os.unlink(tmp)
+
+    def get_text(self, src):
+        return run(["mtype", "-i", self.spec, "::" + src])
+
+    def mkdirs(self, path):
+        parts = [p for p in path.split("/") if p]
+        for i in range(len(parts)):
+            d = "/" + "/".join(parts[:i + 1])
+            r = subprocess.run(["mmd", "-i", self.spec, "::" + d], capture_output=True,
+                               text=True, env=MTOOLS_ENV)
+            if r.returncode != 0 and "already exists" not in (r.stderr + r.stdout):
+                raise DiskError(f"mmd {d}: {r.stderr.strip()}")
+
+
+def fat_of(image, layout):
+    p = boot_partition(layout)
+    return Fat(image, p["first"] * layout["lss"])
+
+
+def _mkfs_into(image, lss, first, count, tmpdir):
+    """Formats FAT16 over LBAs first..first+count-1 of image (written beside it, then spliced)."""
+    esp = os.path.join(tmpdir, "esp.tmp")
+    with open(esp, "wb") as f:
+        f.truncate(count * lss)
+    cmd = ["mkfs.fat", "-F", "16", "-S", str(lss), "-h", str(first), "-i", "5BE0C0DE",
+           "-n", "BENCH"]
+    if lss >= 4096:
+        cmd += ["-s", "1"]   # FAT16 needs < 65,525 clusters; one sector per cluster fits
+    run(cmd + [esp])
+    run(["dd", f"if={esp}", f"of={image}", "bs=1M", f"seek={first * lss}", "oflag=seek_bytes",
+         "conv=notrunc,sparse", "status=none"])
+    os.unlink(esp)
+
+
+# ---- bases -----------------------------------------------------------------------------------
+
+def make_base(image, lss, size, label, kernel, initrd, tmpdir):
+    """The loader-less base disk (used when `anysector mkimage` is not available)."""
+    with open(image, "wb") as f:
+        f.truncate(size)
+    n = size // lss
+    if label == "gpt":
+        bb_first, bb_count = MiB // lss, MiB // lss
+        esp_first = 2 * MiB // lss
+        esp_last = (size - MiB) // lss - 1
+        write_gpt(image, lss, size, [(BIOS_BOOT_TYPE, bb_first, bb_first + bb_count - 1, "BIOS boot"),
+                                     (ESP_TYPE, esp_first, esp_last, "EFI system")])
+    else:
+        esp_first, esp_last = MiB // lss, n - 1
+        with open(image, "r+b") as f:
+            _write_mbr_table(f, [_mbr_record(0x80, 0x0E, esp_first, esp_last - esp_first + 1)])
+    _mkfs_into(image, lss, esp_first, esp_last - esp_first + 1, tmpdir)
+    layout = read_layout(image, lss)
+    fat = fat_of(image, layout)
+    fat.put(kernel, "/vmlinuz")
+    fat.put(initrd, "/initrd.img")
+    return {"kernel": "/vmlinuz", "initrd": "/initrd.img"}
+
+
+def copy_image(src, dst):
+    run(["cp", "--sparse=always", src, dst])
+
+
+def anysector_cfg_paths(cfg_text):
+    """kernel and initrd paths of the default (else first) entry of an anysector.cfg."""
+    default, entries, cur = None, {}, None
+    for line in cfg_text.splitlines():
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        key, _, val = line.partition(" ")
+        val = val.strip()
+        if key == "default":
+            default = val
+        elif key == "entry":
+            cur = entries.setdefault(val, {"order": len(entries)})
+        elif cur is not None and key in ("kernel", "initrd"):
+            cur[key] = val
+    if not entries:
+        raise DiskError("anysector.cfg has no entry")
+    e = entries.get(default) or min(entries.values(), key=lambda x: x["order"])
+    if "kernel" not in e:
+        raise DiskError("anysector.cfg: the default entry has no kernel")
+    return {"kernel": e["kernel"], "initrd": e.get("initrd")}
+
+
+def make_anysector(tool, stages, image, lss, size, label, kernel, initrd, cmdline, tmpdir):
+    """`anysector mkimage`, then `timeout 0` in its anysector.cfg. Returns the file paths."""
+    if os.path.exists(image):
+        os.unlink(image)
+    run([tool, "mkimage", image, "--size", str(size), "--label", label, "--sector-size", str(lss),
+         "--stages", stages, "--kernel", kernel, "--initrd", initrd, "--cmdline", cmdline],
+        env=dict(os.environ))
+    layout = read_layout(image, lss)
+    fat = fat_of(image, layout)
+    cfg = fat.get_text("/anysector.cfg")
+    if re.search(r"^\s*timeout\b", cfg, re.M):
+        cfg = re.sub(r"^(\s*)timeout\b.*$", r"\1timeout 0", cfg, count=1, flags=re.M)
+    else:
+        cfg = "timeout 0\n" + cfg
+    fat.put_text(cfg, "/anysector.cfg", tmpdir)
+    return anysector_cfg_paths(cfg)
+
+
+# ---- peers -----------------------------------------------------------------------------------
+
+def make_grub(base, image, paths, cmdline, tmpdir):
+    """GRUB 2 for BIOS on a copy of base; 512-byte sectors only (boot.img and diskboot count in
+    512-byte units, which is why GRUB cannot boot 4Kn)."""
+    layout = read_layout(base)
+    if layout["lss"] != 512:
+        raise DiskError(f"GRUB's boot.img/diskboot work in 512-byte sectors; disk has {layout['lss']}")
+    esp = boot_partition(layout)
+    bb = bios_boot_partition(layout)
+    if layout["label"] == "gpt":
+        if bb is None:
+            raise DiskError("GPT without a BIOS boot partition: nowhere to put core.img")
+        core_lba, room = bb["first"], bb["last"] - bb["first"] + 1
+        prefix = f"(hd0,gpt{esp['num']})/grub"
+    else:
+        core_lba, room = 1, min(p["first"] for p in layout["parts"]) - 1
+        prefix = f"(hd0,msdos{esp['num']})/grub"
+    core = os.path.join(tmpdir, "core.img")
+    run(["grub-mkimage", "-O", "i386-pc", "-d", GRUB_DIR, "-p", prefix, "-o", core] + GRUB_MODULES)
+    with open(core, "rb") as f:
+        core_img = bytearray(f.read())
+    sectors = (len(core_img) + 511) // 512
+    if sectors > room:
+        raise DiskError(f"core.img needs {sectors} sectors, only {room} free at LBA {core_lba}")
+    # diskboot's first blocklist entry (at 0x200-12): the rest of core.img follows its first sector.
+    struct.pack_into("<QH", core_img, 0x200 - 12, core_lba + 1, sectors - 1)
+    with open(os.path.join(GRUB_DIR, "boot.img"), "rb") as f:
+        boot = bytearray(f.read(440))
+    struct.pack_into("<Q", boot, 0x5C, core_lba)  # kernel_sector: where core.img starts
+    boot[0x64] = 0xFF                            # boot drive: trust DL
+    boot[0x66:0x68] = b"\x90\x90"                # as grub-bios-setup does for hard disks
+
+    copy_image(base, image)
+    with open(image, "r+b") as f:
+        f.seek(core_lba * 512)
+        f.write(bytes(core_img).ljust(sectors * 512, b"\0"))
+        f.seek(0)
+        f.write(boot)
+    cfg = ("set timeout=0\nset default=0\n"
+           "menuentry \"bench\" {\n"
+           f"\tlinux {paths['kernel']} {cmdline}\n"
+           + (f"\tinitrd {paths['initrd']}\n" if paths.get("initrd") else "")
+           + "}\n")
+    fat = fat_of(image, layout)
+    fat.mkdirs("/grub")
+    fat.put_text(cfg, "/grub/grub.cfg", tmpdir)
+
+
+def make_sdboot(base, image, paths, cmdline, tmpdir):
+    """systemd-boot as the removable-media loader on a copy of base (GPT only)."""
+    layout = read_layout(base)
+    if layout["label"] != "gpt":
+        raise DiskError("systemd-boot needs an EFI system partition (GPT)")
+    copy_image(base, image)
+    fat = fat_of(image, layout)
+    fat.mkdirs("/EFI/BOOT")
+    fat.put(SDBOOT_EFI, "/EFI/BOOT/BOOTX64.EFI")
+    fat.mkdirs("/loader/entries")
+    fat.put_text("timeout 0\ndefault bench.conf\neditor no\n", "/loader/loader.conf", tmpdir)
+    entry = ("title bench\n"
+             f"linux {paths['kernel']}\n"
+             + (f"initrd {paths['initrd']}\n" if paths.get("initrd") else "")
+             + f"options {cmdline}\n")
+    fat.put_text(entry, "/loader/entries/bench.conf", tmpdir)

@@ -82,7 +82,8 @@ static int fat_check_bpb(struct fat_fs *fs, const uint8_t *b, struct diag *d)
 	uint32_t bps = le16_load(b + BPB_BYTS_PER_SEC);
 	if (!is_pow2(bps) || bps < FAT_MIN_SECTOR || bps > FAT_MAX_SECTOR) {
 		diag_error(d, "fat.bpb.sector_size",
-			   "FAT: bytes per sector %u is not a power of two in 512..4096", bps);
+			   "FAT: bytes per sector %u is not a power of two in %u..%u", bps,
+			   FAT_MIN_SECTOR, FAT_MAX_SECTOR);
 		return AS_ECORRUPT;
 	}
 	uint32_t spc = b[BPB_SEC_PER_CLUS];

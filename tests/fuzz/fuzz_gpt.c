@@ -1,0 +1,109 @@
+/* libFuzzer: the input is a disk image, read through the memory driver at each sector size
+ * (and with a small max_io so reads get split). gpt_read and gpt_read_at must end in a verdict,
+ * never a crash, and what they accept must obey the rules they promise. An accepted table is
+ * also written back with gpt_write onto a fresh disk and read again. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/errors.h"
+#include "common/gpt.h"
+#include "common/memdisk.h"
+
+static void check_emit(struct diag *d, enum diag_level level, const char *code, const char *msg)
+{
+	(void)d;
+	if (!code || !code[0] || !msg || !msg[0] || level > DIAG_ERROR)
+		__builtin_trap();
+	if (strlen(msg) >= DIAG_MSG_MAX)
+		__builtin_trap();
+}
+
+/* What a successful read promises about its entries. */
+static void check_accepted(const struct gpt *g, uint64_t sectors)
+{
+	const struct gpt_header *h = &g->hdr;
+	if (g->count > GPT_MAX_PARTS || h->first_usable > h->last_usable || h->last_usable >= sectors)
+		__builtin_trap();
+	for (unsigned i = 0; i < g->count; i++) {
+		const struct gpt_entry *a = &g->parts[i].e;
+		if (!gpt_entry_used(a) || a->first_lba > a->last_lba || a->first_lba < h->first_usable ||
+		    a->last_lba > h->last_usable || g->parts[i].number == 0 ||
+		    g->parts[i].number > h->num_entries)
+			__builtin_trap();
+		for (unsigned j = 0; j < i; j++) {
+			const struct gpt_entry *b = &g->parts[j].e;
+			if (a->first_lba <= b->last_lba && b->first_lba <= a->last_lba)
+				__builtin_trap();
+			if (g->parts[j].number >= g->parts[i].number)
+				__builtin_trap();
+		}
+	}
+}
+
+/* Writes the accepted entries to a new disk of the same geometry and reads them back. */
+static void rewrite(const struct gpt *g, uint32_t lss, uint64_t sectors)
+{
+	static struct gpt again;
+	static struct gpt_entry e[GPT_MAX_PARTS];
+	uint8_t *img = calloc(sectors, lss);
+	uint8_t scratch[4096];
+	struct blockdev dev;
+	struct memdisk md = { .data = img, .size = sectors * lss };
+
+	if (!img || memdisk_init(&dev, &md, lss, lss, 0, 0, scratch))
+		__builtin_trap();
+	for (unsigned i = 0; i < g->count; i++)
+		e[i] = g->parts[i].e;
+	int rc = gpt_write(&dev, &g->hdr.disk_guid, e, g->count, 0, 0, 0, NULL);
+	/* Entries from a smaller-array GPT can sit where our 16 KiB arrays go: refused is fine. */
+	if (!rc) {
+		if (gpt_read(&dev, &again, NULL) || again.count != g->count || again.used_backup)
+			__builtin_trap();
+		for (unsigned i = 0; i < g->count; i++)
+			if (memcmp(&again.parts[i].e, &e[i], sizeof e[i]))
+				__builtin_trap();
+	} else if (rc != AS_EINVAL && rc != AS_ENOSPC) {
+		__builtin_trap();
+	}
+	free(img);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const uint32_t sizes[] = { 512, 1024, 2048, 4096 };
+	static struct gpt g;
+	struct diag d = { .emit = check_emit };
+
+	for (unsigned z = 0; z < 4; z++) {
+		uint32_t lss = sizes[z];
+		uint64_t sectors = (size + lss - 1) / lss;
+		if (sectors < 1)
+			continue;
+		uint8_t *img = calloc(sectors, lss);
+		uint8_t *scratch = malloc(lss);
+		struct blockdev dev;
+		struct memdisk md = { .data = img, .size = sectors * lss };
+		if (!img || !scratch)
+			__builtin_trap();
+		memcpy(img, data, size);
+		if (memdisk_init(&dev, &md, lss, lss, 0, z & 1 ? 3 : 0, scratch))
+			__builtin_trap();
+
+		int rc = gpt_read(&dev, &g, &d);
+		if (rc == 0) {
+			check_accepted(&g, sectors);
+			if (g.used_backup == g.primary_valid)
+				__builtin_trap();
+			rewrite(&g, lss, sectors);
+		} else if (rc != AS_ENOENT && rc != AS_ECORRUPT && rc != AS_EUNSUPP) {
+			__builtin_trap();
+		}
+		rc = gpt_read_at(&dev, sectors - 1, NULL, &d);
+		if (rc > 0)
+			__builtin_trap();
+		free(img);
+		free(scratch);
+	}
+	return 0;
+}

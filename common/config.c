@@ -53,6 +53,23 @@ static void cfg_err(struct cfg_parser *ps, const char *code, const char *fmt, ..
 	diag_report(ps->d, DIAG_ERROR, code, "%s", msg);
 }
 
+/* A span as a short C string for a message, cut with "..." past 40 characters. (Copied rather
+ * than printed with "%.*s": a span may end exactly at the end of the caller's buffer.) */
+#define SHOW_MAX 44
+static const char *span_show(struct cfg_span s, char *buf)
+{
+	size_t n = s.n > 40 ? 40 : s.n;
+	for (size_t i = 0; i < n; i++)
+		buf[i] = s.p[i];
+	if (n < s.n) {
+		buf[n++] = '.';
+		buf[n++] = '.';
+		buf[n++] = '.';
+	}
+	buf[n] = 0;
+	return buf;
+}
+
 static bool span_is(struct cfg_span s, const char *word)
 {
 	size_t n = str_len(word);
@@ -142,6 +159,7 @@ static void cfg_finish_entry(struct cfg_parser *ps)
 
 static void cfg_key_entry(struct cfg_parser *ps, struct cfg_span v)
 {
+	char show[SHOW_MAX];
 	struct cfg *c = ps->out;
 
 	cfg_finish_entry(ps);
@@ -155,8 +173,8 @@ static void cfg_key_entry(struct cfg_parser *ps, struct cfg_span v)
 	ps->cur->line = ps->line;
 
 	if (span_has_space(v)) {
-		cfg_err(ps, "cfg.bad_value", CFG_TAG "entry name '%.*s' must be one word", ps->line,
-			(int)(v.n > 40 ? 40 : v.n), v.p);
+		cfg_err(ps, "cfg.bad_value", CFG_TAG "entry name '%s' must be one word", ps->line,
+			span_show(v, show));
 		return;
 	}
 	if (!cfg_store(ps, "entry name", v, ps->cur->name, sizeof ps->cur->name))
@@ -181,6 +199,7 @@ static void cfg_key_entry(struct cfg_parser *ps, struct cfg_span v)
 
 static void cfg_key_serial(struct cfg_parser *ps, struct cfg_span v)
 {
+	char show[SHOW_MAX];
 	uint32_t baud;
 
 	if (!cfg_once(ps, "serial", &ps->serial_line))
@@ -198,21 +217,22 @@ static void cfg_key_serial(struct cfg_parser *ps, struct cfg_span v)
 		}
 	}
 	cfg_err(ps, "cfg.bad_value",
-		CFG_TAG "serial '%.*s' is not 'off' or a baud rate (300, 600, 1200, 2400, 4800, 9600, "
+		CFG_TAG "serial '%s' is not 'off' or a baud rate (300, 600, 1200, 2400, 4800, 9600, "
 			"19200, 38400, 57600, 115200)",
-		ps->line, (int)(v.n > 20 ? 20 : v.n), v.p);
+		ps->line, span_show(v, show));
 }
 
 static void cfg_key_timeout(struct cfg_parser *ps, struct cfg_span v)
 {
+	char show[SHOW_MAX];
 	uint32_t t;
 
 	if (!cfg_once(ps, "timeout", &ps->timeout_line))
 		return;
 	if (!span_to_uint(v, CFG_TIMEOUT_MAX, &t)) {
 		cfg_err(ps, "cfg.bad_value",
-			CFG_TAG "timeout '%.*s' is not a number of seconds from 0 to %u", ps->line,
-			(int)(v.n > 20 ? 20 : v.n), v.p, CFG_TIMEOUT_MAX);
+			CFG_TAG "timeout '%s' is not a number of seconds from 0 to %u", ps->line,
+			span_show(v, show), CFG_TIMEOUT_MAX);
 		return;
 	}
 	ps->out->timeout = t;
@@ -220,11 +240,12 @@ static void cfg_key_timeout(struct cfg_parser *ps, struct cfg_span v)
 
 static void cfg_key_default(struct cfg_parser *ps, struct cfg_span v)
 {
+	char show[SHOW_MAX];
 	if (!cfg_once(ps, "default", &ps->default_line))
 		return;
 	if (span_has_space(v)) {
-		cfg_err(ps, "cfg.bad_value", CFG_TAG "default '%.*s' must be one entry name", ps->line,
-			(int)(v.n > 40 ? 40 : v.n), v.p);
+		cfg_err(ps, "cfg.bad_value", CFG_TAG "default '%s' must be one entry name", ps->line,
+			span_show(v, show));
 		return;
 	}
 	cfg_store(ps, "default", v, ps->out->default_name, sizeof ps->out->default_name);
@@ -264,6 +285,7 @@ static const char *const cfg_entry_keys[] = { "title", "kernel", "initrd", "cmdl
 
 static void cfg_line(struct cfg_parser *ps, struct cfg_span s)
 {
+	char show[SHOW_MAX];
 	s = span_trim(s);
 	if (!s.n || s.p[0] == '#')
 		return;
@@ -290,16 +312,16 @@ static void cfg_line(struct cfg_parser *ps, struct cfg_span s)
 	bool known = entry_key || span_is(key, "entry") || span_is(key, "timeout") ||
 		     span_is(key, "default") || span_is(key, "serial");
 	if (!known) {
-		cfg_err(ps, "cfg.unknown_key", CFG_TAG "unknown key '%.*s'", ps->line,
-			(int)(key.n > 40 ? 40 : key.n), key.p);
+		cfg_err(ps, "cfg.unknown_key", CFG_TAG "unknown key '%s'", ps->line,
+			span_show(key, show));
 		return;
 	}
 
 	/* A command line keeps '#' (the kernel's business); everything else may carry a comment. */
 	struct cfg_span v = span_is(key, "cmdline") ? rest : span_cut_comment(rest);
 	if (!v.n) {
-		cfg_err(ps, "cfg.missing_value", CFG_TAG "%.*s needs a value", ps->line, (int)key.n,
-			key.p);
+		cfg_err(ps, "cfg.missing_value", CFG_TAG "%s needs a value", ps->line,
+			span_show(key, show));
 		if (span_is(key, "kernel") && !ps->kernel_line)
 			ps->kernel_line = ps->line;  /* said once is enough: no "has no kernel" too */
 		return;

@@ -1,0 +1,57 @@
+/* libFuzzer target: the anysector.cfg parser on arbitrary bytes. A success must leave a
+ * configuration a loader can use without further checks. */
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "common/config.h"
+
+static void emit(struct diag *d, enum diag_level level, const char *code, const char *msg)
+{
+	(void)d;
+	(void)level;
+	if (!code || !msg[0] || strlen(msg) >= DIAG_MSG_MAX)
+		__builtin_trap();
+}
+
+static void check_str(const char *s, size_t cap)
+{
+	if (strnlen(s, cap) >= cap)
+		__builtin_trap();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static struct cfg c;
+	struct diag diag = { .emit = emit };
+
+	int rc = cfg_parse((const char *)data, size, &c, &diag);
+	if ((rc == 0) != (diag.errors == 0))
+		__builtin_trap();
+	if (c.nentries > CFG_MAX_ENTRIES)
+		__builtin_trap();
+	check_str(c.default_name, sizeof c.default_name);
+	for (unsigned i = 0; i < c.nentries; i++) {
+		const struct cfg_entry *e = &c.entries[i];
+		check_str(e->name, sizeof e->name);
+		check_str(e->title, sizeof e->title);
+		check_str(e->kernel, sizeof e->kernel);
+		check_str(e->cmdline, sizeof e->cmdline);
+		if (e->ninitrd > CFG_MAX_INITRDS)
+			__builtin_trap();
+		for (unsigned k = 0; k < e->ninitrd; k++)
+			check_str(e->initrd[k], sizeof e->initrd[k]);
+	}
+	if (rc == 0) {
+		int d = cfg_default_index(&c);
+		if (d < 0 || (unsigned)d >= c.nentries || !c.entries[d].kernel[0] ||
+		    !c.entries[d].name[0])
+			__builtin_trap();
+		for (unsigned i = 0; i < c.nentries; i++)
+			if (!c.entries[i].kernel[0] || cfg_find(&c, c.entries[i].name) != (int)i)
+				__builtin_trap();
+		if (c.timeout > CFG_TIMEOUT_MAX)
+			__builtin_trap();
+	}
+	return 0;
+}

@@ -7,6 +7,9 @@
  *            [-g DISK_GUID] PART...       PART = first:last:type[:uuid[:name[:attrs]]]
  *   gpt_tool [-b SECTOR_SIZE] DEV dump    label, header facts and one line per partition
  *   gpt_tool [-b SECTOR_SIZE] DEV pmbr    report how LBA 0 breaks the protective MBR rules
+ *   gpt_tool [-b SECTOR_SIZE] DEV reseal LBA
+ *            recompute the array CRC and header CRC of the header at LBA after a deliberate
+ *            edit (the fuzz corpus script uses it to break exactly one rule)
  *
  * type is a GUID or one of: esp, bios, linux, msdata. Diagnostics go to stderr as
  * "level code: sentence". Exit status: 0 fine, 1 the table is bad, 2 usage or I/O trouble. */
@@ -20,6 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/crc32.h"
 #include "common/errors.h"
 #include "common/gpt.h"
 #include "common/guid.h"
@@ -259,7 +263,7 @@ static int cmd_dump(struct blockdev *dev)
 		return 0;
 	}
 	if (rc) {
-		printf("label none\n");
+		printf(rc == AS_ENOENT ? "label none\n" : "label dos-invalid\n");
 		return rc == AS_ENOENT ? 0 : 1;
 	}
 	printf("label dos\ndisk-id 0x%08x\n", (unsigned)t.mbr.disk_sig);
@@ -284,6 +288,39 @@ static int cmd_pmbr(struct blockdev *dev)
 	return problems ? 1 : 0;
 }
 
+static int cmd_reseal(struct blockdev *dev, const char *arg)
+{
+	uint8_t *sector = calloc(1, dev->sector_size);
+	uint8_t chunk[4096];
+	struct gpt_header h;
+	uint64_t lba = strtoull(arg, NULL, 0);
+
+	if (!sector || bdev_read(dev, lba, 1, sector))
+		return 2;
+	gpt_header_decode(sector, &h);
+	uint64_t off = h.entries_lba * dev->sector_size;
+	uint64_t left = (uint64_t)h.num_entries * h.entry_size;
+	uint32_t crc = 0;
+	if (off + left <= bdev_size_bytes(dev)) {
+		while (left) {
+			size_t n = left < sizeof chunk ? (size_t)left : sizeof chunk;
+			if (bdev_read_bytes(dev, off, chunk, n))
+				return 2;
+			crc = crc32_update(crc, chunk, n);
+			off += n;
+			left -= n;
+		}
+		h.entries_crc = crc;
+	}
+	gpt_header_encode(&h, sector);
+	uint32_t hs = h.header_size <= dev->sector_size ? h.header_size : dev->sector_size;
+	h.header_crc = gpt_header_crc(sector, hs);
+	gpt_header_encode(&h, sector);
+	int rc = bdev_write(dev, lba, 1, sector);
+	free(sector);
+	return rc ? 2 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	uint32_t lss = 0;
@@ -300,12 +337,14 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	const char *path = argv[i], *cmd = argv[i + 1];
-	bool rw = !strcmp(cmd, "write");
+	bool rw = !strcmp(cmd, "write") || !strcmp(cmd, "reseal");
 	if (open_dev(path, lss, rw, &dev, &f))
 		return 2;
 	int rc;
-	if (rw)
+	if (!strcmp(cmd, "write"))
 		rc = cmd_write(&dev, argc - i - 1, argv + i + 1);
+	else if (!strcmp(cmd, "reseal") && argc - i == 3)
+		rc = cmd_reseal(&dev, argv[i + 2]);
 	else if (!strcmp(cmd, "dump"))
 		rc = cmd_dump(&dev);
 	else if (!strcmp(cmd, "pmbr"))

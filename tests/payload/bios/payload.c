@@ -1,0 +1,161 @@
+/* The BIOS test payload's protected-mode part: reads what the loader wrote into the setup
+ * header (command line pointer, initrd address and size), checksums the initrd bytes where they
+ * lie in memory, prints one line on COM1 and leaves QEMU through isa-debug-exit.
+ *
+ *   ANYSECTOR-PAYLOAD proto=2.15 cmdline="..." initrd_size=N initrd_crc32=xxxxxxxx
+ *
+ * or, when the loader broke a rule a real kernel relies on:
+ *
+ *   ANYSECTOR-PAYLOAD-ERROR <sentence>
+ */
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/crc32.h"
+#include "common/le.h"
+
+#define COM1 0x3F8
+#define EXIT_PORT 0xF4
+#define EXIT_REPORTED 0x10 /* QEMU exit status (0x10 << 1) | 1 = 33 */
+#define EXIT_ERROR 0x11    /* 35 */
+
+/* Setup header offsets (Documentation/arch/x86/boot.rst). */
+#define HDR_MAGIC_OFF 0x202
+#define HDR_VERSION_OFF 0x206
+#define HDR_TYPE_OF_LOADER_OFF 0x210
+#define HDR_RAMDISK_IMAGE_OFF 0x218
+#define HDR_RAMDISK_SIZE_OFF 0x21C
+#define HDR_CMD_LINE_PTR_OFF 0x228
+#define HDR_INITRD_ADDR_MAX_OFF 0x22C
+#define HDR_CMDLINE_SIZE_OFF 0x238
+#define HDR_MAGIC 0x53726448u /* "HdrS" */
+
+void payload_main(uint32_t boot_params) __attribute__((noreturn));
+
+static inline void outb(uint16_t port, uint8_t v)
+{
+	__asm__ volatile("outb %0, %1" : : "a"(v), "Nd"(port));
+}
+
+static inline uint8_t inb(uint16_t port)
+{
+	uint8_t v;
+	__asm__ volatile("inb %1, %0" : "=a"(v) : "Nd"(port));
+	return v;
+}
+
+static void serial_init(void)
+{
+	outb(COM1 + 1, 0x00); /* no interrupts */
+	outb(COM1 + 3, 0x80); /* DLAB */
+	outb(COM1 + 0, 0x01); /* 115200 baud */
+	outb(COM1 + 1, 0x00);
+	outb(COM1 + 3, 0x03); /* 8N1 */
+	outb(COM1 + 2, 0xC7); /* FIFO on, cleared */
+	outb(COM1 + 4, 0x03); /* DTR, RTS */
+}
+
+static void put_char(char c)
+{
+	/* A missing UART must not hang the payload: give up waiting after a bounded spin. */
+	for (uint32_t spin = 0; spin < 1000000 && !(inb(COM1 + 5) & 0x20); spin++)
+		;
+	outb(COM1, (uint8_t)c);
+}
+
+static void put_str(const char *s)
+{
+	while (*s)
+		put_char(*s++);
+}
+
+static void put_dec(uint32_t v)
+{
+	char buf[11];
+	int i = 0;
+	do {
+		buf[i++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (i)
+		put_char(buf[--i]);
+}
+
+static void put_hex(uint32_t v, int digits)
+{
+	static const char hex[] = "0123456789abcdef";
+	while (digits--)
+		put_char(hex[(v >> (digits * 4)) & 15]);
+}
+
+/* The command line as given, except that '"', '\\' and bytes outside printable ASCII are
+ * written as \xHH so the line stays one parseable line. */
+static void put_cmdline(const uint8_t *p, uint32_t max)
+{
+	for (uint32_t i = 0; i < max && p[i]; i++) {
+		uint8_t c = p[i];
+		if (c < 0x20 || c > 0x7E || c == '"' || c == '\\') {
+			put_str("\\x");
+			put_hex(c, 2);
+		} else {
+			put_char((char)c);
+		}
+	}
+}
+
+static void __attribute__((noreturn)) leave(uint8_t code)
+{
+	outb(EXIT_PORT, code);
+	for (;;)
+		__asm__ volatile("cli; hlt");
+}
+
+static void __attribute__((noreturn)) fail(const char *what, uint32_t value)
+{
+	put_str("ANYSECTOR-PAYLOAD-ERROR ");
+	put_str(what);
+	put_str(" (0x");
+	put_hex(value, 8);
+	put_str(")\r\n");
+	leave(EXIT_ERROR);
+}
+
+void payload_main(uint32_t boot_params)
+{
+	const uint8_t *hdr = (const uint8_t *)(uintptr_t)boot_params;
+
+	serial_init();
+	put_str("\r\n");
+	if (le32_load(hdr + HDR_MAGIC_OFF) != HDR_MAGIC)
+		fail("no HdrS signature in the boot_params ESI points at", boot_params);
+
+	uint16_t version = le16_load(hdr + HDR_VERSION_OFF);
+	uint32_t cmd_ptr = le32_load(hdr + HDR_CMD_LINE_PTR_OFF);
+	uint32_t cmd_max = le32_load(hdr + HDR_CMDLINE_SIZE_OFF) + 1;
+	uint32_t rd_image = le32_load(hdr + HDR_RAMDISK_IMAGE_OFF);
+	uint32_t rd_size = le32_load(hdr + HDR_RAMDISK_SIZE_OFF);
+	uint32_t rd_max = le32_load(hdr + HDR_INITRD_ADDR_MAX_OFF);
+
+	/* Linux ignores the initrd when type_of_loader is 0, and trusts initrd_addr_max. */
+	if (rd_size && !hdr[HDR_TYPE_OF_LOADER_OFF])
+		fail("type_of_loader is 0, so Linux would ignore the initrd", 0);
+	if (rd_size && (rd_image == 0 || rd_image > rd_max || rd_max - rd_image < rd_size - 1))
+		fail("initrd does not lie below initrd_addr_max; ramdisk_image", rd_image);
+
+	uint32_t crc = rd_size ? crc32((const void *)(uintptr_t)rd_image, rd_size) : 0;
+
+	put_str("ANYSECTOR-PAYLOAD proto=");
+	put_dec(version >> 8);
+	put_char('.');
+	put_dec((version & 0xFF) / 10);
+	put_dec((version & 0xFF) % 10);
+	put_str(" cmdline=\"");
+	if (cmd_ptr)
+		put_cmdline((const uint8_t *)(uintptr_t)cmd_ptr, cmd_max);
+	put_str("\" initrd_size=");
+	put_dec(rd_size);
+	put_str(" initrd_crc32=");
+	put_hex(crc, 8);
+	put_str("\r\n");
+	leave(EXIT_REPORTED);
+}

@@ -87,25 +87,51 @@ struct gpt {
 };
 
 /* Validates one header at `lba` and its entry array. Every rule has its own diag code and a
- * sentence naming the value and the limit: signature, revision, HeaderSize (92..LSS), header CRC,
- * MyLBA == lba, AlternateLBA (the other end of the disk), FirstUsable <= LastUsable inside the
- * disk and clear of both headers and arrays, entry size 128*2^n (<= GPT_MAX_ENTRY_SIZE),
- * count*size overflow, array inside the disk and outside the usable range, array CRC, every used
- * entry inside [FirstUsable, LastUsable] with first <= last, no two used entries overlapping.
- * Fills out (when non-NULL) on success. Returns 0, AS_ENOENT (no signature), AS_ECORRUPT,
- * AS_EUNSUPP or an I/O error. */
+ * sentence naming the value and the limit:
+ *   gpt.signature       no "EFI PART" (or lba past the disk)              -> AS_ENOENT
+ *   gpt.header_size     HeaderSize outside 92..LSS
+ *   gpt.header_crc      header CRC32 mismatch
+ *   gpt.revision        not 0x00010000 (a newer 1.x is only a warning)    -> AS_EUNSUPP
+ *   gpt.reserved        reserved field not zero (warning)
+ *   gpt.my_lba          MyLBA != lba
+ *   gpt.alternate_lba   primary: outside 2..last LBA (not the last LBA: warning, the disk
+ *                       grew); backup: not 1
+ *   gpt.usable_range    FirstUsable > LastUsable, past the disk, or covering LBA 0 or a header
+ *   gpt.entry_size      not 128*2^n (> GPT_MAX_ENTRY_SIZE: AS_EUNSUPP)
+ *   gpt.array_size      count*size overflows 32 bits (> GPT_MAX_ARRAY_BYTES: AS_EUNSUPP)
+ *   gpt.array_location  array not inside the disk, over a header, or over the usable range
+ *   gpt.array_crc       array CRC32 mismatch
+ *   gpt.too_many        more than GPT_MAX_PARTS used entries to keep in out  -> AS_EUNSUPP
+ *   gpt.entry_order     a used entry with first > last
+ *   gpt.entry_range     a used entry outside [FirstUsable, LastUsable]
+ *   gpt.overlap         two used entries overlapping
+ *   gpt.io              a read failed (the driver's code is returned)
+ * Anything else invalid returns AS_ECORRUPT. The header is examined in dev->scratch and the
+ * array streamed through it a sector at a time (no array-sized buffer; small stack). Fills out
+ * (when non-NULL) on success, with used_backup = (lba != 1). With out NULL the entry rules are
+ * checked by re-reading entries (slower, no GPT_MAX_PARTS limit). */
 int gpt_read_at(struct blockdev *dev, uint64_t lba, struct gpt *out, struct diag *d);
 
 /* The primary at LBA 1; when it is invalid, says why and which backup it uses, then tries the
- * backup at the primary's AlternateLBA when that was readable, else at the last LBA. When the
- * primary is valid the backup is also checked: a bad or inconsistent backup is a warning.
- * Returns 0 (out->used_backup tells which), AS_ENOENT (no GPT at all), AS_ECORRUPT (both bad). */
+ * backup at the primary's AlternateLBA when that was readable (header CRC good), else at the last
+ * LBA. When the primary is valid the backup is also checked: a bad or inconsistent backup is a
+ * warning. Returns 0 (out->used_backup tells which), AS_ENOENT (no GPT at all), AS_ECORRUPT
+ * (both bad). The per-rule reports of a header that is not used arrive as warnings (a missing
+ * signature as info); then:
+ *   gpt.using_backup    (warning) "primary GPT header at LBA 1 is invalid (<why>); using the
+ *                       backup GPT header at LBA <n>"
+ *   gpt.backup_bad      (warning) the primary is used, the backup is invalid (<why>)
+ *   gpt.backup_mismatch (warning) both valid but the backup disagrees with the primary
+ *   gpt.invalid         (error) both invalid, naming both LBAs and reasons
+ *   gpt.none            (info) no signature in either place */
 int gpt_read(struct blockdev *dev, struct gpt *out, struct diag *d);
 
 /* Writes a new GPT: entries[0..n) into the first n slots of a num_entries x GPT_ENTRY_SIZE array
  * (num_entries 0 = GPT_DEFAULT_ENTRIES), FirstUsable/LastUsable 0 = the default layout. Validates
- * what it writes (entries inside the usable range, no overlaps), then writes the backup array, the
- * backup header, the primary array and the primary header, in that order. Does not touch LBA 0. */
+ * what it writes (entries inside the usable range, no overlaps: gpt.entry_range, gpt.entry_order,
+ * gpt.overlap, gpt.usable_range -> AS_EINVAL; gpt.disk_too_small -> AS_ENOSPC), then writes the
+ * backup array, the backup header, the primary array and the primary header, in that order,
+ * assembling each sector in dev->scratch. Does not touch LBA 0 (see mbr_build_protective). */
 int gpt_write(struct blockdev *dev, const struct guid *disk_guid, const struct gpt_entry *entries,
 	      unsigned n, uint32_t num_entries, uint64_t first_usable, uint64_t last_usable,
 	      struct diag *d);

@@ -81,10 +81,15 @@ static inline bool mbr_type_is_extended(uint8_t t)
 void mbr_build_protective(uint64_t disk_sectors, struct mbr *m);
 /* True when any entry has type 0xEE. */
 bool mbr_is_protective(const struct mbr *m);
-/* Reports every way m breaks the spec's protective MBR rules; returns the number of problems. */
+/* Reports every way m breaks the spec's protective MBR rules; returns the number of problems.
+ * Errors (Linux or firmware would not see the GPT): pmbr.signature, pmbr.no_ee, pmbr.start_lba,
+ * pmbr.size (0xFFFFFFFF on a smaller disk is only a warning: Linux accepts it). Warnings:
+ * pmbr.status, pmbr.start_chs, pmbr.end_chs (FF FF FF is accepted on any disk: libfdisk writes
+ * it), pmbr.other_entries (a hybrid MBR), pmbr.multiple_ee. */
 unsigned mbr_check_protective(const struct mbr *m, uint64_t disk_sectors, struct diag *d);
 
-/* One partition found through the MBR and its EBR chain, in Linux numbering. */
+/* One partition found through the MBR and its EBR chain, in Linux numbering. Like sfdisk and
+ * Linux, the extended partition itself is listed (as a primary with an extended type). */
 struct mbr_part {
 	unsigned number;         /* 1..4 primary, 5.. logical */
 	uint8_t type;
@@ -103,9 +108,21 @@ struct mbr_table {
 	struct mbr_part parts[MBR_MAX_PARTS];
 };
 
-/* Reads LBA 0 (and the EBR chain) of dev. Reports, with the entry number: no 0x55AA, status bytes
- * other than 0x00/0x80, entries that start or end past the disk or past 2^32-1, overlaps, more than
- * one extended partition, EBR chains that loop, leave the extended partition or pass the bound.
+/* Reads LBA 0 (and the EBR chain) of dev. Reports, with the entry number or the EBR's LBA:
+ *   mbr.signature      no 0x55AA at LBA 0                                   -> AS_ENOENT
+ *   mbr.status         a status byte other than 0x00/0x80 (Linux ignores such a table)
+ *   mbr.entry_range    an entry starting at LBA 0 or ending past the disk (a 0xEE entry past
+ *                      the disk is only a warning)
+ *   mbr.lba32          an entry ending past 2^32-1
+ *   mbr.overlap        two partitions overlapping, or an EBR inside a partition
+ *   mbr.extended_count more than one extended partition
+ *   mbr.ebr_loop, mbr.ebr_range, mbr.ebr_bound, mbr.ebr_signature
+ *                      EBR chains that loop, leave the extended partition, pass MBR_MAX_LOGICAL,
+ *                      or reach a sector without 0x55AA
+ *   mbr.logical_range  a logical partition not inside the extended partition after its EBR
+ *   mbr.ebr_entry      an EBR's first entry of extended type
+ *   mbr.empty_entry, mbr.ebr_extra, mbr.ebr_link (warnings) entries that are ignored
+ *   mbr.io             a read failed (the driver's code is returned)
  * Returns 0 (the table is usable), AS_ENOENT (no MBR signature), AS_ECORRUPT (invalid) or an I/O
  * error. A protective MBR parses as one 0xEE partition; callers decide what it means. */
 int mbr_read(struct blockdev *dev, struct mbr_table *out, struct diag *d);

@@ -421,6 +421,20 @@ static void test_rule_revision(void **state)
 	test_disk_free(d);
 }
 
+static void test_rule_reserved(void **state)
+{
+	(void)state;
+	struct test_disk *d = gpt_disk(512);
+	struct capture c;
+	set32(d, 1, 20, 5);
+	reseal_header(d, 1);
+	capture_init(&c);
+	assert_int_equal(gpt_read_at(&d->dev, 1, NULL, &c.diag), 0);
+	assert_reported(&c, "gpt.reserved", "reserved field is 0x00000005");
+	assert_int_equal(c.diag.errors, 0);
+	test_disk_free(d);
+}
+
 static void test_rule_my_lba(void **state)
 {
 	(void)state;
@@ -823,6 +837,7 @@ int main(void)
 		cmocka_unit_test(test_rule_header_size),
 		cmocka_unit_test(test_rule_header_crc),
 		cmocka_unit_test(test_rule_revision),
+		cmocka_unit_test(test_rule_reserved),
 		cmocka_unit_test(test_rule_my_lba),
 		cmocka_unit_test(test_rule_alternate_lba),
 		cmocka_unit_test(test_rule_usable_range),

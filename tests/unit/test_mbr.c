@@ -381,6 +381,64 @@ static void test_ebr_signature_and_logical_range(void **state)
 	test_disk_free(d);
 }
 
+/* Entries the walk ignores are warned about; an extended first entry is an error. */
+static void test_ebr_odd_entries(void **state)
+{
+	(void)state;
+	struct test_disk *d = ebr_disk(MBR_RECORD_SIZE);
+	struct mbr_table t;
+	struct capture c;
+
+	put_entry(sec(d, 2816 * 8), 2, 0, MBR_TYPE_LINUX, 5000, 10);
+	capture_init(&c);
+	assert_int_equal(mbr_read(&d->dev, &t, &c.diag), 0);
+	assert_reported(&c, "mbr.ebr_extra", "EBR at LBA 22528: entry 3 (type 0x83) is ignored");
+	assert_int_equal(t.count, 4);
+
+	put_entry(sec(d, 2816 * 8), 1, 0, MBR_TYPE_LINUX, 5000, 10);
+	capture_init(&c);
+	assert_int_equal(mbr_read(&d->dev, &t, &c.diag), 0);
+	assert_reported(&c, "mbr.ebr_link", "EBR at LBA 22528: second entry has type 0x83");
+
+	put_entry(sec(d, 2816 * 8), 0, 0, MBR_TYPE_EXTENDED_LBA, 1024, 10);
+	capture_init(&c);
+	assert_int_equal(mbr_read(&d->dev, &t, &c.diag), AS_ECORRUPT);
+	assert_reported(&c, "mbr.ebr_entry", "EBR at LBA 22528: its first entry has extended type 0x0F");
+
+	/* A typed entry with no sectors is unused. */
+	put_entry(sec(d, 0), 3, 0, MBR_TYPE_LINUX, 100, 0);
+	put_entry(sec(d, 2816 * 8), 0, 0, MBR_TYPE_LINUX, 1024, 10);
+	capture_init(&c);
+	assert_int_equal(mbr_read(&d->dev, &t, &c.diag), 0);
+	assert_reported(&c, "mbr.empty_entry", "MBR entry 4: type 0x83 with 0 sectors");
+
+	/* An EBR inside a primary partition. */
+	put_entry(sec(d, 0), 3, 0, MBR_TYPE_LINUX, 22000, 1000);
+	capture_init(&c);
+	assert_int_equal(mbr_read(&d->dev, &t, &c.diag), AS_ECORRUPT);
+	assert_reported(&c, "mbr.overlap", "the EBR of partition 6 at LBA 22528 lies inside partition 4");
+	test_disk_free(d);
+}
+
+static void test_ebr_read_error(void **state)
+{
+	(void)state;
+	struct test_disk *d = ebr_disk(MBR_RECORD_SIZE);
+	struct mbr_table t;
+	struct capture c;
+
+	d->md.fail_reads = true;
+	d->md.fail_lba = 22528;
+	capture_init(&c);
+	assert_int_equal(mbr_read(&d->dev, &t, &c.diag), AS_EIO);
+	assert_reported(&c, "mbr.io", "EBR at LBA 22528 could not be read");
+	d->md.fail_lba = 0;
+	capture_init(&c);
+	assert_int_equal(mbr_read(&d->dev, &t, &c.diag), AS_EIO);
+	assert_reported(&c, "mbr.io", "MBR at LBA 0");
+	test_disk_free(d);
+}
+
 static void test_mbr_rules(void **state)
 {
 	(void)state;
@@ -559,6 +617,8 @@ int main(void)
 		cmocka_unit_test(test_ebr_leaves_extended),
 		cmocka_unit_test(test_ebr_bound),
 		cmocka_unit_test(test_ebr_signature_and_logical_range),
+		cmocka_unit_test(test_ebr_odd_entries),
+		cmocka_unit_test(test_ebr_read_error),
 		cmocka_unit_test(test_mbr_rules),
 		cmocka_unit_test(test_lba32_limit),
 		cmocka_unit_test(test_protective_build),

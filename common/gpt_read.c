@@ -552,5 +552,5 @@ int gpt_read(struct blockdev *dev, struct gpt *out, struct diag *d)
 		   "no valid GPT: the primary header at LBA 1 (%s) and the backup at LBA %llu (%s) "
 		   "are both invalid",
 		   reason_of(why1), (unsigned long long)backup, reason_of(c.why));
-	return AS_ECORRUPT;
+	return rc1 == AS_EUNSUPP && rc2 == AS_EUNSUPP ? AS_EUNSUPP : AS_ECORRUPT;
 }

@@ -19,6 +19,7 @@ python3
 busybox-static cpio gzip
 linux-image-cloud-amd64
 xxd
+jq
 grub-pc-bin grub-common systemd-boot-efi
 "
 

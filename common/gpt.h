@@ -101,7 +101,7 @@ struct gpt {
  *   gpt.array_size      count*size overflows 32 bits (> GPT_MAX_ARRAY_BYTES: AS_EUNSUPP)
  *   gpt.array_location  array not inside the disk, over a header, or over the usable range
  *   gpt.array_crc       array CRC32 mismatch
- *   gpt.too_many        more than GPT_MAX_PARTS used entries to keep in out  -> AS_EUNSUPP
+ *   gpt.too_many        more than GPT_MAX_PARTS used entries                 -> AS_EUNSUPP
  *   gpt.entry_order     a used entry with first > last
  *   gpt.entry_range     a used entry outside [FirstUsable, LastUsable]
  *   gpt.overlap         two used entries overlapping
@@ -109,7 +109,7 @@ struct gpt {
  * Anything else invalid returns AS_ECORRUPT. The header is examined in dev->scratch and the
  * array streamed through it a sector at a time (no array-sized buffer; small stack). Fills out
  * (when non-NULL) on success, with used_backup = (lba != 1). With out NULL the entry rules are
- * checked by re-reading entries (slower, no GPT_MAX_PARTS limit). */
+ * checked by re-reading entries (slower; meant for host tools). */
 int gpt_read_at(struct blockdev *dev, uint64_t lba, struct gpt *out, struct diag *d);
 
 /* The primary at LBA 1; when it is invalid, says why and which backup it uses, then tries the

@@ -338,9 +338,13 @@ static int read_entry(struct check *c, uint32_t index, struct gpt_entry *e)
 	return 0;
 }
 
-/* Without a struct gpt to keep entries in, the checks re-read them (a rare path). */
+/* Without a struct gpt to keep entries in, the checks re-read them (a host-only path: gpt_read
+ * always keeps the entries it checks). The used entries are found first, at most GPT_MAX_PARTS
+ * of them as with a struct gpt, so the pairwise overlap check stays bounded. */
 static void check_entries_by_reading(struct check *c)
 {
+	uint16_t used[GPT_MAX_PARTS]; /* array bytes <= 4 MiB: at most 32768 entries */
+	unsigned nused = 0;
 	struct gpt_entry a, b;
 
 	for (uint32_t i = 0; i < c->h.num_entries; i++) {
@@ -348,12 +352,21 @@ static void check_entries_by_reading(struct check *c)
 			return;
 		if (!gpt_entry_used(&a))
 			continue;
+		if (nused == GPT_MAX_PARTS) {
+			FAIL(c, AS_EUNSUPP, "gpt.too_many", "GPT header at LBA %llu: more than %u used entries",
+			     (unsigned long long)c->lba, GPT_MAX_PARTS);
+			return;
+		}
+		used[nused++] = (uint16_t)i;
 		check_one_entry(c, i + 1, &a);
-		for (uint32_t j = 0; j < i; j++) {
-			if (read_entry(c, j, &b))
+	}
+	for (unsigned i = 0; i < nused; i++) {
+		if (read_entry(c, used[i], &a))
+			return;
+		for (unsigned j = 0; j < i; j++) {
+			if (read_entry(c, used[j], &b))
 				return;
-			if (gpt_entry_used(&b))
-				check_pair(c, j + 1, &b, i + 1, &a);
+			check_pair(c, used[j] + 1u, &b, used[i] + 1u, &a);
 		}
 	}
 }

@@ -13,7 +13,15 @@
  * '#' starts a comment at the start of a line or after whitespace; in a cmdline value only a
  * whole-line comment counts ('#' inside a command line is the kernel's business).
  * Unknown keys, missing values, bad numbers, duplicate entries, keys outside an entry that belong
- * in one, and an entry without a kernel are errors with the line number. */
+ * in one, and an entry without a kernel are errors with the line number.
+ *
+ * Details: keys and entry names are case-insensitive; a key is separated from its value by
+ * spaces or tabs; lines end in LF or CRLF and a leading UTF-8 byte order mark is skipped. The
+ * global keys may stand anywhere, each once; title, kernel and cmdline once per entry. A value
+ * longer than its field (CFG_*_MAX - 1 characters) is an error, never cut. timeout is decimal
+ * 0..CFG_TIMEOUT_MAX; serial is "off" or one of 300 600 1200 2400 4800 9600 19200 38400 57600
+ * 115200. Control characters (other than tab) and NUL bytes are errors. A file with no entry is
+ * an error. Paths are given as written ('/' or '\\'; fat_open takes both). */
 #ifndef ANYSECTOR_CONFIG_H
 #define ANYSECTOR_CONFIG_H
 

@@ -84,21 +84,35 @@ struct fat_dirent {
 };
 
 /* Reads and validates the boot sector/BPB (jump, bytes per sector power of two 512..4096, sectors
- * per cluster power of two, reserved/FAT counts, sizes inside dev, FAT big enough for the
- * clusters, FAT32 root cluster valid) and fills fs. */
+ * per cluster power of two, reserved/FAT counts, media byte, sizes inside dev, FAT big enough for
+ * the clusters, FAT32 root cluster, version and active FAT valid) and fills fs. The type follows
+ * the cluster count; a BPB whose layout disagrees (a FAT32 BPB with fewer than 65525 clusters,
+ * as `mkfs.fat -F 32` makes on small volumes and edk2 refuses) is AS_ECORRUPT. Each failed check
+ * is one sentence (codes "fat.bpb.*"). The 0x55AA signature is not required. fs is large
+ * (two 4 KiB windows): keep it off small stacks. */
 int fat_mount(struct blockdev *dev, struct fat_fs *fs, struct diag *d);
 
-/* Opens a path ('/' or '\\' separated, case-insensitive, long or 8.3 names; "" or "/" is the root). */
+/* Opens a path ('/' or '\\' separated, case-insensitive, long or 8.3 names; "" or "/" is the root).
+ * Empty and "." components are skipped, ".." goes up (staying at the root). Long names with
+ * characters outside printable ASCII can be opened only by their 8.3 alias. A missing name is
+ * AS_ENOENT and a file used as a directory AS_ENOTDIR, each with a sentence (code
+ * "fat.not_found" / "fat.not_dir"): pass a NULL diag to probe quietly. */
 int fat_open(struct fat_fs *fs, const char *path, struct fat_file *out, struct diag *d);
 
 /* Reads [off, off+len) of a file; AS_ERANGE when that passes the end of the file. A chain shorter
  * than the size, a free/bad/out-of-range cluster in it, or a loop is AS_ECORRUPT/AS_ELOOP with a
- * sentence naming the cluster. Consecutive clusters are read with one device request. */
+ * sentence naming the cluster. Consecutive clusters are read with one device request.
+ * The first read of a file checks its whole chain once (a chain longer than the file is only a
+ * warning); fs remembers the position, so reading a file in sequential pieces costs no more
+ * than reading it at once. A device error is AS_EIO naming the disk LBA; a FAT sector that
+ * cannot be read is taken from another (mirrored) FAT copy, with a warning. */
 int fat_read(struct fat_fs *fs, const struct fat_file *f, uint64_t off, void *buf, size_t len,
 	     struct diag *d);
 
-/* Calls cb for every entry of a directory (not "." or "..", not volume labels); a nonzero return
- * from cb stops the walk and is returned. */
+/* Calls cb for every entry of a directory (not "." or "..", not volume labels; dir NULL is the
+ * root); a nonzero return from cb stops the walk and is returned. cb may itself call fat_open,
+ * fat_read and fat_list on the same fs. A directory longer than FAT_DIR_MAX_ENTRIES or whose
+ * chain loops is AS_ELOOP (entries before that point have been passed to cb). */
 typedef int (*fat_dir_cb)(void *ctx, const struct fat_dirent *ent);
 int fat_list(struct fat_fs *fs, const struct fat_file *dir, fat_dir_cb cb, void *ctx,
 	     struct diag *d);

@@ -1,0 +1,65 @@
+#include "tools/cli.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+#include "tools/util.h"
+
+int topo_option(int opt, const char *arg, struct topo_flags *f)
+{
+	static const struct {
+		int opt;
+		const char *name;
+	} names[] = {
+		{ OPT_SECTOR_SIZE, "--sector-size" }, { OPT_PHYSICAL_SIZE, "--physical-size" },
+		{ OPT_ALIGN_OFFSET, "--align-offset" }, { OPT_IO_MIN, "--io-min" },
+		{ OPT_IO_OPT, "--io-opt" },
+	};
+	const char *name = NULL;
+	uint64_t v;
+
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (names[i].opt == opt)
+			name = names[i].name;
+	if (!name)
+		return 0;
+	if (!parse_size(arg, &v) || v > UINT32_MAX) {
+		t_error("usage.number", "%s %s: not a size in bytes", name, arg);
+		return -1;
+	}
+	switch (opt) {
+	case OPT_SECTOR_SIZE: f->lss = (uint32_t)v; f->has_lss = true; break;
+	case OPT_PHYSICAL_SIZE: f->pss = (uint32_t)v; f->has_pss = true; break;
+	case OPT_ALIGN_OFFSET: f->aoff = (uint32_t)v; f->has_aoff = true; break;
+	case OPT_IO_MIN: f->io_min = (uint32_t)v; f->has_io_min = true; break;
+	default: f->io_opt = (uint32_t)v; f->has_io_opt = true; break;
+	}
+	return 1;
+}
+
+int usage_error(const char *cmd, const char *fmt, ...)
+{
+	char msg[REPORT_MSG_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	report_add(g_report, DIAG_ERROR, "usage", msg);
+	fprintf(stderr, "Try 'anysector %s --help'.\n", cmd);
+	return EXIT_USAGE;
+}
+
+int bad_option(const char *cmd)
+{
+	fprintf(stderr, "Try 'anysector %s --help'.\n", cmd);
+	return EXIT_USAGE;
+}
+
+int open_target(struct hostdev *h, const char *path, bool writable, const struct topo_flags *f)
+{
+	int rc = hostdev_open(h, path, writable);
+	if (!rc)
+		rc = hostdev_set_topology(h, f);
+	return rc;
+}

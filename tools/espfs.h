@@ -1,0 +1,42 @@
+/* Changing files on the ESP without touching the disk until the plan is ready: the partition is
+ * copied into a sparse temporary file, mtools works on that copy, and the sectors that differ
+ * afterwards become ops of a write plan (journalled, printed by --dry-run, read back). Reading
+ * goes through common/fat.c. */
+#ifndef ANYSECTOR_TOOLS_ESPFS_H
+#define ANYSECTOR_TOOLS_ESPFS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/fat.h"
+#include "tools/hostdev.h"
+#include "tools/plan.h"
+
+struct esp_session {
+	struct hostdev *h;
+	uint64_t first_lba, sectors;
+	unsigned number;          /* partition number, for messages */
+	char path[4096];          /* the temporary copy */
+	struct hostdev img;       /* the copy as a block device */
+	struct fat_fs *fs;        /* mounted copy (refreshed after every change) */
+	bool open;
+};
+
+/* Copies the partition and checks it holds a FAT filesystem. Returns 0 or an exit code. */
+int esp_open(struct esp_session *s, struct hostdev *h, uint64_t first_lba, uint64_t sectors,
+	     unsigned number);
+void esp_close(struct esp_session *s);
+
+/* Whether path exists on the copy (and is a directory). */
+bool esp_exists(struct esp_session *s, const char *path, bool *is_dir);
+/* Reads a whole file of the copy into a NUL-terminated malloc'd buffer; AS_ENOENT when absent. */
+int esp_read_file(struct esp_session *s, const char *path, char **buf, size_t *len);
+/* Creates every missing directory of an absolute path ("/EFI/BOOT"). */
+int esp_mkdir_p(struct esp_session *s, const char *dir);
+/* Copies a host file to path on the copy, replacing it. */
+int esp_put(struct esp_session *s, const char *src, const char *dst);
+/* Adds one op per run of sectors that differ between the copy and the disk. */
+int esp_diff(struct esp_session *s, struct plan *p, const char *what);
+
+#endif

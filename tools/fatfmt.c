@@ -1,0 +1,134 @@
+#include "tools/fatfmt.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/errors.h"
+#include "common/fat.h"
+#include "tools/run.h"
+#include "tools/util.h"
+
+#define MKFS_FAT32_RESERVED 32u  /* mkfs.fat's reserved sectors for FAT32 */
+#define MKFS_ROOT_ENTRIES 512u   /* mkfs.fat's root directory for FAT12/16 on a hard disk */
+#define MAX_CLUSTER_BYTES 32768u /* larger clusters are legal but poorly supported */
+
+uint64_t fat_estimate_clusters(uint32_t lss, uint64_t sectors, unsigned bits, uint32_t spc)
+{
+	uint64_t reserved = bits == 32 ? MKFS_FAT32_RESERVED : 1;
+	uint64_t root = bits == 32 ? 0 : (MKFS_ROOT_ENTRIES * 32 + lss - 1) / lss;
+	if (sectors <= reserved + root)
+		return 0;
+	uint64_t avail = sectors - reserved - root;
+	/* Two FATs of F sectors each must map the clusters that remain: solve by iteration. */
+	uint64_t clusters = avail / spc, fat = 0;
+	for (int i = 0; i < 8; i++) {
+		fat = ((clusters + 2) * bits / 8 + lss - 1) / lss;
+		if (2 * fat >= avail)
+			return 0;
+		clusters = (avail - 2 * fat) / spc;
+	}
+	/* mkfs.fat aligns the data area to the cluster size: allow for that loss. */
+	return clusters > 1 ? clusters - 1 : 0;
+}
+
+static uint64_t margin(uint64_t v)
+{
+	return 16 + v / 200;
+}
+
+int fat_choose(uint32_t lss, uint64_t sectors, struct fat_choice *c)
+{
+	/* FAT32 with the largest cluster up to 4 KiB that still leaves enough clusters. */
+	for (uint32_t spc = lss >= 4096 ? 1 : 4096 / lss; spc >= 1; spc /= 2) {
+		uint64_t n = fat_estimate_clusters(lss, sectors, 32, spc);
+		if (n >= FAT32_MIN_CLUSTERS + margin(FAT32_MIN_CLUSTERS) && n < 0x0FFFFFF0u) {
+			*c = (struct fat_choice){ 32, spc, n };
+			return 0;
+		}
+	}
+	/* FAT16, then FAT12: the smallest cluster that keeps the count under the type's ceiling. */
+	static const struct {
+		unsigned bits;
+		uint64_t lo, hi;
+	} small[] = {
+		{ 16, FAT12_MAX_CLUSTERS + 1, FAT16_MAX_CLUSTERS },
+		{ 12, 1, FAT12_MAX_CLUSTERS },
+	};
+	for (unsigned k = 0; k < 2; k++) {
+		for (uint32_t spc = 1; (uint64_t)spc * lss <= MAX_CLUSTER_BYTES && spc <= 128; spc *= 2) {
+			uint64_t n = fat_estimate_clusters(lss, sectors, small[k].bits, spc);
+			if (n + margin(small[k].hi) > small[k].hi)
+				continue;
+			if (n < small[k].lo + (small[k].lo > 1 ? margin(small[k].lo) : 0))
+				break; /* larger clusters only make fewer */
+			*c = (struct fat_choice){ small[k].bits, spc, n };
+			return 0;
+		}
+	}
+	return -1;
+}
+
+int fat_format(struct hostdev *h, uint64_t first_lba, uint64_t sectors, const char *label)
+{
+	struct fat_choice c;
+	uint32_t lss = h->topo.lss;
+	char out[4096];
+
+	if (fat_choose(lss, sectors, &c)) {
+		t_error("format.size", "no FAT type suits a partition of %llu sectors of %u bytes",
+			(unsigned long long)sectors, (unsigned)lss);
+		return EXIT_ERRORS;
+	}
+	char bits[8], ss[16], spc[16], hidden[32], offset[40], blocks[32];
+	snprintf(bits, sizeof bits, "%u", c.bits);
+	snprintf(ss, sizeof ss, "%u", (unsigned)lss);
+	snprintf(spc, sizeof spc, "%u", (unsigned)c.sectors_per_cluster);
+	snprintf(hidden, sizeof hidden, "%llu", (unsigned long long)first_lba);
+	snprintf(offset, sizeof offset, "--offset=%llu", (unsigned long long)first_lba);
+	snprintf(blocks, sizeof blocks, "%llu", (unsigned long long)(sectors * lss / 1024));
+	if (first_lba > 0xFFFFFFFFull) {
+		t_error("format.hidden",
+			"the ESP starts at LBA %llu, past what a FAT boot sector's hidden-sectors field "
+			"can hold",
+			(unsigned long long)first_lba);
+		return EXIT_ERRORS;
+	}
+	/* -I: the target is a whole disk (or an image of one) and the filesystem goes at an offset. */
+	const char *argv[] = { "mkfs.fat", "-I", "-F", bits, "-S", ss, "-s", spc, "-h", hidden,
+			       offset, "-n", label, h->path, blocks, NULL };
+	int rc = run_capture(argv, out, sizeof out);
+	if (rc) {
+		t_error("format.mkfs", "mkfs.fat -F %s -S %s -s %s failed (exit %d): %s", bits, ss, spc,
+			rc, out);
+		return EXIT_ERRORS;
+	}
+
+	/* Read back what was made: the rules edk2 and our readers depend on must hold. */
+	struct blockdev part;
+	struct fat_fs *fs = xcalloc(1, sizeof *fs);
+	int err = bdev_slice(&h->dev, first_lba, sectors, &part);
+	if (!err)
+		err = fat_mount(&part, fs, &g_report->diag);
+	int result = 0;
+	if (err) {
+		t_error("format.verify", "the new FAT filesystem at LBA %llu does not mount: %s",
+			(unsigned long long)first_lba, as_strerror(err));
+		result = EXIT_ERRORS;
+	} else if ((unsigned)fs->type != c.bits || fs->bytes_per_sector != lss ||
+		   fs->hidden_sectors != first_lba ||
+		   (fs->type == FAT_TYPE_32 && fs->clusters < FAT32_MIN_CLUSTERS)) {
+		t_error("format.verify",
+			"mkfs.fat made FAT%u with %u clusters of %u-byte sectors and %u hidden sectors; "
+			"wanted FAT%u, %u-byte sectors, %llu hidden sectors",
+			(unsigned)fs->type, (unsigned)fs->clusters, (unsigned)fs->bytes_per_sector,
+			(unsigned)fs->hidden_sectors, c.bits, (unsigned)lss,
+			(unsigned long long)first_lba);
+		result = EXIT_ERRORS;
+	} else {
+		t_info("format.done", "ESP formatted FAT%u: %u clusters of %u bytes, %u-byte sectors",
+		       c.bits, (unsigned)fs->clusters, (unsigned)fs->cluster_size, (unsigned)lss);
+	}
+	free(fs);
+	return result;
+}

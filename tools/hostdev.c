@@ -1,0 +1,415 @@
+#include "tools/hostdev.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "common/errors.h"
+#include "common/gpt.h"
+#include "common/le.h"
+#include "common/mbr.h"
+#include "tools/util.h"
+
+/* Most bytes one driver call moves: big enough to be quick, small enough for any buffer. */
+#define HOSTDEV_MAX_IO_BYTES (8u << 20)
+
+int pread_full(int fd, void *buf, size_t len, uint64_t off)
+{
+	uint8_t *p = buf;
+	while (len) {
+		ssize_t n = pread(fd, p, len, (off_t)off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		p += n;
+		len -= (size_t)n;
+		off += (uint64_t)n;
+	}
+	return 0;
+}
+
+int pwrite_full(int fd, const void *buf, size_t len, uint64_t off)
+{
+	const uint8_t *p = buf;
+	while (len) {
+		ssize_t n = pwrite(fd, p, len, (off_t)off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		p += n;
+		len -= (size_t)n;
+		off += (uint64_t)n;
+	}
+	return 0;
+}
+
+static int host_read(struct blockdev *dev, uint64_t lba, uint32_t count, void *buf)
+{
+	struct hostdev *h = dev->priv;
+	if (pread_full(h->fd, buf, (size_t)count * dev->sector_size, lba * dev->sector_size))
+		return AS_EIO;
+	return 0;
+}
+
+static int host_write(struct blockdev *dev, uint64_t lba, uint32_t count, const void *buf)
+{
+	struct hostdev *h = dev->priv;
+	if (pwrite_full(h->fd, buf, (size_t)count * dev->sector_size, lba * dev->sector_size))
+		return AS_EIO;
+	return 0;
+}
+
+/* "/sys/dev/block/M:m/<leaf>" for a device number. */
+static void sysfs_path(char *out, size_t cap, dev_t rdev, const char *leaf)
+{
+	snprintf(out, cap, "/sys/dev/block/%u:%u/%s", major(rdev), minor(rdev), leaf);
+}
+
+static bool sysfs_read_u64(dev_t rdev, const char *leaf, uint64_t *v)
+{
+	char path[256], buf[64];
+	FILE *f;
+	bool ok = false;
+
+	sysfs_path(path, sizeof path, rdev, leaf);
+	if (!(f = fopen(path, "r")))
+		return false;
+	if (fgets(buf, sizeof buf, f)) {
+		char *end;
+		errno = 0;
+		unsigned long long x = strtoull(buf, &end, 10);
+		ok = !errno && end != buf;
+		*v = x;
+	}
+	fclose(f);
+	return ok;
+}
+
+int hostdev_open(struct hostdev *h, const char *path, bool writable)
+{
+	struct stat st;
+
+	memset(h, 0, sizeof *h);
+	h->fd = -1;
+	snprintf(h->path, sizeof h->path, "%s", path);
+	h->writable = writable;
+	if (stat(path, &st)) {
+		t_error("open", "%s: %s", path, strerror(errno));
+		return EXIT_ERRORS;
+	}
+	if (S_ISBLK(st.st_mode)) {
+		char p[256];
+		h->is_block = true;
+		h->rdev = st.st_rdev;
+		sysfs_path(p, sizeof p, st.st_rdev, "partition");
+		if (!access(p, F_OK)) {
+			t_error("open.partition",
+				"%s is a partition; anysector works on whole disks: give the disk it "
+				"belongs to",
+				path);
+			return EXIT_USAGE;
+		}
+	} else if (!S_ISREG(st.st_mode)) {
+		t_error("open.type", "%s is neither an image file nor a block device", path);
+		return EXIT_USAGE;
+	}
+	/* O_EXCL on a block device fails while the kernel holds it (a mounted filesystem, RAID, LVM). */
+	int flags = (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC;
+	if (writable && h->is_block)
+		flags |= O_EXCL;
+	h->fd = open(path, flags);
+	if (h->fd < 0) {
+		if (errno == EBUSY) {
+			t_error("refuse.busy",
+				"%s is in use (a mounted filesystem, swap, RAID or LVM holds it); "
+				"refusing to write to it",
+				path);
+			return EXIT_REFUSED;
+		}
+		t_error("open", "%s: %s", path, strerror(errno));
+		return EXIT_ERRORS;
+	}
+	if (h->is_block) {
+		uint64_t size = 0;
+		if (ioctl(h->fd, BLKGETSIZE64, &size)) {
+			t_error("open", "%s: BLKGETSIZE64: %s", path, strerror(errno));
+			return EXIT_ERRORS;
+		}
+		h->size_bytes = size;
+	} else {
+		h->size_bytes = (uint64_t)st.st_size;
+	}
+	return 0;
+}
+
+static void geometry_apply(struct hostdev *h)
+{
+	uint32_t lss = h->topo.lss;
+
+	free(h->scratch);
+	h->scratch = xmalloc(lss);
+	h->topo.sectors = h->size_bytes / lss;
+	h->dev = (struct blockdev){
+		.sector_size = lss,
+		.phys_size = h->topo.pss,
+		.align_offset = h->topo.aoff,
+		.sectors = h->topo.sectors,
+		.max_io = HOSTDEV_MAX_IO_BYTES / lss,
+		.read = host_read,
+		.write = h->writable ? host_write : NULL,
+		.priv = h,
+		.scratch = h->scratch,
+	};
+	if (h->size_bytes % lss)
+		t_warn("topology.tail",
+		       "%s: the last %llu bytes are not a whole %u-byte sector and are ignored",
+		       h->path, (unsigned long long)(h->size_bytes % lss), (unsigned)lss);
+}
+
+static bool valid_sector_size(uint32_t v)
+{
+	return is_pow2_u64(v) && v >= 512 && v <= 65536;
+}
+
+static int flags_check(const struct topo_flags *f)
+{
+	if (f->has_lss && !valid_sector_size(f->lss)) {
+		t_error("usage.sector_size", "--sector-size %u: must be a power of two from 512 to 65536",
+			(unsigned)f->lss);
+		return EXIT_USAGE;
+	}
+	if (f->has_pss && !valid_sector_size(f->pss)) {
+		t_error("usage.physical_size",
+			"--physical-size %u: must be a power of two from 512 to 65536", (unsigned)f->pss);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* Flags other than the sector size: they describe the drive behind an image, or correct what a
+ * device reports. */
+static int apply_overrides(struct hostdev *h, const struct topo_flags *f)
+{
+	if (f->has_pss)
+		h->topo.pss = f->pss;
+	if (f->has_aoff)
+		h->topo.aoff = f->aoff;
+	if (f->has_io_min)
+		h->topo.io_min = f->io_min;
+	if (f->has_io_opt)
+		h->topo.io_opt = f->io_opt;
+	if (h->topo.pss < h->topo.lss) {
+		t_error("usage.physical_size",
+			"physical sector size %u is smaller than the logical sector size %u",
+			(unsigned)h->topo.pss, (unsigned)h->topo.lss);
+		return EXIT_USAGE;
+	}
+	if (h->topo.aoff >= h->topo.pss || h->topo.aoff % h->topo.lss) {
+		t_error("usage.align_offset",
+			"alignment offset %u must be a multiple of the logical sector size %u and "
+			"below the physical sector size %u",
+			(unsigned)h->topo.aoff, (unsigned)h->topo.lss, (unsigned)h->topo.pss);
+		return EXIT_USAGE;
+	}
+	if (h->is_block && (f->has_pss || f->has_aoff || f->has_io_min || f->has_io_opt))
+		t_info("topology.override", "%s: topology flags override what the kernel reports",
+		       h->path);
+	return 0;
+}
+
+static int device_topology(struct hostdev *h, const struct topo_flags *f)
+{
+	int lss = 0, aoff = 0;
+	unsigned int pss = 0, io_min = 0, io_opt = 0;
+	uint64_t v;
+
+	if (ioctl(h->fd, BLKSSZGET, &lss) || lss <= 0) {
+		t_error("topology.ioctl", "%s: BLKSSZGET failed: %s", h->path, strerror(errno));
+		return EXIT_ERRORS;
+	}
+	if (ioctl(h->fd, BLKPBSZGET, &pss) || !pss)
+		pss = sysfs_read_u64(h->rdev, "queue/physical_block_size", &v) ? (unsigned)v : (unsigned)lss;
+	if (ioctl(h->fd, BLKALIGNOFF, &aoff))
+		aoff = sysfs_read_u64(h->rdev, "alignment_offset", &v) ? (int)v : 0;
+	if (ioctl(h->fd, BLKIOMIN, &io_min))
+		io_min = sysfs_read_u64(h->rdev, "queue/minimum_io_size", &v) ? (unsigned)v : 0;
+	if (ioctl(h->fd, BLKIOOPT, &io_opt))
+		io_opt = sysfs_read_u64(h->rdev, "queue/optimal_io_size", &v) ? (unsigned)v : 0;
+	if (aoff < 0) {
+		t_warn("topology.aoff",
+		       "%s: the kernel says this device cannot be aligned (alignment offset -1); "
+		       "using 0",
+		       h->path);
+		aoff = 0;
+	}
+	if (f->has_lss && f->lss != (uint32_t)lss) {
+		t_error("usage.sector_size",
+			"--sector-size %u does not match %s, whose logical sector size is %d",
+			(unsigned)f->lss, h->path, lss);
+		return EXIT_USAGE;
+	}
+	h->topo = (struct topology){
+		.lss = (uint32_t)lss,
+		.pss = pss,
+		.aoff = (uint32_t)aoff,
+		.io_min = io_min,
+		.io_opt = io_opt,
+	};
+	h->origin = TOPO_DEVICE;
+	snprintf(h->origin_text, sizeof h->origin_text, "the kernel (block device ioctls)");
+	int rc = apply_overrides(h, f);
+	if (rc)
+		return rc;
+	if (f->has_pss || f->has_aoff || f->has_io_min || f->has_io_opt)
+		snprintf(h->origin_text, sizeof h->origin_text,
+			 "the kernel, with command-line overrides");
+	geometry_apply(h);
+	return 0;
+}
+
+static bool header_valid_at(const uint8_t *raw, uint32_t lss, uint64_t want_lba)
+{
+	struct gpt_header hd;
+
+	gpt_header_decode(raw, &hd);
+	if (hd.signature != GPT_SIGNATURE || hd.header_size < GPT_HEADER_SIZE || hd.header_size > lss)
+		return false;
+	return gpt_header_crc(raw, hd.header_size) == hd.header_crc && hd.my_lba == want_lba;
+}
+
+unsigned hostdev_detect_gpt(int fd, uint64_t size_bytes)
+{
+	uint8_t raw[4096];
+	unsigned found = 0;
+
+	for (uint32_t lss = 512; lss <= 4096; lss <<= 1) {
+		uint64_t sectors = size_bytes / lss;
+		if (sectors < 3)
+			continue;
+		bool ok = !pread_full(fd, raw, lss, lss) && header_valid_at(raw, lss, 1);
+		if (!ok)
+			ok = !pread_full(fd, raw, lss, (sectors - 1) * lss) &&
+			     header_valid_at(raw, lss, sectors - 1);
+		if (ok)
+			found |= lss;
+	}
+	return found;
+}
+
+int hostdev_set_sector_size(struct hostdev *h, uint32_t lss, enum topo_origin origin,
+			    const char *why)
+{
+	h->topo = (struct topology){ .lss = lss, .pss = lss };
+	h->origin = origin;
+	snprintf(h->origin_text, sizeof h->origin_text, "%s", why);
+	geometry_apply(h);
+	return 0;
+}
+
+/* What LBA 0 says when no GPT was found: 0 blank, 1 a protective MBR, 2 another MBR. */
+static int lba0_kind(struct hostdev *h)
+{
+	uint8_t rec[MBR_RECORD_SIZE];
+	struct mbr m;
+
+	if (h->size_bytes < MBR_RECORD_SIZE || pread_full(h->fd, rec, sizeof rec, 0))
+		return 0;
+	mbr_decode(rec, &m);
+	if (!m.boot_signature)
+		return 0;
+	return mbr_is_protective(&m) ? 1 : 2;
+}
+
+static int image_topology(struct hostdev *h, const struct topo_flags *f)
+{
+	uint32_t lss = 0;
+
+	if (f->has_lss) {
+		lss = f->lss;
+		h->origin = TOPO_FLAGS;
+		snprintf(h->origin_text, sizeof h->origin_text, "command-line flags");
+	} else {
+		unsigned found = hostdev_detect_gpt(h->fd, h->size_bytes);
+		if (found) {
+			lss = found & (~found + 1); /* the smallest size that matched */
+			h->origin = TOPO_DETECTED;
+			snprintf(h->origin_text, sizeof h->origin_text,
+				 "a valid GPT header at %u-byte sectors", (unsigned)lss);
+			if (found != lss)
+				t_warn("topology.ambiguous",
+				       "%s holds valid GPT headers for more than one sector size; using %u "
+				       "(give --sector-size to choose)",
+				       h->path, (unsigned)lss);
+		} else {
+			int k = lba0_kind(h);
+			if (k == 1) {
+				t_error("topology.unknown",
+					"%s has a protective MBR but no valid GPT header at 512, 1024, 2048 or "
+					"4096-byte sectors (primary or backup); give --sector-size to examine "
+					"it",
+					h->path);
+				return EXIT_USAGE;
+			}
+			if (k == 2) {
+				t_error("topology.mbr_only",
+					"%s holds an MBR partition table, whose sector size cannot be detected "
+					"from the image; give --sector-size",
+					h->path);
+				return EXIT_USAGE;
+			}
+			lss = 512;
+			h->origin = TOPO_DEFAULT;
+			snprintf(h->origin_text, sizeof h->origin_text,
+				 "the default for a blank image (no --sector-size)");
+		}
+	}
+	h->topo = (struct topology){ .lss = lss, .pss = lss };
+	int rc = apply_overrides(h, f);
+	if (rc)
+		return rc;
+	geometry_apply(h);
+	return 0;
+}
+
+int hostdev_set_topology(struct hostdev *h, const struct topo_flags *f)
+{
+	int rc = flags_check(f);
+	if (rc)
+		return rc;
+	rc = h->is_block ? device_topology(h, f) : image_topology(h, f);
+	if (rc)
+		return rc;
+	if (h->topo.sectors < 2) {
+		t_error("topology.small", "%s is too small: %llu bytes", h->path,
+			(unsigned long long)h->size_bytes);
+		return EXIT_ERRORS;
+	}
+	return 0;
+}
+
+int hostdev_sync(struct hostdev *h)
+{
+	if (h->fd >= 0 && h->writable && fsync(h->fd)) {
+		t_error("io.sync", "%s: fsync failed: %s", h->path, strerror(errno));
+		return EXIT_ERRORS;
+	}
+	return 0;
+}
+
+void hostdev_close(struct hostdev *h)
+{
+	if (h->fd >= 0)
+		close(h->fd);
+	h->fd = -1;
+	free(h->scratch);
+	h->scratch = NULL;
+}

@@ -1,0 +1,70 @@
+/* The installer's block driver: an image file or a block device behind struct blockdev, with its
+ * topology from the kernel (ioctls, sysfs) or, for image files, from flags and detection
+ * (REFERENCE.md "Alignment", "GPT"). */
+#ifndef ANYSECTOR_TOOLS_HOSTDEV_H
+#define ANYSECTOR_TOOLS_HOSTDEV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "common/align.h"
+#include "common/blockdev.h"
+#include "tools/report.h"
+
+/* Topology flags as given on the command line; has_* says which were given. */
+struct topo_flags {
+	uint32_t lss, pss, aoff, io_min, io_opt;
+	bool has_lss, has_pss, has_aoff, has_io_min, has_io_opt;
+};
+
+enum topo_origin {
+	TOPO_DEVICE,        /* the kernel's ioctls (flags may override all but the sector size) */
+	TOPO_FLAGS,         /* --sector-size on an image file */
+	TOPO_DETECTED,      /* a valid GPT header found at one sector size */
+	TOPO_DEFAULT,       /* a blank image: 512 */
+	TOPO_GIVEN,         /* set by the caller (restore: the journal's sector size) */
+};
+
+struct hostdev {
+	struct blockdev dev;
+	struct topology topo;
+	char path[4096];
+	int fd;
+	bool is_block;
+	bool writable;
+	dev_t rdev;                 /* block device number */
+	uint64_t size_bytes;
+	enum topo_origin origin;
+	char origin_text[160];      /* how the topology was found, for info/check */
+	uint8_t *scratch;
+};
+
+/* Opens an existing image file or whole-disk block device; refuses a partition ("give the whole
+ * disk"), anything else, and (writable) a block device another user holds open exclusively.
+ * Returns 0 or an exit code after reporting why. */
+int hostdev_open(struct hostdev *h, const char *path, bool writable);
+
+/* Decides the topology. Block devices: the kernel's values; --sector-size must match it, the
+ * other flags override (with a note). Image files: --sector-size when given, else a CRC-valid
+ * GPT header (primary at LBA 1 or backup at the last LBA) at 512/1024/2048/4096, else 512 for a
+ * blank image; an image holding only an MBR needs --sector-size and saying so is the error.
+ * Returns 0 or an exit code. */
+int hostdev_set_topology(struct hostdev *h, const struct topo_flags *f);
+
+/* Sets an explicit logical sector size (PSS = LSS, no offset) for an image file. */
+int hostdev_set_sector_size(struct hostdev *h, uint32_t lss, enum topo_origin origin,
+			    const char *why);
+
+/* The sector sizes at which the image holds a CRC-valid GPT header, as a bit set of
+ * (1 << log2(size)); for tests and detection. */
+unsigned hostdev_detect_gpt(int fd, uint64_t size_bytes);
+
+int hostdev_sync(struct hostdev *h);
+void hostdev_close(struct hostdev *h);
+
+/* Reads / writes bytes at an absolute offset (no sector rounding; for files and journals). */
+int pread_full(int fd, void *buf, size_t len, uint64_t off);
+int pwrite_full(int fd, const void *buf, size_t len, uint64_t off);
+
+#endif

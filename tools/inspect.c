@@ -1,0 +1,498 @@
+#include "tools/inspect.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/config.h"
+#include "common/errors.h"
+#include "common/fat.h"
+#include "common/le.h"
+#include "tools/util.h"
+
+static const struct {
+	const char *guid;
+	const char *name;
+} gpt_types[] = {
+	{ "C12A7328-F81F-11D2-BA4B-00A0C93EC93B", "EFI system" },
+	{ "21686148-6449-6E6F-744E-656564454649", "BIOS boot" },
+	{ "0FC63DAF-8483-4772-8E79-3D69D8477DE4", "Linux filesystem" },
+	{ "0657FD6D-A4AB-43C4-84E5-0933C84B4F4F", "Linux swap" },
+	{ "E6D6D379-F507-44C2-A23C-238F2A3DF928", "Linux LVM" },
+	{ "A19D880F-05FC-4D3B-A006-743F0F84911E", "Linux RAID" },
+	{ "4F68BCE3-E8CD-4DB1-96E7-FBCAF984B709", "Linux root (x86-64)" },
+	{ "BC13C2FF-59E6-4262-A352-B275FD6F7172", "Linux extended boot" },
+	{ "EBD0A0A2-B9E5-4433-87C0-68B6B72699C7", "Microsoft basic data" },
+	{ "E3C9E316-0B5C-4DB8-817D-F92DF00215AE", "Microsoft reserved" },
+	{ "DE94BBA4-06D1-4D40-A16A-BFD50179D6AC", "Windows recovery" },
+};
+
+static const struct {
+	uint8_t type;
+	const char *name;
+} mbr_types[] = {
+	{ 0x01, "FAT12" }, { 0x04, "FAT16 <32M" }, { 0x05, "extended" }, { 0x06, "FAT16" },
+	{ 0x07, "NTFS/exFAT" }, { 0x0B, "FAT32" }, { 0x0C, "FAT32 (LBA)" },
+	{ 0x0E, "FAT16 (LBA)" }, { 0x0F, "extended (LBA)" }, { 0x82, "Linux swap" },
+	{ 0x83, "Linux" }, { 0x85, "Linux extended" }, { 0x8E, "Linux LVM" },
+	{ 0xEE, "GPT protective" }, { 0xEF, "EFI system" }, { 0xFD, "Linux RAID" },
+};
+
+bool mbr_type_is_fat(uint8_t t)
+{
+	return t == 0x01 || t == 0x04 || t == 0x06 || t == 0x0B || t == 0x0C || t == 0x0E ||
+	       t == 0xEF;
+}
+
+const char *part_type_name(const struct disk_info *di, const struct part_info *p)
+{
+	if (di->label == LABEL_GPT) {
+		char s[GUID_STR_LEN + 1];
+		guid_format(&p->type_guid, s);
+		for (size_t i = 0; i < sizeof gpt_types / sizeof gpt_types[0]; i++)
+			if (!strcmp(s, gpt_types[i].guid))
+				return gpt_types[i].name;
+		return NULL;
+	}
+	for (size_t i = 0; i < sizeof mbr_types / sizeof mbr_types[0]; i++)
+		if (mbr_types[i].type == p->mbr_type)
+			return mbr_types[i].name;
+	return NULL;
+}
+
+int part_slice(struct hostdev *h, const struct part_info *p, struct blockdev *out)
+{
+	return bdev_slice(&h->dev, p->first, p->sectors, out);
+}
+
+void disk_info_free(struct disk_info *di)
+{
+	free(di->gpt);
+	free(di->mbrt);
+	free(di->parts);
+	memset(di, 0, sizeof *di);
+}
+
+/* fmt has one %s; the message is cut to fit. */
+static void damaged(struct disk_info *di, const char *fmt, const char *msg)
+{
+	char cut[REPORT_MSG_MAX - 100];
+
+	snprintf(cut, sizeof cut, "%.900s", msg);
+	if (!di->damaged)
+		snprintf(di->damage, sizeof di->damage, fmt, cut);
+	di->damaged = true;
+}
+
+/* Passes on only the codes listed in ctx (a NULL-terminated array), keeping their level. */
+struct filter {
+	struct report rep;
+	const char *const *keep;
+	struct report *to;
+};
+
+static void copy_kept(const struct filter *f)
+{
+	for (unsigned i = 0; i < f->rep.n; i++)
+		for (const char *const *k = f->keep; *k; k++)
+			if (!strcmp(f->rep.items[i].code, *k))
+				report_add(f->to, f->rep.items[i].level, f->rep.items[i].code,
+					   f->rep.items[i].msg);
+}
+
+static void read_gpt(struct hostdev *h, struct disk_info *di, bool strict, struct report *r)
+{
+	struct report q;
+	int rc;
+
+	di->gpt = xcalloc(1, sizeof *di->gpt);
+	report_init(&q, false);
+	rc = gpt_read(&h->dev, di->gpt, &q.diag);
+	if (strict) {
+		/* Each header on its own, every problem an error; then what only the pair tells. */
+		static const char *const keep[] = { "gpt.backup_mismatch", "gpt.using_backup",
+						    "gpt.invalid", NULL };
+		struct filter f = { .rep = q, .keep = keep, .to = r };
+		uint64_t last = h->dev.sectors - 1;
+		uint64_t backup = di->gpt->primary_valid ? di->gpt->hdr.alternate_lba
+				  : di->gpt->used_backup ? di->gpt->hdr.my_lba : last;
+		gpt_read_at(&h->dev, 1, NULL, &r->diag);
+		if (backup != 1)
+			gpt_read_at(&h->dev, backup, NULL, &r->diag);
+		copy_kept(&f);
+	} else {
+		for (unsigned i = 0; i < q.n; i++)
+			report_add(r, q.items[i].level, q.items[i].code, q.items[i].msg);
+	}
+	if (rc) {
+		damaged(di, "no valid GPT: %s",
+			report_first(&q, DIAG_ERROR) ? report_first(&q, DIAG_ERROR)->msg : as_strerror(rc));
+	} else if (!di->gpt->primary_valid || !di->gpt->backup_valid ||
+		   report_has(&q, "gpt.backup_mismatch")) {
+		const struct report_item *it = report_first(&q, DIAG_WARN);
+		damaged(di, "the GPT is damaged: %s", it ? it->msg : "one header is invalid");
+	}
+	report_free(&q);
+	if (rc)
+		return;
+	for (unsigned i = 0; i < di->gpt->count; i++) {
+		const struct gpt_part *gp = &di->gpt->parts[i];
+		struct part_info *p = &di->parts[di->nparts++];
+		p->number = gp->number;
+		p->first = gp->e.first_lba;
+		p->sectors = gp->e.last_lba - gp->e.first_lba + 1;
+		p->type_guid = gp->e.type;
+		p->unique = gp->e.unique;
+		gpt_name_get(&gp->e, p->name);
+		if (di->esp < 0 && guid_eq(&gp->e.type, &GUID_ESP))
+			di->esp = (int)(di->nparts - 1);
+		if (di->bios_boot < 0 && guid_eq(&gp->e.type, &GUID_BIOS_BOOT))
+			di->bios_boot = (int)(di->nparts - 1);
+	}
+}
+
+static void read_mbr(struct hostdev *h, struct disk_info *di, struct report *r)
+{
+	struct report q;
+
+	di->mbrt = xcalloc(1, sizeof *di->mbrt);
+	report_init(&q, false);
+	q.forward = r;
+	int rc = mbr_read(&h->dev, di->mbrt, &q.diag);
+	if (rc || q.diag.errors) {
+		const struct report_item *it = report_first(&q, DIAG_ERROR);
+		damaged(di, "the MBR partition table is invalid: %s", it ? it->msg : as_strerror(rc));
+	}
+	report_free(&q);
+	if (rc)
+		return;
+	int fat_any = -1, fat_active = -1;
+	for (unsigned i = 0; i < di->mbrt->count; i++) {
+		const struct mbr_part *mp = &di->mbrt->parts[i];
+		struct part_info *p = &di->parts[di->nparts++];
+		p->number = mp->number;
+		p->first = mp->first_lba;
+		p->sectors = mp->sectors;
+		p->mbr_type = mp->type;
+		p->active = mp->active;
+		p->container = mbr_type_is_extended(mp->type);
+		if (mp->number <= 4 && mbr_type_is_fat(mp->type)) {
+			if (fat_any < 0)
+				fat_any = (int)(di->nparts - 1);
+			if (mp->active && fat_active < 0)
+				fat_active = (int)(di->nparts - 1);
+		}
+	}
+	di->esp = fat_active >= 0 ? fat_active : fat_any;
+}
+
+static void compute_alignment(const struct hostdev *h, struct disk_info *di)
+{
+	struct topology pt = h->topo;
+	pt.io_min = pt.io_opt = 0;
+	di->grain = align_grain(&h->topo, true);
+	di->pgrain = align_grain(&pt, false);
+	di->first_part_lba = UINT64_MAX;
+	for (unsigned i = 0; i < di->nparts; i++) {
+		struct part_info *p = &di->parts[i];
+		p->phys_aligned = align_lba_ok(&h->topo, p->first, di->pgrain);
+		p->grain_aligned = align_lba_ok(&h->topo, p->first, di->grain);
+		p->phys_up = align_up(&h->topo, p->first, di->pgrain);
+		p->grain_up = align_up(&h->topo, p->first, di->grain);
+		if (p->first < di->first_part_lba)
+			di->first_part_lba = p->first;
+	}
+}
+
+int disk_inspect(struct hostdev *h, struct disk_info *di, bool strict, struct report *r)
+{
+	memset(di, 0, sizeof *di);
+	di->esp = di->bios_boot = -1;
+	di->parts = xcalloc(GPT_MAX_PARTS > MBR_MAX_PARTS ? GPT_MAX_PARTS : MBR_MAX_PARTS,
+			    sizeof *di->parts);
+	int rc = bdev_read_bytes(&h->dev, 0, di->lba0, sizeof di->lba0);
+	if (rc) {
+		report_printf(r, DIAG_ERROR, "io.read", "%s: LBA 0 could not be read: %s", h->path,
+			      as_strerror(rc));
+		return EXIT_ERRORS;
+	}
+	mbr_decode(di->lba0, &di->mbr);
+	if (!memcmp(di->lba0 + STAGE1_MAGIC_OFF, STAGE1_MAGIC, 4)) {
+		di->has_stage1 = true;
+		di->s1_version = le16_load(di->lba0 + STAGE1_VERSION_OFF);
+		di->s2_offset = le64_load(di->lba0 + STAGE1_S2_OFFSET_OFF);
+		di->s2_length = le32_load(di->lba0 + STAGE1_S2_LENGTH_OFF);
+	}
+
+	bool protective = di->mbr.boot_signature && mbr_is_protective(&di->mbr);
+	bool plain_mbr = di->mbr.boot_signature && !protective;
+	unsigned gpt_sizes = hostdev_detect_gpt(h->fd, h->size_bytes);
+	bool gpt_here = gpt_sizes & h->topo.lss;
+
+	if (protective || (!plain_mbr && gpt_here)) {
+		di->label = LABEL_GPT;
+		read_gpt(h, di, strict, r);
+		if (mbr_check_protective(&di->mbr, h->dev.sectors, &r->diag) && !protective)
+			damaged(di, "%s", "LBA 0 holds no protective MBR in front of the GPT");
+	} else if (plain_mbr) {
+		di->label = LABEL_MBR;
+		read_mbr(h, di, r);
+		if (gpt_here)
+			report_printf(r, DIAG_WARN, "label.stale_gpt",
+				      "LBA 0 holds an MBR without a protective entry, yet a GPT header is "
+				      "also present: the GPT is ignored (remove it or restore the "
+				      "protective MBR)");
+	} else {
+		di->label = LABEL_NONE;
+		if (gpt_sizes)
+			report_printf(r, DIAG_WARN, "label.sector_size",
+				      "no partition table at %u-byte sectors, but a GPT header is valid at "
+				      "another sector size (%s%s%s%s): check --sector-size",
+				      (unsigned)h->topo.lss, gpt_sizes & 512 ? "512 " : "",
+				      gpt_sizes & 1024 ? "1024 " : "", gpt_sizes & 2048 ? "2048 " : "",
+				      gpt_sizes & 4096 ? "4096" : "");
+	}
+	compute_alignment(h, di);
+	return 0;
+}
+
+void disk_check_alignment(const struct hostdev *h, const struct disk_info *di, struct report *r)
+{
+	const struct topology *t = &h->topo;
+	char g[32];
+
+	for (unsigned i = 0; i < di->nparts; i++) {
+		const struct part_info *p = &di->parts[i];
+		uint64_t byte = p->first * t->lss;
+		if (p->container)
+			continue;
+		if (!p->phys_aligned) {
+			uint32_t aoff = align_effective_offset(t);
+			uint64_t into = (byte % t->pss + t->pss - aoff % t->pss) % t->pss;
+			report_printf(r, DIAG_WARN, "align.partition",
+				      "partition %u starts at LBA %llu (byte %llu), %llu bytes into a "
+				      "%u-byte physical sector%s: every 4 KiB block in it straddles two "
+				      "physical sectors; it should start at LBA %llu (or LBA %llu for "
+				      "%s alignment)",
+				      p->number, (unsigned long long)p->first, (unsigned long long)byte,
+				      (unsigned long long)into, (unsigned)t->pss,
+				      aoff ? " (the drive's alignment offset is nonzero)" : "",
+				      (unsigned long long)p->phys_up, (unsigned long long)p->grain_up,
+				      human_size(di->grain, g, sizeof g));
+		} else if (!p->grain_aligned) {
+			report_printf(r, DIAG_INFO, "align.partition_grain",
+				      "partition %u starts at LBA %llu: physically aligned, but not on a "
+				      "%s boundary (LBA %llu would be)",
+				      p->number, (unsigned long long)p->first,
+				      human_size(di->grain, g, sizeof g), (unsigned long long)p->grain_up);
+		}
+	}
+}
+
+/* --- boot code --- */
+
+static const struct part_info *part_by_number(const struct disk_info *di, unsigned number)
+{
+	for (unsigned i = 0; i < di->nparts; i++)
+		if (di->parts[i].number == number)
+			return &di->parts[i];
+	return NULL;
+}
+
+static void check_stage2(struct hostdev *h, struct disk_info *di, struct report *r)
+{
+	uint32_t lss = h->topo.lss;
+	uint64_t off = di->s2_offset, len = di->s2_length;
+	uint64_t disk = h->dev.sectors * lss;
+
+	if (off % lss || off < lss) {
+		report_printf(r, DIAG_ERROR, "boot.stage2_offset",
+			      "stage1 points at stage2 at byte %llu, which is not a whole %u-byte "
+			      "sector after LBA 0",
+			      (unsigned long long)off, (unsigned)lss);
+		return;
+	}
+	if (len < STAGE2_HDR_SIZE || len > STAGE2_MAX_SIZE || off > disk || len > disk - off) {
+		report_printf(r, DIAG_ERROR, "boot.stage2_length",
+			      "stage1 gives stage2 a length of %llu bytes at byte %llu: outside "
+			      "%u..%u bytes or past the end of the disk",
+			      (unsigned long long)len, (unsigned long long)off, STAGE2_HDR_SIZE,
+			      (unsigned)STAGE2_MAX_SIZE);
+		return;
+	}
+	/* Where it lies: inside the BIOS boot partition (GPT) or the gap (MBR), never over data. */
+	uint64_t first = off / lss, last = (off + len - 1) / lss;
+	for (unsigned i = 0; i < di->nparts; i++) {
+		const struct part_info *p = &di->parts[i];
+		if (p->container || (int)i == di->bios_boot)
+			continue;
+		if (first <= p->first + p->sectors - 1 && p->first <= last)
+			report_printf(r, DIAG_ERROR, "boot.stage2_overlap",
+				      "stage2 (LBA %llu..%llu) overlaps partition %u (LBA %llu..%llu)",
+				      (unsigned long long)first, (unsigned long long)last, p->number,
+				      (unsigned long long)p->first,
+				      (unsigned long long)(p->first + p->sectors - 1));
+	}
+	uint8_t *img = xmalloc((size_t)len);
+	int rc = bdev_read_bytes(&h->dev, off, img, (size_t)len);
+	if (rc) {
+		report_printf(r, DIAG_ERROR, "io.read", "stage2 at byte %llu could not be read: %s",
+			      (unsigned long long)off, as_strerror(rc));
+		free(img);
+		return;
+	}
+	if (memcmp(img + STAGE2_MAGIC_OFF, STAGE2_MAGIC, 8)) {
+		report_printf(r, DIAG_ERROR, "boot.stage2_missing",
+			      "stage1 points at stage2 at byte %llu, but no stage2 header is there",
+			      (unsigned long long)off);
+	} else if (le32_load(img + STAGE2_LENGTH_OFF) != len) {
+		report_printf(r, DIAG_ERROR, "boot.stage2_length",
+			      "stage2 at byte %llu says it is %u bytes long; stage1 loads %llu",
+			      (unsigned long long)off, (unsigned)le32_load(img + STAGE2_LENGTH_OFF),
+			      (unsigned long long)len);
+	} else if (!stage2_image_valid(img, (uint32_t)len)) {
+		report_printf(r, DIAG_ERROR, "boot.stage2_crc",
+			      "stage2 at byte %llu is damaged: its CRC32 is 0x%08X but the image gives "
+			      "0x%08X (a torn install or a stray write)",
+			      (unsigned long long)off, (unsigned)le32_load(img + STAGE2_CRC_OFF),
+			      (unsigned)stage2_image_crc(img, (uint32_t)len));
+	} else {
+		struct stage2_identity id;
+		char gs[GUID_STR_LEN + 1];
+		stage2_identity_get(img, &id);
+		if (id.kind == STAGE2_KIND_GPT) {
+			const struct part_info *bp = NULL;
+			for (unsigned i = 0; i < di->nparts && di->label == LABEL_GPT; i++)
+				if (guid_eq(&di->parts[i].unique, &id.part_guid))
+					bp = &di->parts[i];
+			guid_format(&id.part_guid, gs);
+			if (!bp)
+				report_printf(r, DIAG_ERROR, "boot.identity",
+					      "stage2 boots from the partition with GUID %s, which is not "
+					      "on this disk",
+					      gs);
+			else
+				report_printf(r, DIAG_INFO, "boot.stage2",
+					      "stage2 intact: %llu bytes at byte %llu, boot partition %u "
+					      "(GUID %s), config %s",
+					      (unsigned long long)len, (unsigned long long)off, bp->number, gs,
+					      id.config_path);
+		} else if (id.kind == STAGE2_KIND_MBR) {
+			const struct part_info *bp = part_by_number(di, id.mbr_part);
+			if (di->label != LABEL_MBR || id.mbr_disk_sig != di->mbr.disk_sig || !bp)
+				report_printf(r, DIAG_ERROR, "boot.identity",
+					      "stage2 boots from partition %u of the disk with signature "
+					      "0x%08X, which is not this disk (signature 0x%08X) or "
+					      "has no such partition",
+					      (unsigned)id.mbr_part, (unsigned)id.mbr_disk_sig,
+					      (unsigned)di->mbr.disk_sig);
+			else
+				report_printf(r, DIAG_INFO, "boot.stage2",
+					      "stage2 intact: %llu bytes at byte %llu, boot partition %u "
+					      "(disk signature 0x%08X), config %s",
+					      (unsigned long long)len, (unsigned long long)off,
+					      (unsigned)id.mbr_part, (unsigned)id.mbr_disk_sig, id.config_path);
+		} else {
+			report_printf(r, DIAG_ERROR, "boot.identity",
+				      "stage2 at byte %llu does not name its boot partition (the "
+				      "installer never patched it)",
+				      (unsigned long long)off);
+		}
+	}
+	free(img);
+}
+
+struct fat_ctx {
+	struct blockdev part;
+	struct fat_fs fs;
+};
+
+static bool fat_has(struct fat_ctx *c, const char *path)
+{
+	struct fat_file f;
+	return !fat_open(&c->fs, path, &f, NULL) && !f.is_dir;
+}
+
+static void check_config(struct fat_ctx *c, bool ours, struct report *r)
+{
+	struct fat_file f;
+	struct cfg *cfg;
+
+	if (fat_open(&c->fs, "/" CFG_FILE_NAME, &f, NULL)) {
+		report_printf(r, ours ? DIAG_WARN : DIAG_INFO, "boot.no_config",
+			      "the boot partition has no %s: the boot menu will be empty",
+			      CFG_FILE_NAME);
+		return;
+	}
+	char *text = xmalloc(f.size + 1);
+	int rc = fat_read(&c->fs, &f, 0, text, f.size, &r->diag);
+	cfg = xcalloc(1, sizeof *cfg);
+	if (!rc && !cfg_parse(text, f.size, cfg, &r->diag)) {
+		for (unsigned i = 0; i < cfg->nentries; i++) {
+			const struct cfg_entry *e = &cfg->entries[i];
+			if (!fat_has(c, e->kernel))
+				report_printf(r, DIAG_ERROR, "boot.config_file",
+					      "%s entry '%s': kernel %s is not on the boot partition",
+					      CFG_FILE_NAME, e->name, e->kernel);
+			for (unsigned k = 0; k < e->ninitrd; k++)
+				if (!fat_has(c, e->initrd[k]))
+					report_printf(r, DIAG_ERROR, "boot.config_file",
+						      "%s entry '%s': initrd %s is not on the boot "
+						      "partition",
+						      CFG_FILE_NAME, e->name, e->initrd[k]);
+		}
+		report_printf(r, DIAG_INFO, "boot.config", "%s: %u entries, default '%s'",
+			      CFG_FILE_NAME, cfg->nentries,
+			      cfg_default_index(cfg) >= 0 ? cfg->entries[cfg_default_index(cfg)].name
+							  : "");
+	}
+	free(cfg);
+	free(text);
+}
+
+void disk_check_boot(struct hostdev *h, struct disk_info *di, struct report *r)
+{
+	if (di->has_stage1) {
+		report_printf(r, DIAG_INFO, "boot.stage1",
+			      "LBA 0 holds anysector boot code version %u (stage2: %u bytes at byte "
+			      "%llu)",
+			      (unsigned)di->s1_version, (unsigned)di->s2_length,
+			      (unsigned long long)di->s2_offset);
+		check_stage2(h, di, r);
+	} else if (!all_zero(di->lba0, MBR_BOOTCODE_SIZE)) {
+		report_printf(r, DIAG_INFO, "boot.foreign",
+			      "LBA 0 holds boot code that is not anysector's");
+	} else {
+		report_printf(r, DIAG_INFO, "boot.none", "LBA 0 holds no boot code");
+	}
+	if (di->label == LABEL_NONE || di->esp < 0) {
+		if (di->label != LABEL_NONE)
+			report_printf(r, di->has_stage1 ? DIAG_WARN : DIAG_INFO, "boot.no_esp",
+				      "no %s on this disk", di->label == LABEL_GPT ? "EFI system partition"
+				      : "FAT boot partition");
+		return;
+	}
+	const struct part_info *bp = &di->parts[di->esp];
+	struct fat_ctx *c = xcalloc(1, sizeof *c);
+	struct report q;
+	report_init(&q, false);
+	if (part_slice(h, bp, &c->part) || fat_mount(&c->part, &c->fs, &q.diag)) {
+		const struct report_item *it = report_first(&q, DIAG_ERROR);
+		report_printf(r, di->has_stage1 ? DIAG_ERROR : DIAG_WARN, "boot.esp_fat",
+			      "boot partition %u holds no valid FAT filesystem (%.900s)", bp->number,
+			      it ? it->msg : "the partition is outside the disk");
+	} else {
+		bool efi = fat_has(c, "/EFI/BOOT/BOOTX64.EFI");
+		if (efi)
+			report_printf(r, DIAG_INFO, "boot.efi", "partition %u: \\EFI\\BOOT\\BOOTX64.EFI present",
+				      bp->number);
+		else
+			report_printf(r, di->has_stage1 ? DIAG_WARN : DIAG_INFO, "boot.no_efi",
+				      "partition %u has no \\EFI\\BOOT\\BOOTX64.EFI: UEFI firmware will "
+				      "not boot this disk",
+				      bp->number);
+		check_config(c, di->has_stage1 || efi, r);
+	}
+	report_free(&q);
+	free(c);
+}

@@ -1,0 +1,71 @@
+/* What is on a disk: its label, its partitions (with their alignment), the boot partitions the
+ * installer uses, and our boot code. info, check, install and add all start here. */
+#ifndef ANYSECTOR_TOOLS_INSPECT_H
+#define ANYSECTOR_TOOLS_INSPECT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/bootinfo.h"
+#include "common/gpt.h"
+#include "common/mbr.h"
+#include "tools/hostdev.h"
+#include "tools/layout.h"
+#include "tools/report.h"
+
+struct part_info {
+	unsigned number;
+	uint64_t first, sectors;
+	struct guid type_guid, unique;   /* GPT */
+	uint8_t mbr_type;                /* MBR */
+	bool active;                     /* MBR */
+	bool container;                  /* an MBR extended partition (holds logical ones) */
+	char name[GPT_NAME_UNITS + 1];
+	bool phys_aligned, grain_aligned;
+	uint64_t phys_up, grain_up;      /* the aligned starts it could have had */
+};
+
+struct disk_info {
+	enum label_kind label;
+	bool damaged;                    /* a problem that makes writing to the disk unsafe */
+	char damage[REPORT_MSG_MAX];     /* the first such problem */
+	uint8_t lba0[MBR_RECORD_SIZE];
+	struct mbr mbr;                  /* LBA 0 decoded */
+	struct gpt *gpt;                 /* GPT: the table in use */
+	struct mbr_table *mbrt;          /* MBR: primaries and logicals */
+	unsigned nparts;
+	struct part_info *parts;
+	int esp;                         /* the boot partition (GPT ESP / MBR FAT boot), -1 none */
+	int bios_boot;                   /* GPT BIOS boot partition, -1 none */
+	uint64_t first_part_lba;         /* lowest partition start (UINT64_MAX: none) */
+	uint64_t grain, pgrain;          /* bytes: full alignment grain, physical-sector grain */
+	/* our boot code in LBA 0 */
+	bool has_stage1;
+	uint16_t s1_version;
+	uint64_t s2_offset;
+	uint32_t s2_length;
+};
+
+/* Reads LBA 0 and the partition table. Strict (check): every GPT header problem of the primary
+ * and the backup is an error in r. Otherwise the table problems go to r as the readers report
+ * them and di->damaged tells whether writing is safe. Returns 0, or EXIT_ERRORS when the disk
+ * could not be read at all. */
+int disk_inspect(struct hostdev *h, struct disk_info *di, bool strict, struct report *r);
+
+/* Warnings for partitions that are not physically aligned, notes for those that miss the grain. */
+void disk_check_alignment(const struct hostdev *h, const struct disk_info *di, struct report *r);
+
+/* Stage1 / stage2 / ESP contents (check): our boot code, its stage2, BOOTX64.EFI, anysector.cfg. */
+void disk_check_boot(struct hostdev *h, struct disk_info *di, struct report *r);
+
+void disk_info_free(struct disk_info *di);
+
+/* "EFI system", "BIOS boot", "Linux filesystem", "FAT32 (LBA)", ...; NULL when unknown. */
+const char *part_type_name(const struct disk_info *di, const struct part_info *p);
+/* True for MBR types that hold a FAT filesystem. */
+bool mbr_type_is_fat(uint8_t type);
+
+/* Opens a partition as a block device window. */
+int part_slice(struct hostdev *h, const struct part_info *p, struct blockdev *out);
+
+#endif

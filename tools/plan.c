@@ -1,0 +1,105 @@
+#include "tools/plan.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/errors.h"
+#include "tools/util.h"
+
+void plan_init(struct plan *p, uint32_t lss)
+{
+	memset(p, 0, sizeof *p);
+	p->lss = lss;
+}
+
+void plan_free(struct plan *p)
+{
+	for (unsigned i = 0; i < p->n; i++)
+		free(p->ops[i].data);
+	free(p->ops);
+	p->ops = NULL;
+	p->n = p->cap = 0;
+}
+
+static struct write_op *grow(struct plan *p)
+{
+	if (p->n == p->cap) {
+		p->cap = p->cap ? p->cap * 2 : 8;
+		struct write_op *o = realloc(p->ops, p->cap * sizeof *o);
+		if (!o) {
+			fprintf(stderr, "anysector: out of memory\n");
+			exit(EXIT_ERRORS);
+		}
+		p->ops = o;
+	}
+	return &p->ops[p->n++];
+}
+
+void plan_add(struct plan *p, uint64_t lba, uint64_t count, const void *data, const char *what)
+{
+	struct write_op *o = grow(p);
+	size_t len = (size_t)(count * p->lss);
+	o->lba = lba;
+	o->count = count;
+	o->data = xmalloc(len);
+	memcpy(o->data, data, len);
+	snprintf(o->what, sizeof o->what, "%s", what);
+}
+
+void plan_append(struct plan *dst, struct plan *src)
+{
+	for (unsigned i = 0; i < src->n; i++)
+		*grow(dst) = src->ops[i];
+	free(src->ops);
+	src->ops = NULL;
+	src->n = src->cap = 0;
+}
+
+uint64_t plan_sectors(const struct plan *p)
+{
+	uint64_t n = 0;
+	for (unsigned i = 0; i < p->n; i++)
+		n += p->ops[i].count;
+	return n;
+}
+
+void plan_print(const struct plan *p, FILE *f)
+{
+	for (unsigned i = 0; i < p->n; i++) {
+		const struct write_op *o = &p->ops[i];
+		fprintf(f, "write LBA %llu..%llu (byte %llu, %llu bytes): %s\n",
+			(unsigned long long)o->lba, (unsigned long long)(o->lba + o->count - 1),
+			(unsigned long long)(o->lba * p->lss), (unsigned long long)(o->count * p->lss),
+			o->what);
+	}
+}
+
+int plan_execute(struct hostdev *h, const struct plan *p)
+{
+	for (unsigned i = 0; i < p->n; i++) {
+		const struct write_op *o = &p->ops[i];
+		size_t len = (size_t)(o->count * p->lss);
+		int rc = bdev_write(&h->dev, o->lba, o->count, o->data);
+		if (rc) {
+			t_error("io.write", "%s: writing LBA %llu..%llu (%s) failed at LBA %llu: %s",
+				h->path, (unsigned long long)o->lba,
+				(unsigned long long)(o->lba + o->count - 1), o->what,
+				(unsigned long long)h->dev.err_lba, as_strerror(rc));
+			return EXIT_ERRORS;
+		}
+		if ((rc = hostdev_sync(h)))
+			return rc;
+		uint8_t *back = xmalloc(len);
+		rc = bdev_read(&h->dev, o->lba, o->count, back);
+		bool same = !rc && !memcmp(back, o->data, len);
+		free(back);
+		if (!same) {
+			t_error("io.verify", "%s: LBA %llu..%llu (%s) read back different from what was "
+				"written",
+				h->path, (unsigned long long)o->lba,
+				(unsigned long long)(o->lba + o->count - 1), o->what);
+			return EXIT_ERRORS;
+		}
+	}
+	return 0;
+}

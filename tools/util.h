@@ -1,0 +1,36 @@
+/* Small host helpers shared by the installer's commands: exit codes, number and size parsing,
+ * human-readable sizes, checked allocation. */
+#ifndef ANYSECTOR_TOOLS_UTIL_H
+#define ANYSECTOR_TOOLS_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Exit codes (anysector.8 "EXIT STATUS"). */
+enum {
+	EXIT_OK = 0,
+	EXIT_WARNINGS = 1,  /* check: only warnings */
+	EXIT_ERRORS = 2,    /* check: errors; other commands: the operation failed */
+	EXIT_REFUSED = 3,   /* a safety rule refused the operation; nothing was written */
+	EXIT_USAGE = 64,    /* bad command line */
+};
+
+/* "4096", "0x1000", "64M", "64MiB", "3TB" (decimal), "1.5G" is refused. K/M/G/T/P and
+ * KiB/MiB/... are powers of 1024, KB/MB/GB/TB/PB powers of 1000 (any case).
+ * A bare number is bytes. */
+bool parse_size(const char *s, uint64_t *out);
+/* A plain unsigned number (decimal or 0x hex) that fits 32 bits. */
+bool parse_u32(const char *s, uint32_t *out);
+
+/* "260.0 MiB", "3.0 TB"-style text for a byte count (binary units, one decimal). */
+const char *human_size(uint64_t bytes, char *buf, size_t cap);
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t m);
+char *xstrdup(const char *s);
+
+bool is_pow2_u64(uint64_t v);
+bool all_zero(const void *buf, size_t len);
+
+#endif

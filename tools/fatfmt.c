@@ -1,8 +1,10 @@
 #include "tools/fatfmt.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/errors.h"
 #include "common/fat.h"
@@ -69,6 +71,34 @@ int fat_choose(uint32_t lss, uint64_t sectors, struct fat_choice *c)
 	return -1;
 }
 
+/* Writes the temporary filesystem image into the partition, chunk by chunk, only where the
+ * disk differs (a sparse image stays sparse; stale bytes in the FAT area are overwritten). */
+static int copy_into(struct hostdev *h, int fd, uint64_t first_lba, uint64_t sectors)
+{
+	uint32_t lss = h->topo.lss;
+	uint64_t per = (1u << 20) / lss;
+	uint8_t *a = xmalloc((size_t)(per * lss)), *b = xmalloc((size_t)(per * lss));
+	int rc = 0;
+
+	for (uint64_t i = 0; i < sectors && !rc; i += per) {
+		uint64_t n = sectors - i < per ? sectors - i : per;
+		size_t len = (size_t)(n * lss);
+		int err = pread_full(fd, a, len, i * lss) ? AS_EIO : 0;
+		if (!err)
+			err = bdev_read(&h->dev, first_lba + i, n, b);
+		if (!err && memcmp(a, b, len))
+			err = bdev_write(&h->dev, first_lba + i, n, a);
+		if (err) {
+			t_error("io.write", "%s: writing the ESP at LBA %llu failed: %s", h->path,
+				(unsigned long long)(first_lba + i), as_strerror(err));
+			rc = EXIT_ERRORS;
+		}
+	}
+	free(a);
+	free(b);
+	return rc;
+}
+
 int fat_format(struct hostdev *h, uint64_t first_lba, uint64_t sectors, const char *label)
 {
 	struct fat_choice c;
@@ -80,13 +110,6 @@ int fat_format(struct hostdev *h, uint64_t first_lba, uint64_t sectors, const ch
 			(unsigned long long)sectors, (unsigned)lss);
 		return EXIT_ERRORS;
 	}
-	char bits[8], ss[16], spc[16], hidden[32], offset[40], blocks[32];
-	snprintf(bits, sizeof bits, "%u", c.bits);
-	snprintf(ss, sizeof ss, "%u", (unsigned)lss);
-	snprintf(spc, sizeof spc, "%u", (unsigned)c.sectors_per_cluster);
-	snprintf(hidden, sizeof hidden, "%llu", (unsigned long long)first_lba);
-	snprintf(offset, sizeof offset, "--offset=%llu", (unsigned long long)first_lba);
-	snprintf(blocks, sizeof blocks, "%llu", (unsigned long long)(sectors * lss / 1024));
 	if (first_lba > 0xFFFFFFFFull) {
 		t_error("format.hidden",
 			"the ESP starts at LBA %llu, past what a FAT boot sector's hidden-sectors field "
@@ -94,15 +117,41 @@ int fat_format(struct hostdev *h, uint64_t first_lba, uint64_t sectors, const ch
 			(unsigned long long)first_lba);
 		return EXIT_ERRORS;
 	}
-	/* -I: the target is a whole disk (or an image of one) and the filesystem goes at an offset. */
-	const char *argv[] = { "mkfs.fat", "-I", "-F", bits, "-S", ss, "-s", spc, "-h", hidden,
-			       offset, "-n", label, h->path, blocks, NULL };
+	/* mkfs.fat works on a sparse temporary file: it cannot open a device we hold exclusively,
+	 * and the result is then copied in through the same block layer as every other write. */
+	const char *tmpdir = getenv("TMPDIR");
+	char tmp[4096];
+	snprintf(tmp, sizeof tmp, "%.4000s/anysector-fat-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+	int fd = mkstemp(tmp);
+	if (fd < 0 || ftruncate(fd, (off_t)(sectors * lss))) {
+		t_error("format.temp", "cannot create a temporary file %s: %s", tmp, strerror(errno));
+		if (fd >= 0) {
+			close(fd);
+			unlink(tmp);
+		}
+		return EXIT_ERRORS;
+	}
+	char bits[8], ss[16], spc[16], hidden[32], blocks[32];
+	snprintf(bits, sizeof bits, "%u", c.bits);
+	snprintf(ss, sizeof ss, "%u", (unsigned)lss);
+	snprintf(spc, sizeof spc, "%u", (unsigned)c.sectors_per_cluster);
+	snprintf(hidden, sizeof hidden, "%llu", (unsigned long long)first_lba);
+	snprintf(blocks, sizeof blocks, "%llu", (unsigned long long)(sectors * lss / 1024));
+	const char *argv[] = { "mkfs.fat", "-F", bits, "-S", ss, "-s", spc, "-h", hidden,
+			       "-n", label, tmp, blocks, NULL };
 	int rc = run_capture(argv, out, sizeof out);
 	if (rc) {
 		t_error("format.mkfs", "mkfs.fat -F %s -S %s -s %s failed (exit %d): %s", bits, ss, spc,
 			rc, out);
+		close(fd);
+		unlink(tmp);
 		return EXIT_ERRORS;
 	}
+	rc = copy_into(h, fd, first_lba, sectors);
+	close(fd);
+	unlink(tmp);
+	if (rc || (rc = hostdev_sync(h)))
+		return rc;
 
 	/* Read back what was made: the rules edk2 and our readers depend on must hold. */
 	struct blockdev part;

@@ -28,8 +28,9 @@ int fat_choose(uint32_t lss, uint64_t sectors, struct fat_choice *c);
  * reserved-sector and root-directory defaults). */
 uint64_t fat_estimate_clusters(uint32_t lss, uint64_t sectors, unsigned bits, uint32_t spc);
 
-/* Runs mkfs.fat on [first_lba, first_lba + sectors) of the target, then reads the result back
- * with common/fat.c and checks type, cluster count, sector size and hidden sectors.
+/* Formats [first_lba, first_lba + sectors) of the target: mkfs.fat makes the filesystem in a
+ * temporary file, which is copied in; the result is read back with common/fat.c and its type,
+ * cluster count, sector size and hidden sectors checked.
  * Returns 0 or an exit code. */
 int fat_format(struct hostdev *h, uint64_t first_lba, uint64_t sectors, const char *label);
 

@@ -1,0 +1,343 @@
+/* anysector partition: a new aligned layout (tools/layout.c), its tables and a formatted ESP. */
+#include <errno.h>
+#include <getopt.h>
+#include <linux/fs.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/random.h>
+
+#include "common/errors.h"
+#include "common/gpt.h"
+#include "common/le.h"
+#include "common/mbr.h"
+#include "tools/cli.h"
+#include "tools/fatfmt.h"
+#include "tools/mounts.h"
+#include "tools/ops.h"
+#include "tools/util.h"
+
+#define WIPE_CHUNK (1u << 20)
+
+void random_bytes(void *buf, size_t len)
+{
+	uint8_t *p = buf;
+	while (len) {
+		ssize_t n = getrandom(p, len, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			fprintf(stderr, "anysector: getrandom failed: %s\n", strerror(errno));
+			exit(EXIT_ERRORS);
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+}
+
+static void random_guid(struct guid *g)
+{
+	random_bytes(g->b, sizeof g->b);
+	g->b[7] = (uint8_t)((g->b[7] & 0x0F) | 0x40); /* version 4 (time_hi is little-endian) */
+	g->b[8] = (uint8_t)((g->b[8] & 0x3F) | 0x80); /* RFC 4122 variant */
+}
+
+static bool magic_at(struct hostdev *h, uint64_t off, const void *m, size_t n)
+{
+	uint8_t buf[16];
+	if (off + n > h->size_bytes || pread_full(h->fd, buf, n, off))
+		return false;
+	return !memcmp(buf, m, n);
+}
+
+const char *existing_content(struct hostdev *h, char *buf, size_t cap)
+{
+	static const struct {
+		uint64_t off;
+		const char *magic;
+		size_t len;
+		const char *what;
+	} sigs[] = {
+		{ 1080, "\x53\xEF", 2, "an ext2/3/4 filesystem" },
+		{ 0, "XFSB", 4, "an XFS filesystem" },
+		{ 65600, "_BHRfS_M", 8, "a btrfs filesystem" },
+		{ 0, "LUKS\xBA\xBE", 6, "a LUKS volume" },
+		{ 512, "LABEL ONE", 9, "an LVM physical volume" },
+		{ 4086, "SWAPSPACE2", 10, "a swap area" },
+		{ 32769, "CD001", 5, "an ISO 9660 filesystem" },
+	};
+	unsigned gpt = hostdev_detect_gpt(h->fd, h->size_bytes);
+	uint8_t rec[MBR_RECORD_SIZE];
+
+	if (gpt) {
+		snprintf(buf, cap, "a GPT (valid at %u-byte sectors)", gpt & (~gpt + 1));
+		return buf;
+	}
+	if (h->size_bytes >= sizeof rec && !pread_full(h->fd, rec, sizeof rec, 0)) {
+		struct mbr m;
+		mbr_decode(rec, &m);
+		if (m.boot_signature) {
+			snprintf(buf, cap, "%s (0x55AA at byte 510)",
+				 mbr_is_protective(&m) ? "a protective MBR" : "an MBR or a boot sector");
+			return buf;
+		}
+	}
+	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+		if (magic_at(h, sigs[i].off, sigs[i].magic, sigs[i].len)) {
+			snprintf(buf, cap, "%s", sigs[i].what);
+			return buf;
+		}
+	}
+	return NULL;
+}
+
+/* Zeroes [lba, lba + count) where it is not zero already (keeps sparse images sparse). */
+static int zero_range(struct hostdev *h, uint64_t lba, uint64_t count)
+{
+	uint32_t lss = h->topo.lss;
+	uint64_t per = WIPE_CHUNK / lss;
+	uint8_t *buf = xmalloc(WIPE_CHUNK), *zero = xcalloc(1, WIPE_CHUNK);
+	int rc = 0;
+
+	while (count && !rc) {
+		uint64_t n = count < per ? count : per;
+		int err = bdev_read(&h->dev, lba, n, buf);
+		if (!err && !all_zero(buf, (size_t)(n * lss)))
+			err = bdev_write(&h->dev, lba, n, zero);
+		if (err) {
+			t_error("io.write", "%s: clearing LBA %llu..%llu failed: %s", h->path,
+				(unsigned long long)lba, (unsigned long long)(lba + n - 1),
+				as_strerror(err));
+			rc = EXIT_ERRORS;
+		}
+		lba += n;
+		count -= n;
+	}
+	free(buf);
+	free(zero);
+	return rc;
+}
+
+static void print_layout(const struct hostdev *h, const struct layout *l)
+{
+	const struct topology *t = &h->topo;
+	char a[32];
+
+	printf("%s: %s layout, %u-byte sectors (physical %u, alignment offset %u), grain %s\n",
+	       h->path, l->label == LABEL_GPT ? "GPT" : "MBR", (unsigned)t->lss, (unsigned)t->pss,
+	       (unsigned)t->aoff, human_size(l->grain, a, sizeof a));
+	if (l->label == LABEL_GPT)
+		printf("  GPT usable LBA %llu..%llu\n", (unsigned long long)l->first_usable,
+		       (unsigned long long)l->last_usable);
+	for (unsigned i = 0; i < l->n; i++)
+		printf("  %u  LBA %llu..%llu  %s  %s%s\n", i + 1, (unsigned long long)l->p[i].first,
+		       (unsigned long long)l->p[i].last,
+		       human_size((l->p[i].last - l->p[i].first + 1) * t->lss, a, sizeof a),
+		       role_name(l->p[i].role),
+		       l->label == LABEL_MBR && l->p[i].role == ROLE_ESP ? " (FAT, active)" : "");
+}
+
+static int write_gpt(struct hostdev *h, const struct layout *l)
+{
+	struct gpt_entry e[3];
+	struct guid disk;
+	static const char *const names[] = { "BIOS boot", "EFI system", "Linux filesystem" };
+
+	memset(e, 0, sizeof e);
+	for (unsigned i = 0; i < l->n; i++) {
+		const struct layout_part *p = &l->p[i];
+		e[i].type = p->role == ROLE_BIOS_BOOT ? GUID_BIOS_BOOT
+			    : p->role == ROLE_ESP	  ? GUID_ESP
+							  : GUID_LINUX_FS;
+		random_guid(&e[i].unique);
+		e[i].first_lba = p->first;
+		e[i].last_lba = p->last;
+		gpt_name_set(&e[i], names[p->role]);
+	}
+	random_guid(&disk);
+	int rc = gpt_write(&h->dev, &disk, e, l->n, 0, 0, 0, &g_report->diag);
+	if (rc) {
+		t_error("io.write", "%s: writing the GPT failed: %s", h->path, as_strerror(rc));
+		return EXIT_ERRORS;
+	}
+	return 0;
+}
+
+static int write_lba0(struct hostdev *h, const struct layout *l)
+{
+	uint32_t lss = h->topo.lss;
+	uint8_t *sector = xcalloc(1, lss);
+	struct mbr m;
+	int rc = 0;
+
+	if (l->label == LABEL_GPT) {
+		mbr_build_protective(h->dev.sectors, &m);
+	} else {
+		memset(&m, 0, sizeof m);
+		do
+			random_bytes(&m.disk_sig, sizeof m.disk_sig);
+		while (!m.disk_sig);
+		for (unsigned i = 0; i < l->n && !rc; i++) {
+			const struct layout_part *p = &l->p[i];
+			bool esp = p->role == ROLE_ESP;
+			if (mbr_entry_set(&m.part[i], esp ? MBR_TYPE_ESP : MBR_TYPE_LINUX, esp, p->first,
+					  p->last - p->first + 1))
+				rc = EXIT_ERRORS;
+		}
+		m.boot_signature = true;
+	}
+	if (!rc) {
+		mbr_encode(&m, sector);
+		int err = bdev_write(&h->dev, 0, 1, sector);
+		if (err) {
+			t_error("io.write", "%s: writing LBA 0 failed: %s", h->path, as_strerror(err));
+			rc = EXIT_ERRORS;
+		}
+	} else {
+		t_error("partition.mbr_limit", "a partition does not fit the MBR's 32-bit fields");
+	}
+	free(sector);
+	return rc;
+}
+
+int partition_disk(struct hostdev *h, const struct layout_opts *lo, bool dry_run)
+{
+	struct layout l;
+	int rc = layout_plan(&h->topo, lo, &l, g_report);
+
+	if (rc)
+		return rc;
+	print_layout(h, &l);
+	if (dry_run) {
+		printf("dry run: nothing was written\n");
+		return 0;
+	}
+	/* Old boot code, stale tables and signatures must not survive into the new layout: clear
+	 * everything before the first partition, the BIOS boot partition, and the disk's tail. */
+	uint64_t n = h->dev.sectors, last_end = l.p[l.n - 1].last;
+	uint64_t tail = (1u << 20) / h->topo.lss;
+	uint64_t tail_first = n > tail ? n - tail : 1;
+	if (tail_first <= last_end)
+		tail_first = last_end + 1;
+	if ((rc = zero_range(h, 0, l.p[0].first)) || (rc = zero_range(h, tail_first, n - tail_first)))
+		return rc;
+	for (unsigned i = 0; i < l.n; i++)
+		if (l.p[i].role == ROLE_BIOS_BOOT &&
+		    (rc = zero_range(h, l.p[i].first, l.p[i].last - l.p[i].first + 1)))
+			return rc;
+	if (l.label == LABEL_GPT && (rc = write_gpt(h, &l)))
+		return rc;
+	if ((rc = write_lba0(h, &l)) || (rc = hostdev_sync(h)))
+		return rc;
+	const struct layout_part *esp = &l.p[l.esp];
+	if ((rc = fat_format(h, esp->first, esp->last - esp->first + 1, "ESP")))
+		return rc;
+	if (h->is_block && ioctl(h->fd, BLKRRPART, 0))
+		t_info("partition.reread",
+		       "the kernel did not re-read the partition table (%s); run partx -u %s",
+		       strerror(errno), h->path);
+
+	/* Read back what was written, through the same checks `check` uses. */
+	struct disk_info di;
+	struct report q;
+	report_init(&q, false);
+	if (disk_inspect(h, &di, true, &q) || q.diag.errors || di.nparts != l.n) {
+		const struct report_item *it = report_first(&q, DIAG_ERROR);
+		t_error("partition.verify", "the new layout does not read back correctly: %s",
+			it ? it->msg : "partition count differs");
+		rc = EXIT_ERRORS;
+	}
+	disk_info_free(&di);
+	report_free(&q);
+	return rc;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: anysector partition [options] TARGET\n"
+		"\n"
+		"Writes a new partition table with every partition start aligned to the drive's\n"
+		"physical sectors, io_min/io_opt and 1 MiB, and formats the ESP with mkfs.fat.\n"
+		"GPT: BIOS boot (1 MiB) + ESP + the rest as a Linux filesystem partition.\n"
+		"MBR: FAT boot partition (type 0xEF, active) + the rest (0x83).\n"
+		"\n"
+		"options:\n"
+		"  --label gpt|mbr      partition table type (default gpt)\n"
+		"  --esp-size SIZE      ESP size (default 260 MiB, or all that fits on a small disk)\n"
+		"  --no-rest            leave the space after the ESP unpartitioned\n"
+		"  --dos-compat         MBR only: legacy layout, first partition at LBA 63 and the\n"
+		"                       others on cylinder boundaries (warns about misalignment)\n"
+		"  --force              replace an existing partition table or filesystem\n"
+		"  --dry-run            print the layout and write nothing\n" TOPO_HELP);
+}
+
+int cmd_partition(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		TOPO_LONG_OPTIONS,
+		{ "label", required_argument, NULL, OPT_LABEL },
+		{ "esp-size", required_argument, NULL, OPT_ESP_SIZE },
+		{ "no-rest", no_argument, NULL, OPT_NO_REST },
+		{ "dos-compat", no_argument, NULL, OPT_DOS_COMPAT },
+		{ "force", no_argument, NULL, OPT_FORCE },
+		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+		{ "help", no_argument, NULL, OPT_HELP },
+		{ 0 },
+	};
+	struct layout_opts lo = { .label = LABEL_GPT };
+	struct topo_flags f = { 0 };
+	bool force = false, dry_run = false;
+	int c, rc;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if ((rc = topo_option(c, optarg, &f))) {
+			if (rc < 0)
+				return EXIT_USAGE;
+			continue;
+		}
+		switch (c) {
+		case OPT_LABEL:
+			if (!strcmp(optarg, "gpt"))
+				lo.label = LABEL_GPT;
+			else if (!strcmp(optarg, "mbr") || !strcmp(optarg, "dos"))
+				lo.label = LABEL_MBR;
+			else
+				return usage_error("partition", "--label %s: use gpt or mbr", optarg);
+			break;
+		case OPT_ESP_SIZE:
+			if (!parse_size(optarg, &lo.esp_bytes) || !lo.esp_bytes)
+				return usage_error("partition", "--esp-size %s: not a size", optarg);
+			break;
+		case OPT_NO_REST: lo.no_rest = true; break;
+		case OPT_DOS_COMPAT: lo.dos_compat = true; break;
+		case OPT_FORCE: force = true; break;
+		case OPT_DRY_RUN: dry_run = true; break;
+		case OPT_HELP: usage(stdout); return EXIT_OK;
+		default: return bad_option("partition");
+		}
+	}
+	if (optind + 1 != argc)
+		return usage_error("partition", "partition needs exactly one TARGET");
+
+	struct hostdev h;
+	char what[256];
+	if ((rc = open_target(&h, argv[optind], !dry_run, &f)))
+		goto out;
+	if ((rc = refuse_if_in_use(&h)))
+		goto out;
+	if (!force && existing_content(&h, what, sizeof what)) {
+		t_error("refuse.has_table",
+			"%s already holds %s; use --force to replace it (everything on the disk will be "
+			"lost)",
+			h.path, what);
+		rc = EXIT_REFUSED;
+		goto out;
+	}
+	rc = partition_disk(&h, &lo, dry_run);
+out:
+	hostdev_close(&h);
+	return rc;
+}

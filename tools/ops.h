@@ -1,0 +1,57 @@
+/* The operations behind partition, install, add and mkimage, shared so mkimage can chain them. */
+#ifndef ANYSECTOR_TOOLS_OPS_H
+#define ANYSECTOR_TOOLS_OPS_H
+
+#include <stdbool.h>
+
+#include "common/config.h"
+#include "tools/espfs.h"
+#include "tools/hostdev.h"
+#include "tools/inspect.h"
+#include "tools/layout.h"
+#include "tools/plan.h"
+#include "tools/stages.h"
+
+/* What the disk already holds that a new layout would destroy: a sentence, or NULL. */
+const char *existing_content(struct hostdev *h, char *buf, size_t cap);
+
+/* Writes a new layout (tables, wiped gaps, formatted ESP). With dry_run only prints it. */
+int partition_disk(struct hostdev *h, const struct layout_opts *lo, bool dry_run);
+
+/* Random bytes for GUIDs and disk signatures. */
+void random_bytes(void *buf, size_t len);
+
+/* A change to a disk whose table is already there: built as a plan (stage2, ESP files, LBA 0
+ * last), then printed (dry run) or journalled and written. */
+struct txn {
+	struct hostdev *h;
+	struct disk_info di;
+	bool dry_run;
+	bool force;
+	bool journal;               /* save the old bytes first (mkimage on a new image does not) */
+	const char *backup;         /* journal path; NULL: the default */
+	struct esp_session esp;
+	struct plan pre;            /* stage2 */
+	struct plan post;           /* LBA 0 */
+	char summary[8][512];       /* what was done, printed after a successful commit */
+	unsigned nsummary;
+};
+
+struct add_entry {
+	const char *kernel;
+	const char *initrd[CFG_MAX_INITRDS];
+	unsigned ninitrd;
+	const char *cmdline;
+	const char *title;
+	const char *name;
+	bool make_default;
+};
+
+/* Reads the table and refuses (EXIT_REFUSED) one that is missing, damaged or in use. */
+int txn_begin(struct txn *t, struct hostdev *h);
+int txn_install(struct txn *t, const struct stages *s);
+int txn_add(struct txn *t, const struct add_entry *entries, unsigned n);
+int txn_commit(struct txn *t);
+void txn_end(struct txn *t);
+
+#endif

@@ -441,8 +441,8 @@ static void check_config(struct fat_ctx *c, bool ours, struct report *r)
 						      "partition",
 						      CFG_FILE_NAME, e->name, e->initrd[k]);
 		}
-		report_printf(r, DIAG_INFO, "boot.config", "%s: %u entries, default '%s'",
-			      CFG_FILE_NAME, cfg->nentries,
+		report_printf(r, DIAG_INFO, "boot.config", "%s: %u entr%s, default '%s'",
+			      CFG_FILE_NAME, cfg->nentries, cfg->nentries == 1 ? "y" : "ies",
 			      cfg_default_index(cfg) >= 0 ? cfg->entries[cfg_default_index(cfg)].name
 							  : "");
 	}

@@ -14,7 +14,7 @@ struct write_op {
 	uint64_t lba;
 	uint64_t count;       /* sectors */
 	uint8_t *data;        /* count * lss bytes, owned by the plan */
-	char what[200];
+	char what[400];
 };
 
 struct plan {

@@ -1,0 +1,73 @@
+/* anysector add: kernels and initrds onto the ESP, entries into anysector.cfg (tools/txn.c). */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tools/cli.h"
+#include "tools/entries.h"
+#include "tools/util.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: anysector add [options] TARGET --kernel FILE [--initrd FILE]...\n"
+		"\n"
+		"Copies the kernel and its initrds into a directory named after the entry on the\n"
+		"boot partition (the ESP) and adds an entry to anysector.cfg, creating it. The new\n"
+		"file is validated before anything is written.\n"
+		"\n"
+		"options:\n" ENTRY_HELP
+		"  --backup FILE        save the sectors it replaces to FILE first (for restore)\n"
+		"  --dry-run            print every write and change nothing\n" TOPO_HELP);
+}
+
+int cmd_add(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		TOPO_LONG_OPTIONS,
+		ENTRY_LONG_OPTIONS,
+		{ "backup", required_argument, NULL, OPT_BACKUP },
+		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+		{ "help", no_argument, NULL, OPT_HELP },
+		{ 0 },
+	};
+	struct topo_flags f = { 0 };
+	struct entry_list l;
+	const char *backup = NULL;
+	bool dry_run = false;
+	int c, rc;
+
+	memset(&l, 0, sizeof l);
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if ((rc = topo_option(c, optarg, &f)) || (rc = entry_option(c, optarg, &l, "add"))) {
+			if (rc < 0)
+				return EXIT_USAGE;
+			continue;
+		}
+		switch (c) {
+		case OPT_BACKUP: backup = optarg; break;
+		case OPT_DRY_RUN: dry_run = true; break;
+		case OPT_HELP: usage(stdout); return EXIT_OK;
+		default: return bad_option("add");
+		}
+	}
+	if (optind + 1 != argc)
+		return usage_error("add", "add needs exactly one TARGET");
+	if ((rc = entry_finish(&l, "add", true)))
+		return rc;
+
+	struct hostdev h;
+	struct txn t;
+	memset(&t, 0, sizeof t);
+	if (!(rc = open_target(&h, argv[optind], !dry_run, &f)) && !(rc = txn_begin(&t, &h))) {
+		t.dry_run = dry_run;
+		t.journal = backup != NULL;
+		t.backup = backup;
+		if (!(rc = txn_add(&t, l.e, l.n)))
+			rc = txn_commit(&t);
+	}
+	txn_end(&t);
+	hostdev_close(&h);
+	return rc;
+}

@@ -1,0 +1,151 @@
+/* anysector mkimage: a bootable sparse disk image in one step: partition, format, install, add. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tools/cli.h"
+#include "tools/entries.h"
+#include "tools/util.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: anysector mkimage OUT --size SIZE [options]\n"
+		"\n"
+		"Creates the sparse image OUT, partitions it (as 'partition'), installs the boot\n"
+		"stages (as 'install', without a backup: the image is new) and adds the kernels\n"
+		"(as 'add'). SIZE takes K/M/G/T (powers of 1024) or KB/MB/GB/TB (powers of 1000).\n"
+		"\n"
+		"options:\n"
+		"  --size SIZE          image size (a whole number of sectors)\n"
+		"  --label gpt|mbr      partition table type (default gpt)\n"
+		"  --esp-size SIZE      ESP size (default 260 MiB, or all that fits)\n"
+		"  --no-rest            no Linux partition after the ESP\n"
+		"  --stages DIR         where stage1.bin, stage2.bin and BOOTX64.EFI are\n"
+		"  --force              replace OUT if it exists\n" ENTRY_HELP TOPO_HELP);
+}
+
+int cmd_mkimage(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		TOPO_LONG_OPTIONS,
+		ENTRY_LONG_OPTIONS,
+		{ "size", required_argument, NULL, OPT_SIZE },
+		{ "label", required_argument, NULL, OPT_LABEL },
+		{ "esp-size", required_argument, NULL, OPT_ESP_SIZE },
+		{ "no-rest", no_argument, NULL, OPT_NO_REST },
+		{ "stages", required_argument, NULL, OPT_STAGES },
+		{ "force", no_argument, NULL, OPT_FORCE },
+		{ "help", no_argument, NULL, OPT_HELP },
+		{ 0 },
+	};
+	struct layout_opts lo = { .label = LABEL_GPT };
+	struct topo_flags f = { 0 };
+	struct entry_list l;
+	const char *stages_opt = NULL;
+	uint64_t size = 0;
+	bool force = false;
+	int c, rc;
+
+	memset(&l, 0, sizeof l);
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if ((rc = topo_option(c, optarg, &f)) || (rc = entry_option(c, optarg, &l, "mkimage"))) {
+			if (rc < 0)
+				return EXIT_USAGE;
+			continue;
+		}
+		switch (c) {
+		case OPT_SIZE:
+			if (!parse_size(optarg, &size) || !size)
+				return usage_error("mkimage", "--size %s: not a size", optarg);
+			break;
+		case OPT_LABEL:
+			if (!strcmp(optarg, "gpt"))
+				lo.label = LABEL_GPT;
+			else if (!strcmp(optarg, "mbr") || !strcmp(optarg, "dos"))
+				lo.label = LABEL_MBR;
+			else
+				return usage_error("mkimage", "--label %s: use gpt or mbr", optarg);
+			break;
+		case OPT_ESP_SIZE:
+			if (!parse_size(optarg, &lo.esp_bytes) || !lo.esp_bytes)
+				return usage_error("mkimage", "--esp-size %s: not a size", optarg);
+			break;
+		case OPT_NO_REST: lo.no_rest = true; break;
+		case OPT_STAGES: stages_opt = optarg; break;
+		case OPT_FORCE: force = true; break;
+		case OPT_HELP: usage(stdout); return EXIT_OK;
+		default: return bad_option("mkimage");
+		}
+	}
+	if (optind + 1 != argc)
+		return usage_error("mkimage", "mkimage needs exactly one OUT file");
+	if (!size)
+		return usage_error("mkimage", "--size is required");
+	if ((rc = entry_finish(&l, "mkimage", false)))
+		return rc;
+	uint32_t lss = f.has_lss ? f.lss : 512;
+	if (!f.has_lss)
+		f.lss = lss, f.has_lss = true;
+	if (!is_pow2_u64(lss) || lss < 512 || size % lss)
+		return usage_error("mkimage", "--size %llu is not a whole number of %u-byte sectors",
+				   (unsigned long long)size, (unsigned)lss);
+
+	const char *out = argv[optind];
+	struct stat st;
+	if (!stat(out, &st)) {
+		if (!S_ISREG(st.st_mode)) {
+			t_error("refuse.not_file",
+				"%s is not a regular file: mkimage only makes image files (use partition "
+				"and install for a device)",
+				out);
+			return EXIT_REFUSED;
+		}
+		if (!force) {
+			t_error("refuse.exists", "%s exists already; use --force to replace it", out);
+			return EXIT_REFUSED;
+		}
+	}
+
+	struct stages s;
+	if ((rc = stages_load(stages_opt, &s))) {
+		stages_free(&s);
+		return rc;
+	}
+	int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || ftruncate(fd, (off_t)size)) {
+		t_error("mkimage.create", "%s: %s", out, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		stages_free(&s);
+		return EXIT_ERRORS;
+	}
+	close(fd);
+
+	struct hostdev h;
+	struct txn t;
+	memset(&t, 0, sizeof t);
+	if (!(rc = open_target(&h, out, true, &f)) && !(rc = partition_disk(&h, &lo, false)) &&
+	    !(rc = txn_begin(&t, &h))) {
+		t.journal = false; /* a new image has nothing to restore */
+		if (!(rc = txn_install(&t, &s)) && (!l.n || !(rc = txn_add(&t, l.e, l.n))))
+			rc = txn_commit(&t);
+	}
+	txn_end(&t);
+	hostdev_close(&h);
+	stages_free(&s);
+	if (rc) {
+		unlink(out);
+		t_error("mkimage.failed", "%s was not made", out);
+		return rc;
+	}
+	char hs[32];
+	printf("%s: bootable %s image, %s, %u-byte sectors\n", out,
+	       lo.label == LABEL_GPT ? "GPT" : "MBR", human_size(size, hs, sizeof hs), (unsigned)lss);
+	return EXIT_OK;
+}

@@ -1,0 +1,35 @@
+/* The --kernel/--initrd/--cmdline/--title/--name/--default options of add and mkimage. Each
+ * --kernel starts an entry; the other options belong to the latest --kernel (those given before
+ * the first --kernel belong to the first). */
+#ifndef ANYSECTOR_TOOLS_ENTRIES_H
+#define ANYSECTOR_TOOLS_ENTRIES_H
+
+#include "tools/ops.h"
+
+struct entry_list {
+	struct add_entry e[CFG_MAX_ENTRIES];
+	unsigned n;          /* entries with a kernel */
+};
+
+/* Handles one entry option: 1 if it was one, 0 if not, -1 (reported) on a bad use. */
+int entry_option(int opt, const char *arg, struct entry_list *l, const char *cmd);
+/* Reports options that were given without any --kernel; returns 0 or EXIT_USAGE. */
+int entry_finish(const struct entry_list *l, const char *cmd, bool kernel_required);
+
+#define ENTRY_LONG_OPTIONS                                           \
+	{ "kernel", required_argument, NULL, OPT_KERNEL },           \
+	{ "initrd", required_argument, NULL, OPT_INITRD },           \
+	{ "cmdline", required_argument, NULL, OPT_CMDLINE },         \
+	{ "title", required_argument, NULL, OPT_TITLE },             \
+	{ "name", required_argument, NULL, OPT_NAME },               \
+	{ "default", no_argument, NULL, OPT_DEFAULT }
+
+#define ENTRY_HELP                                                                           \
+	"  --kernel FILE        a Linux kernel to copy to the ESP; each --kernel makes one entry\n" \
+	"  --initrd FILE        an initrd for the latest --kernel (may repeat: concatenated)\n"    \
+	"  --cmdline TEXT       its kernel command line\n"                                          \
+	"  --title TEXT         its menu title (default: the entry name)\n"                         \
+	"  --name WORD          its entry name (default: from the kernel's file name)\n"            \
+	"  --default            make it the default entry\n"
+
+#endif

@@ -1,0 +1,572 @@
+/* install and add, as write plans over a disk whose table is already there (tools/ops.h). */
+#include <ctype.h>
+#include <errno.h>
+#include <libgen.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/errors.h"
+#include "common/le.h"
+#include "common/linux.h"
+#include "tools/journal.h"
+#include "tools/mounts.h"
+#include "tools/ops.h"
+#include "tools/util.h"
+
+static void summary(struct txn *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void summary(struct txn *t, const char *fmt, ...)
+{
+	va_list ap;
+	if (t->nsummary >= sizeof t->summary / sizeof t->summary[0])
+		return;
+	va_start(ap, fmt);
+	vsnprintf(t->summary[t->nsummary++], sizeof t->summary[0], fmt, ap);
+	va_end(ap);
+}
+
+int txn_begin(struct txn *t, struct hostdev *h)
+{
+	struct report q;
+	int rc;
+
+	memset(t, 0, sizeof *t);
+	t->h = h;
+	t->journal = true;
+	plan_init(&t->pre, h->topo.lss);
+	plan_init(&t->post, h->topo.lss);
+	if ((rc = refuse_if_in_use(h)))
+		return rc;
+	report_init(&q, false);
+	rc = disk_inspect(h, &t->di, false, &q);
+	for (unsigned i = 0; i < q.n; i++)
+		if (q.items[i].level >= DIAG_WARN || t->di.damaged)
+			report_add(g_report, q.items[i].level == DIAG_ERROR ? DIAG_WARN : q.items[i].level,
+				   q.items[i].code, q.items[i].msg);
+	report_free(&q);
+	if (rc)
+		return rc;
+	if (t->di.label == LABEL_NONE) {
+		t_error("refuse.no_table", "%s has no partition table; run 'anysector partition' first",
+			h->path);
+		return EXIT_REFUSED;
+	}
+	if (t->di.damaged) {
+		t_error("refuse.table",
+			"%s: cannot validate the partition table: %s; refusing to write (see 'anysector "
+			"check')",
+			h->path, t->di.damage);
+		return EXIT_REFUSED;
+	}
+	if (t->di.esp < 0) {
+		t_error("refuse.no_esp", "%s has no %s: nowhere to put the boot files", h->path,
+			t->di.label == LABEL_GPT ? "EFI system partition" : "FAT boot partition");
+		return EXIT_REFUSED;
+	}
+	return 0;
+}
+
+static int open_esp(struct txn *t)
+{
+	if (t->esp.open)
+		return 0;
+	const struct part_info *bp = &t->di.parts[t->di.esp];
+	return esp_open(&t->esp, t->h, bp->first, bp->sectors, bp->number);
+}
+
+/* --- install --- */
+
+/* Where stage2 may go: [first, end) in LBAs, and a phrase naming the place. */
+static int stage2_region(struct txn *t, uint64_t *first, uint64_t *end, char *where, size_t cap)
+{
+	const struct disk_info *di = &t->di;
+
+	if (di->label == LABEL_GPT) {
+		if (di->bios_boot < 0) {
+			t_error("refuse.no_bios_boot",
+				"%s has no BIOS boot partition (type 21686148-6449-6E6F-744E-656564454649): "
+				"stage2 has nowhere to go; 'anysector partition' makes one",
+				t->h->path);
+			return EXIT_REFUSED;
+		}
+		const struct part_info *p = &di->parts[di->bios_boot];
+		*first = p->first;
+		*end = p->first + p->sectors;
+		snprintf(where, cap, "BIOS boot partition (partition %u, LBA %llu..%llu)", p->number,
+			 (unsigned long long)p->first, (unsigned long long)(*end - 1));
+	} else {
+		*first = 1;
+		*end = di->first_part_lba;
+		snprintf(where, cap, "gap between the MBR and the first partition (LBA 1..%llu)",
+			 (unsigned long long)(*end - 1));
+	}
+	return 0;
+}
+
+int txn_install(struct txn *t, const struct stages *s)
+{
+	struct hostdev *h = t->h;
+	const struct part_info *bp = &t->di.parts[t->di.esp];
+	uint32_t lss = h->topo.lss, len = s->stage2_len;
+	uint64_t first, end;
+	char where[200];
+	int rc;
+
+	if (!all_zero(s->stage1 + MBR_TIMESTAMP_OFF, MBR_TIMESTAMP_LEN)) {
+		t_error("stages.stage1",
+			"%s/stage1.bin uses bytes 0x%X..0x%X, which belong to the disk (timestamp)",
+			s->dir, MBR_TIMESTAMP_OFF, MBR_TIMESTAMP_OFF + MBR_TIMESTAMP_LEN - 1);
+		return EXIT_ERRORS;
+	}
+	if ((rc = stage2_region(t, &first, &end, where, sizeof where)))
+		return rc;
+
+	/* The first LBA that is a whole logical and physical sector. */
+	uint64_t lba = align_up(&h->topo, first, t->di.pgrain);
+	uint64_t need = (len + lss - 1) / lss;
+	if (lba == UINT64_MAX || lba >= end || need > end - lba) {
+		uint64_t room = lba < end ? (end - lba) * lss : 0;
+		t_error("refuse.stage2_fit",
+			"stage2 (%u bytes) does not fit the %s: %llu bytes are free from byte %llu, the "
+			"first logical and physical sector boundary",
+			(unsigned)len, where, (unsigned long long)room,
+			(unsigned long long)(lba == UINT64_MAX ? 0 : lba * lss));
+		return EXIT_REFUSED;
+	}
+
+	/* What is there now: nothing, our earlier stage2, or somebody else's data. */
+	uint64_t avail = end - lba, n = need;
+	uint8_t *old = xmalloc((size_t)(avail < need + 1 ? avail : need + 1) * lss);
+	if ((rc = bdev_read(&h->dev, lba, 1, old))) {
+		t_error("io.read", "%s: LBA %llu could not be read: %s", h->path,
+			(unsigned long long)lba, as_strerror(rc));
+		free(old);
+		return EXIT_ERRORS;
+	}
+	uint32_t old_len = 0;
+	if (!memcmp(old + STAGE2_MAGIC_OFF, STAGE2_MAGIC, 8)) {
+		uint32_t l = le32_load(old + STAGE2_LENGTH_OFF);
+		if (l >= STAGE2_HDR_SIZE && l <= avail * lss)
+			old_len = l;
+	}
+	uint64_t old_n = (old_len + lss - 1) / lss;
+	if (old_n > n)
+		n = old_n; /* also clear the tail of a longer earlier stage2 */
+	free(old);
+	old = xmalloc((size_t)(n * lss));
+	if ((rc = bdev_read(&h->dev, lba, n, old))) {
+		t_error("io.read", "%s: LBA %llu..%llu could not be read: %s", h->path,
+			(unsigned long long)lba, (unsigned long long)(lba + n - 1), as_strerror(rc));
+		free(old);
+		return EXIT_ERRORS;
+	}
+	for (uint64_t i = old_len; i < n * lss; i++) {
+		if (!old[i])
+			continue;
+		if (!t->force) {
+			t_error("refuse.foreign_gap",
+				"the %s holds data that is not anysector's (byte %llu is 0x%02X): another "
+				"boot loader may live there; use --force to overwrite it (the backup keeps "
+				"a copy)",
+				where, (unsigned long long)(lba * lss + i), old[i]);
+			free(old);
+			return EXIT_REFUSED;
+		}
+		t_warn("install.foreign_gap",
+		       "--force: overwriting data that is not anysector's in the %s (byte %llu is 0x%02X)",
+		       where, (unsigned long long)(lba * lss + i), old[i]);
+		break;
+	}
+	free(old);
+
+	/* stage2, patched with the boot partition's identity. */
+	struct stage2_identity id = { 0 };
+	uint8_t *img = xcalloc(1, (size_t)(n * lss));
+	memcpy(img, s->stage2, len);
+	if (t->di.label == LABEL_GPT) {
+		id.kind = STAGE2_KIND_GPT;
+		id.part_guid = bp->unique;
+	} else {
+		id.kind = STAGE2_KIND_MBR;
+		id.mbr_disk_sig = t->di.mbr.disk_sig;
+		id.mbr_part = bp->number;
+		if (!id.mbr_disk_sig)
+			t_warn("install.no_signature",
+			       "the MBR's disk signature is 0: with several such disks the BIOS loader "
+			       "cannot tell which one holds its boot partition");
+	}
+	snprintf(id.config_path, sizeof id.config_path, "/%s", CFG_FILE_NAME);
+	stage2_identity_set(img, len, &id);
+	if (!stage2_image_valid(img, len)) {
+		t_error("install.stage2", "the patched stage2 does not verify (CRC32)");
+		free(img);
+		return EXIT_ERRORS;
+	}
+	char what[400];
+	snprintf(what, sizeof what, "stage2, %u bytes, boot partition %u, in the %s", (unsigned)len,
+		 bp->number, where);
+	plan_add(&t->pre, lba, n, img, what);
+	free(img);
+
+	/* stage1: bytes 0..439 of LBA 0 except the timestamp; everything else stays. */
+	uint8_t *lba0 = xmalloc(lss);
+	if ((rc = bdev_read(&h->dev, 0, 1, lba0))) {
+		t_error("io.read", "%s: LBA 0 could not be read: %s", h->path, as_strerror(rc));
+		free(lba0);
+		return EXIT_ERRORS;
+	}
+	memcpy(lba0, s->stage1, MBR_TIMESTAMP_OFF);
+	memcpy(lba0 + MBR_TIMESTAMP_OFF + MBR_TIMESTAMP_LEN,
+	       s->stage1 + MBR_TIMESTAMP_OFF + MBR_TIMESTAMP_LEN,
+	       MBR_BOOTCODE_SIZE - MBR_TIMESTAMP_OFF - MBR_TIMESTAMP_LEN);
+	le64_store(lba0 + STAGE1_S2_OFFSET_OFF, lba * lss);
+	le32_store(lba0 + STAGE1_S2_LENGTH_OFF, len);
+	plan_add(&t->post, 0, 1, lba0,
+		 "stage1 in LBA 0 bytes 0..439 (disk signature, partition table, 0x55AA and bytes "
+		 "0xDA..0xDF kept)");
+	free(lba0);
+
+	/* BOOTX64.EFI for UEFI firmware. */
+	if ((rc = open_esp(t)) || (rc = esp_mkdir_p(&t->esp, "/EFI/BOOT")) ||
+	    (rc = esp_put(&t->esp, s->efi_path, "/EFI/BOOT/BOOTX64.EFI")))
+		return rc;
+
+	summary(t, "stage1 in LBA 0, pointing at stage2 at byte %llu (%u bytes)",
+		(unsigned long long)(lba * lss), (unsigned)len);
+	summary(t, "stage2 in the %s, booting from partition %u", where, bp->number);
+	summary(t, "\\EFI\\BOOT\\BOOTX64.EFI on partition %u", bp->number);
+	return 0;
+}
+
+/* --- add --- */
+
+/* An entry name from a file name: lower-case letters, digits, '.', '_' and '-'. */
+static void name_from(const char *file, char *out, size_t cap)
+{
+	char tmp[4096];
+	size_t n = 0;
+
+	snprintf(tmp, sizeof tmp, "%s", file);
+	const char *b = basename(tmp);
+	/* "vmlinuz-6.1.0-18-amd64" names the entry "6.1.0-18-amd64"; a bare "vmlinuz" is "linux" */
+	static const char *const prefixes[] = { "vmlinuz-", "vmlinux-", "bzImage-", "linux-" };
+	for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+		if (!strncmp(b, prefixes[i], strlen(prefixes[i])) && b[strlen(prefixes[i])])
+			b += strlen(prefixes[i]);
+	if (!strcmp(b, "vmlinuz") || !strcmp(b, "vmlinux") || !strcmp(b, "bzImage"))
+		b = "linux";
+	for (const char *p = b; *p && n + 1 < cap; p++) {
+		char c = (char)tolower((unsigned char)*p);
+		out[n++] = isalnum((unsigned char)c) || c == '.' || c == '_' || c == '-' ? c : '-';
+	}
+	out[n] = 0;
+	if (!n)
+		snprintf(out, cap, "linux");
+}
+
+/* A FAT-safe file name for a host file (spaces and reserved characters become '_'). */
+static void fat_name(const char *file, char *out, size_t cap)
+{
+	char tmp[4096];
+	size_t n = 0;
+
+	snprintf(tmp, sizeof tmp, "%s", file);
+	for (const char *p = basename(tmp); *p && n + 1 < cap; p++)
+		out[n++] = strchr("\"*/:<>?\\| ", *p) || (unsigned char)*p < 0x20 ? '_' : *p;
+	out[n] = 0;
+}
+
+static bool has_control(const char *s)
+{
+	for (; s && *s; s++)
+		if ((unsigned char)*s < 0x20 && *s != '\t')
+			return true;
+	return false;
+}
+
+/* Warns about a kernel that one of the firmware paths will refuse. */
+static void check_kernel(const char *path)
+{
+	uint8_t buf[4096];
+	FILE *f = fopen(path, "rb");
+	size_t n;
+	struct report q;
+
+	if (!f)
+		return;
+	n = fread(buf, 1, sizeof buf, f);
+	fseek(f, 0, SEEK_END);
+	long size = ftell(f);
+	fclose(f);
+	report_init(&q, false);
+	struct linux_header lh;
+	if (linux_header_parse(buf, n, (uint64_t)(size > 0 ? size : 0), &lh, &q.diag)) {
+		const struct report_item *it = report_first(&q, DIAG_WARN);
+		t_warn("add.kernel_bios", "%s is not a kernel the BIOS loader can start: %s", path,
+		       it ? it->msg : "not a bzImage");
+	}
+	report_free(&q);
+	if (n < 2 || buf[0] != 'M' || buf[1] != 'Z')
+		t_warn("add.kernel_efi", "%s has no PE header: UEFI firmware cannot start it", path);
+}
+
+/* Puts "default NAME" into the global part of the text (replacing one that is there). */
+static char *set_default(const char *text, const char *name)
+{
+	size_t len = strlen(text);
+	char *out = xmalloc(len + strlen(name) + 32);
+	const char *p = text, *ins = NULL, *rep_end = NULL;
+
+	while (*p) {
+		const char *eol = strchr(p, '\n');
+		const char *next = eol ? eol + 1 : p + strlen(p);
+		const char *w = p;
+		while (*w == ' ' || *w == '\t')
+			w++;
+		if (!strncmp(w, "entry", 5) && (w[5] == ' ' || w[5] == '\t' || w[5] == '\n')) {
+			if (!ins)
+				ins = p;
+			break;
+		}
+		if (!strncmp(w, "default", 7) && (w[7] == ' ' || w[7] == '\t')) {
+			ins = p;
+			rep_end = next;
+			break;
+		}
+		p = next;
+	}
+	if (!ins)
+		ins = text + len;
+	size_t head = (size_t)(ins - text);
+	memcpy(out, text, head);
+	int k = sprintf(out + head, "default %s\n%s", name, rep_end || !*ins ? "" : "\n");
+	strcpy(out + head + k, rep_end ? rep_end : ins);
+	return out;
+}
+
+static int write_temp(const char *text, char *path, size_t cap)
+{
+	const char *tmp = getenv("TMPDIR");
+	snprintf(path, cap, "%.4000s/anysector-cfg-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	int fd = mkstemp(path);
+	if (fd < 0)
+		return -1;
+	int rc = pwrite_full(fd, text, strlen(text), 0);
+	close(fd);
+	return rc;
+}
+
+int txn_add(struct txn *t, const struct add_entry *entries, unsigned n)
+{
+	struct cfg *cfg = xcalloc(1, sizeof *cfg);
+	char *text = NULL, *cur;
+	size_t len;
+	int rc;
+
+	if ((rc = open_esp(t)))
+		goto out;
+	int err = esp_read_file(&t->esp, "/" CFG_FILE_NAME, &text, &len);
+	if (err == AS_ENOENT) {
+		text = xstrdup("# anysector.cfg: the boot menu (see anysector(8)); written by 'anysector "
+			       "add'\ntimeout 3\n");
+	} else if (err) {
+		t_error("add.config_read", "reading %s from the ESP failed: %s", CFG_FILE_NAME,
+			as_strerror(err));
+		rc = EXIT_ERRORS;
+		goto out;
+	} else {
+		struct report q;
+		report_init(&q, false);
+		if (strlen(text) != len || cfg_parse(text, len, cfg, &q.diag)) {
+			const struct report_item *it = report_first(&q, DIAG_ERROR);
+			t_error("refuse.config_invalid",
+				"the %s on the ESP is not valid (%s); fix it before adding entries",
+				CFG_FILE_NAME, it ? it->msg : "it contains a NUL byte");
+			report_free(&q);
+			rc = EXIT_REFUSED;
+			goto out;
+		}
+		report_free(&q);
+	}
+
+	for (unsigned i = 0; i < n; i++) {
+		const struct add_entry *e = &entries[i];
+		char name[CFG_NAME_MAX], dir[CFG_NAME_MAX + 2], dst[CFG_NAME_MAX + 128], fn[96];
+
+		if (has_control(e->title) || has_control(e->cmdline) ||
+		    (e->name && (strpbrk(e->name, " \t#") || has_control(e->name)))) {
+			t_error("usage.value", "titles and command lines are one line; names one word");
+			rc = EXIT_USAGE;
+			goto out;
+		}
+		if (access(e->kernel, R_OK)) {
+			t_error("add.file", "%s: %s", e->kernel, strerror(errno));
+			rc = EXIT_ERRORS;
+			goto out;
+		}
+		for (unsigned k = 0; k < e->ninitrd; k++) {
+			if (access(e->initrd[k], R_OK)) {
+				t_error("add.file", "%s: %s", e->initrd[k], strerror(errno));
+				rc = EXIT_ERRORS;
+				goto out;
+			}
+		}
+		check_kernel(e->kernel);
+		/* A unique entry name: the given one must be free; a derived one gets a suffix. */
+		if (e->name)
+			snprintf(name, sizeof name, "%s", e->name);
+		else
+			name_from(e->kernel, name, sizeof name - 4);
+		struct cfg *now = xcalloc(1, sizeof *now);
+		cfg_parse(text, strlen(text), now, NULL);
+		if (cfg_find(now, name) >= 0) {
+			if (e->name) {
+				t_error("refuse.entry_exists",
+					"%s already has an entry named '%s'; choose another --name",
+					CFG_FILE_NAME, name);
+				free(now);
+				rc = EXIT_REFUSED;
+				goto out;
+			}
+			char base[CFG_NAME_MAX];
+			snprintf(base, sizeof base, "%s", name);
+			for (unsigned k = 2; cfg_find(now, name) >= 0 && k < 100; k++)
+				snprintf(name, sizeof name, "%.26s-%u", base, k);
+		}
+		free(now);
+
+		snprintf(dir, sizeof dir, "/%s", name);
+		if ((rc = esp_mkdir_p(&t->esp, dir)))
+			goto out;
+		size_t extra = 256 + strlen(e->title ? e->title : name) +
+			       strlen(e->cmdline ? e->cmdline : "") + (e->ninitrd + 1) * sizeof dst;
+		cur = xmalloc(strlen(text) + extra);
+		int k = sprintf(cur, "%s%s\nentry %s\n  title   %s\n", text,
+				text[0] && text[strlen(text) - 1] != '\n' ? "\n" : "", name,
+				e->title ? e->title : name);
+		fat_name(e->kernel, fn, sizeof fn);
+		snprintf(dst, sizeof dst, "%s/%s", dir, fn);
+		if ((rc = esp_put(&t->esp, e->kernel, dst))) {
+			free(cur);
+			goto out;
+		}
+		k += sprintf(cur + k, "  kernel  %s\n", dst);
+		for (unsigned j = 0; j < e->ninitrd; j++) {
+			fat_name(e->initrd[j], fn, sizeof fn);
+			snprintf(dst, sizeof dst, "%s/%s", dir, fn);
+			if ((rc = esp_put(&t->esp, e->initrd[j], dst))) {
+				free(cur);
+				goto out;
+			}
+			k += sprintf(cur + k, "  initrd  %s\n", dst);
+		}
+		if (e->cmdline && *e->cmdline)
+			sprintf(cur + k, "  cmdline %s\n", e->cmdline);
+		free(text);
+		text = cur;
+		if (e->make_default) {
+			cur = set_default(text, name);
+			free(text);
+			text = cur;
+		}
+		summary(t, "entry '%s' (kernel %s%s) in %s on partition %u", name, e->kernel,
+			e->ninitrd ? " and initrd" : "", CFG_FILE_NAME, t->esp.number);
+	}
+
+	/* The result must parse, or nothing is written. */
+	struct report q;
+	report_init(&q, false);
+	if (cfg_parse(text, strlen(text), cfg, &q.diag)) {
+		const struct report_item *it = report_first(&q, DIAG_ERROR);
+		t_error("refuse.config_result",
+			"the new %s would not be valid (%s); nothing was changed", CFG_FILE_NAME,
+			it ? it->msg : "?");
+		report_free(&q);
+		rc = EXIT_REFUSED;
+		goto out;
+	}
+	report_free(&q);
+	char tmp[4096];
+	if (write_temp(text, tmp, sizeof tmp)) {
+		t_error("add.temp", "cannot write a temporary file: %s", strerror(errno));
+		rc = EXIT_ERRORS;
+		goto out;
+	}
+	rc = esp_put(&t->esp, tmp, "/" CFG_FILE_NAME);
+	unlink(tmp);
+out:
+	free(text);
+	free(cfg);
+	return rc;
+}
+
+/* --- commit --- */
+
+int txn_commit(struct txn *t)
+{
+	struct hostdev *h = t->h;
+	struct plan all, esp;
+	char path[4200];
+	int rc = 0;
+
+	plan_init(&all, h->topo.lss);
+	plan_init(&esp, h->topo.lss);
+	if (t->esp.open) {
+		char what[120];
+		snprintf(what, sizeof what, "files on partition %u (FAT sectors changed by mtools)",
+			 t->esp.number);
+		if ((rc = esp_diff(&t->esp, &esp, what)))
+			goto out;
+	}
+	/* Order: stage2 (read back), the ESP, LBA 0 last. */
+	plan_append(&all, &t->pre);
+	plan_append(&all, &esp);
+	plan_append(&all, &t->post);
+	if (t->journal) {
+		if (t->backup)
+			snprintf(path, sizeof path, "%s", t->backup);
+		else if ((rc = journal_default_path(h, path, sizeof path)))
+			goto out;
+		if (!access(path, F_OK)) {
+			t_error("refuse.backup_exists",
+				"the backup file %s exists already; choose another --backup (an earlier "
+				"backup is never overwritten)",
+				path);
+			rc = EXIT_REFUSED;
+			goto out;
+		}
+	}
+	if (t->dry_run) {
+		plan_print(&all, stdout);
+		if (t->journal)
+			printf("would first save the original bytes of %llu sectors to %s\n",
+			       (unsigned long long)plan_sectors(&all), path);
+		printf("dry run: %u writes, %llu sectors; nothing was written\n", all.n,
+		       (unsigned long long)plan_sectors(&all));
+		goto out;
+	}
+	if (t->journal) {
+		if ((rc = journal_write(path, h, &all)))
+			goto out;
+		printf("saved the original bytes of %llu sectors to %s (undo: anysector restore %s %s)\n",
+		       (unsigned long long)plan_sectors(&all), path, h->path, path);
+	}
+	if ((rc = plan_execute(h, &all)))
+		goto out;
+	for (unsigned i = 0; i < t->nsummary; i++)
+		printf("%s\n", t->summary[i]);
+out:
+	plan_free(&all);
+	plan_free(&esp);
+	return rc;
+}
+
+void txn_end(struct txn *t)
+{
+	esp_close(&t->esp);
+	plan_free(&t->pre);
+	plan_free(&t->post);
+	disk_info_free(&t->di);
+}

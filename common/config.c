@@ -22,8 +22,12 @@ struct cfg_parser {
 	struct diag *d;
 	unsigned errors;
 	unsigned line;
-	struct cfg_entry *cur;    /* the entry being filled; NULL before the first "entry" */
-	bool cur_counted;         /* cur is a real slot (not the overflow sink) */
+	bool in_entry;            /* an "entry" line was seen */
+	struct cfg_entry *cur;    /* its slot; NULL when the entry was refused (values are then
+				   * still checked, and dropped) */
+	char entry_name[CFG_NAME_MAX];
+	unsigned entry_line;
+	unsigned ninitrd;
 	unsigned timeout_line;    /* where each global key was set, for duplicate reports */
 	unsigned default_line;
 	unsigned serial_line;
@@ -31,7 +35,6 @@ struct cfg_parser {
 	unsigned kernel_line;
 	unsigned cmdline_line;
 	bool unreadable;          /* the current entry has a line too broken to know its key */
-	struct cfg_entry overflow; /* receives entries past CFG_MAX_ENTRIES so parsing goes on */
 };
 
 /* A counted piece of the text. */
@@ -124,7 +127,7 @@ static bool span_to_uint(struct cfg_span s, uint32_t max, uint32_t *out)
 	return true;
 }
 
-/* Copies a value into a field, or reports that it does not fit. */
+/* Copies a value into a field (none: dst NULL), or reports that it does not fit. */
 static bool cfg_store(struct cfg_parser *ps, const char *key, struct cfg_span v, char *dst,
 		      size_t cap)
 {
@@ -133,7 +136,8 @@ static bool cfg_store(struct cfg_parser *ps, const char *key, struct cfg_span v,
 			ps->line, key, v.n, cap - 1);
 		return false;
 	}
-	str_copy_n(dst, cap, v.p, v.n);
+	if (dst)
+		str_copy_n(dst, cap, v.p, v.n);
 	return true;
 }
 
@@ -150,11 +154,11 @@ static bool cfg_once(struct cfg_parser *ps, const char *key, unsigned *seen)
 
 static void cfg_finish_entry(struct cfg_parser *ps)
 {
-	struct cfg_entry *e = ps->cur;
-	if (e && ps->cur_counted && !e->kernel[0] && !ps->kernel_line && !ps->unreadable)
+	if (ps->cur && !ps->kernel_line && !ps->unreadable)
 		cfg_err(ps, "cfg.no_kernel", CFG_FILE_NAME " line %u: entry '%s' has no kernel",
-			e->line, e->name);
+			ps->entry_line, ps->entry_name);
 	ps->cur = 0;
+	ps->in_entry = false;
 }
 
 static void cfg_key_entry(struct cfg_parser *ps, struct cfg_span v)
@@ -165,36 +169,34 @@ static void cfg_key_entry(struct cfg_parser *ps, struct cfg_span v)
 	cfg_finish_entry(ps);
 	ps->title_line = ps->kernel_line = ps->cmdline_line = 0;
 	ps->unreadable = false;
-
-	/* Later keys of a bad entry still get checked, in a sink that is thrown away. */
-	memset(&ps->overflow, 0, sizeof ps->overflow);
-	ps->cur = &ps->overflow;
-	ps->cur_counted = false;
-	ps->cur->line = ps->line;
+	ps->in_entry = true;
+	ps->entry_line = ps->line;
+	ps->entry_name[0] = 0;
+	ps->ninitrd = 0;
 
 	if (span_has_space(v)) {
 		cfg_err(ps, "cfg.bad_value", CFG_TAG "entry name '%s' must be one word", ps->line,
 			span_show(v, show));
 		return;
 	}
-	if (!cfg_store(ps, "entry name", v, ps->cur->name, sizeof ps->cur->name))
+	if (!cfg_store(ps, "entry name", v, ps->entry_name, sizeof ps->entry_name))
 		return;
 	for (unsigned i = 0; i < c->nentries; i++) {
-		if (str_casecmp(c->entries[i].name, ps->cur->name) == 0) {
+		if (str_casecmp(c->entries[i].name, ps->entry_name) == 0) {
 			cfg_err(ps, "cfg.duplicate", CFG_TAG "entry '%s' already defined on line %u",
-				ps->line, ps->cur->name, c->entries[i].line);
+				ps->line, ps->entry_name, c->entries[i].line);
 			return;
 		}
 	}
 	if (c->nentries >= CFG_MAX_ENTRIES) {
 		cfg_err(ps, "cfg.too_many", CFG_TAG "entry '%s' is one more than the %u allowed",
-			ps->line, ps->cur->name, CFG_MAX_ENTRIES);
+			ps->line, ps->entry_name, CFG_MAX_ENTRIES);
 		return;
 	}
 	struct cfg_entry *e = &c->entries[c->nentries++];
-	*e = ps->overflow;
+	str_copy(e->name, sizeof e->name, ps->entry_name);
+	e->line = ps->line;
 	ps->cur = e;
-	ps->cur_counted = true;
 }
 
 static void cfg_key_serial(struct cfg_parser *ps, struct cfg_span v)
@@ -256,28 +258,31 @@ static void cfg_key_in_entry(struct cfg_parser *ps, const char *key, struct cfg_
 {
 	struct cfg_entry *e = ps->cur;
 
-	if (!e) {
+	if (!ps->in_entry) {
 		cfg_err(ps, "cfg.outside_entry", CFG_TAG "%s outside an entry (write 'entry NAME' first)",
 			ps->line, key);
 		return;
 	}
 	if (str_cmp(key, "title") == 0) {
 		if (cfg_once(ps, "title", &ps->title_line))
-			cfg_store(ps, "title", v, e->title, sizeof e->title);
+			cfg_store(ps, "title", v, e ? e->title : 0, CFG_TITLE_MAX);
 	} else if (str_cmp(key, "kernel") == 0) {
 		if (cfg_once(ps, "kernel", &ps->kernel_line))
-			cfg_store(ps, "kernel", v, e->kernel, sizeof e->kernel);
+			cfg_store(ps, "kernel", v, e ? e->kernel : 0, CFG_PATH_MAX);
 	} else if (str_cmp(key, "initrd") == 0) {
-		if (e->ninitrd >= CFG_MAX_INITRDS) {
+		if (ps->ninitrd >= CFG_MAX_INITRDS) {
 			cfg_err(ps, "cfg.too_many", CFG_TAG "more than %u initrd lines in entry '%s'",
-				ps->line, CFG_MAX_INITRDS, e->name);
+				ps->line, CFG_MAX_INITRDS, ps->entry_name);
 			return;
 		}
-		if (cfg_store(ps, "initrd", v, e->initrd[e->ninitrd], sizeof e->initrd[0]))
-			e->ninitrd++;
+		if (cfg_store(ps, "initrd", v, e ? e->initrd[ps->ninitrd] : 0, CFG_PATH_MAX)) {
+			ps->ninitrd++;
+			if (e)
+				e->ninitrd = ps->ninitrd;
+		}
 	} else {
 		if (cfg_once(ps, "cmdline", &ps->cmdline_line))
-			cfg_store(ps, "cmdline", v, e->cmdline, sizeof e->cmdline);
+			cfg_store(ps, "cmdline", v, e ? e->cmdline : 0, CFG_CMDLINE_MAX);
 	}
 }
 

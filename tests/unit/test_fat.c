@@ -935,6 +935,20 @@ static void test_orphan_long_name_fragments(void **state)
 	e[0] = 0x43;
 	mount_ok(m, fs);
 	open_ok(fs, "/A long file name with spaces.txt", &f);
+
+	/* a character outside ASCII (U+00E9 for the 'A'): listed as '?', not openable by the long
+	 * name (it cannot be typed), still by the short one */
+	uint8_t *first = e + 2 * 32;   /* fragment 1 holds characters 0..12 */
+	assert_int_equal(first[0], 0x01);
+	assert_int_equal(le16_load(first + 1), 'A');
+	le16_store(first + 1, 0x00E9);
+	mount_ok(m, fs);
+	memset(l, 0, sizeof *l);
+	assert_int_equal(fat_list(fs, NULL, collect, l, NULL), 0);
+	assert_true(find_name(l, "? long file name with spaces.txt") >= 0);
+	assert_int_equal(fat_open(fs, "/? long file name with spaces.txt", &f, NULL), AS_ENOENT);
+	open_ok(fs, "/ALONGF~1.TXT", &f);
+	assert_int_equal(f.size, 5000);
 	free(l);
 	free(fs);
 	unmap_image(m);
@@ -985,6 +999,47 @@ static void test_io_errors(void **state)
 	unmap_image(m);
 }
 
+/* A FAT inside a partition, as the loaders see it: made with mkfs.fat --offset and filled with
+ * mtools' "@@offset" syntax (REFERENCE.md), then mounted through a bdev_slice of the disk. */
+static void test_partition_slice(void **state)
+{
+	(void)state;
+	NEED_IMAGES();
+	char img[600];
+	snprintf(img, sizeof img, "%s/disk.img", workdir);
+	/* 4 KiB BPB sectors; the partition starts at 1 MiB (256 of them) */
+	assert_int_equal(run_cmd("rm -f '%s' && truncate -s 24M '%s' && mkfs.fat -F 16 -S 4096 -s 1 "
+				 "--offset 256 -h 256 '%s' 20480 >/dev/null 2>&1", img, img, img), 0);
+	char at[620];
+	snprintf(at, sizeof at, "%s@@1M", img);
+	assert_int_equal(mcopy(at, "/vmlinuz", 54321), 0);
+	static const uint32_t lss[] = { 512, 4096 };
+	for (int k = 0; k < 2; k++) {
+		struct mapped *m = map_image("disk", lss[k], 0);
+		struct blockdev part;
+		struct fat_fs *fs = malloc(sizeof *fs);
+		struct capture cap;
+		assert_non_null(fs);
+		uint64_t first = (1u << 20) / lss[k];
+		assert_int_equal(bdev_slice(&m->dev, first, (20u << 20) / lss[k], &part), 0);
+		capture_init(&cap);
+		int rc = fat_mount(&part, fs, &cap.diag);
+		if (rc) {
+			capture_dump(&cap);
+			fail_msg("mount of the partition failed: %d", rc);
+		}
+		assert_int_equal(fs->type, FAT_TYPE_16);
+		assert_int_equal(fs->bytes_per_sector, 4096);
+		assert_int_equal(fs->hidden_sectors, 256);
+		check_file(fs, "/vmlinuz", 54321);
+		/* the whole disk has no FAT at LBA 0 */
+		capture_init(&cap);
+		assert_int_equal(fat_mount(&m->dev, fs, &cap.diag), AS_ECORRUPT);
+		free(fs);
+		unmap_image(m);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1001,6 +1056,7 @@ int main(void)
 		cmocka_unit_test(test_directory_loop),
 		cmocka_unit_test(test_orphan_long_name_fragments),
 		cmocka_unit_test(test_io_errors),
+		cmocka_unit_test(test_partition_slice),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

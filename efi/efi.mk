@@ -8,10 +8,9 @@ EFI_APP_OBJS := $(patsubst efi/%.c,$(EFI_DIR)/app/%.o,$(EFI_APP_SRCS))
 EFI_GNUEFI_LDS := /usr/lib/elf_x86_64_efi.lds
 EFI_GNUEFI_CRT0 := /usr/lib/crt0-efi-x86_64.o
 
-$(EFI_DIR)/app/%.o: efi/%.c
+$(EFI_DIR)/app/%.o: efi/%.c efi/efi.mk
 	@mkdir -p $(@D)
-	$(Q)$(HOSTCC) $(EFI_CFLAGS) -fno-asynchronous-unwind-tables -ffunction-sections \
-		-fdata-sections $(DEPFLAGS) -c $< -o $@
+	$(Q)$(HOSTCC) $(EFI_CFLAGS) -fno-asynchronous-unwind-tables $(DEPFLAGS) -c $< -o $@
 $(EFI_DIR)/anysector.so: $(EFI_APP_OBJS) $(COMMON_EFI_LIB)
 	$(Q)ld -nostdlib -znocombreloc -shared -Bsymbolic -T $(EFI_GNUEFI_LDS) $(EFI_GNUEFI_CRT0) \
 		$^ -L/usr/lib -lefi -lgnuefi -o $@

@@ -1,10 +1,28 @@
-#include <efi.h>
+/* BOOTX64.EFI: booted by the firmware (no arguments) it shows the anysector.cfg menu of the
+ * partition it was loaded from and boots the chosen kernel; run from the UEFI shell with a
+ * command it is a disk and partition inspection tool (efi/commands.c). */
+#include "efi/app.h"
+#include "efi/args.h"
+#include "efi/commands.h"
 
+EFI_SYSTEM_TABLE *g_st;
+EFI_BOOT_SERVICES *g_bs;
+EFI_HANDLE g_image;
+
+/* gnu-efi's crt0 calls this with the SysV convention (REFERENCE.md "OVMF"). */
 EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *st);
 
 EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *st)
 {
-	(void)image;
-	st->ConOut->OutputString(st->ConOut, (CHAR16 *)L"anysector\r\n");
-	return EFI_SUCCESS;
+	struct args a;
+
+	g_image = image;
+	g_st = st;
+	g_bs = st->BootServices;
+	args_get(&a, cmd_is_command);
+	if (a.argc)
+		return cmd_run(&a);
+	/* The firmware arms a 5-minute watchdog for boot options; a menu may wait longer. */
+	g_bs->SetWatchdogTimer(0, 0, 0, NULL);
+	return cmd_boot_default();
 }

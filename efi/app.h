@@ -1,0 +1,63 @@
+/* What every part of the EFI application shares: the firmware tables, console output, memory,
+ * and readable names for EFI_STATUS values. gnu-efi's library is not used for any of this (its
+ * Print and allocation helpers pull in more code than the size goal allows). */
+#ifndef ANYSECTOR_EFI_APP_H
+#define ANYSECTOR_EFI_APP_H
+
+#include <efi.h>
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/diag.h"
+
+extern EFI_SYSTEM_TABLE *g_st;
+extern EFI_BOOT_SERVICES *g_bs;
+extern EFI_HANDLE g_image;
+
+/* ---- console (console.c) ----
+ * ASCII text with '\n' line ends, widened to UCS-2 and sent to ConOut ('\n' becomes "\r\n").
+ * Under OVMF ConOut is mirrored to the serial port. */
+void con_puts(const char *s);
+void con_write(const char *s, size_t len);
+void con_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* UCS-2 text as it comes from the firmware (device paths, file names). */
+void con_puts16(const CHAR16 *s);
+
+/* A diag sink that prints every report as a sentence ("warning: ..."); info reports are printed
+ * only when verbose is set. */
+struct con_diag {
+	struct diag d;
+	bool verbose;
+};
+void con_diag_init(struct con_diag *cd, bool verbose);
+
+/* Keys as the menu sees them. */
+enum key {
+	KEY_NONE = 0,
+	KEY_UP = -1,
+	KEY_DOWN = -2,
+	KEY_ENTER = -3,
+	KEY_ESC = -4,
+};
+/* Waits for a key for at most tenths/10 seconds (tenths 0: forever). Returns the key (printable
+ * ASCII as itself, the specials above) or KEY_NONE on timeout. */
+int con_wait_key(unsigned tenths);
+/* Drops keys typed before now, so a stale keystroke does not choose a menu entry. */
+void con_flush_keys(void);
+
+/* ---- memory (memory.c) ---- */
+void *efi_alloc(size_t bytes);                /* pool memory, zeroed; NULL on failure */
+void efi_free(void *p);                       /* NULL is fine */
+/* Page-aligned memory (EfiLoaderData), zeroed; *pages receives the page count for efi_free_pages. */
+void *efi_alloc_pages(size_t bytes, UINTN *pages);
+void efi_free_pages(void *p, UINTN pages);
+
+/* ---- status names (status.c) ---- */
+/* "EFI_NOT_FOUND" style name of a status, or its hex value. Returns buf or a constant string. */
+const char *efi_status_name(EFI_STATUS s, char buf[24]);
+
+#define PAGE_BYTES 4096u
+
+#endif

@@ -1,0 +1,119 @@
+#include "efi/blockio.h"
+
+#include "common/errors.h"
+#include "common/mem.h"
+
+/* One ReadBlocks call moves at most this much: large enough that loading a kernel is not
+ * dominated by per-call overhead, small enough to allocate anywhere. */
+#define BOUNCE_BYTES (1024u * 1024u)
+
+static EFI_GUID block_io_guid = EFI_BLOCK_IO_PROTOCOL_GUID;
+
+static bool is_pow2(uint64_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+static bool aligned(const void *p, uint32_t align)
+{
+	return ((uintptr_t)p & (align - 1)) == 0;
+}
+
+static int bio_read(struct blockdev *dev, uint64_t lba, uint32_t count, void *buf)
+{
+	struct efi_blockdev *d = (struct efi_blockdev *)dev;
+	UINTN bytes = (UINTN)count * dev->sector_size;
+	bool direct = aligned(buf, d->io_align);
+	EFI_STATUS s;
+
+	/* The block layer never asks for more than max_io sectors, which is what the bounce holds. */
+	s = d->bio->ReadBlocks(d->bio, d->media_id, lba, bytes, direct ? buf : d->bounce);
+	if (EFI_ERROR(s)) {
+		d->last_status = s;
+		dev->err_lba = lba;
+		return AS_EIO;
+	}
+	if (!direct)
+		memcpy(buf, d->bounce, bytes);
+	return 0;
+}
+
+/* Page-aligned memory aligned to `align` too (a power of two): over-allocate when it is more.
+ * *base and *pages are what efi_free_pages needs. */
+static void *alloc_aligned(size_t bytes, uint32_t align, void **base, UINTN *pages)
+{
+	size_t extra = align > PAGE_BYTES ? align : 0;
+	uint8_t *p = efi_alloc_pages(bytes + extra, pages);
+	*base = p;
+	if (!p || !extra)
+		return p;
+	return (void *)(((uintptr_t)p + extra - 1) & ~(uintptr_t)(align - 1));
+}
+
+int efi_blockdev_open(EFI_HANDLE handle, struct efi_blockdev *out, const char **why)
+{
+	EFI_BLOCK_IO *bio = NULL;
+	const char *dummy;
+
+	if (!why)
+		why = &dummy;
+	memset(out, 0, sizeof *out);
+	if (EFI_ERROR(g_bs->HandleProtocol(handle, &block_io_guid, (void **)&bio)) || !bio ||
+	    !bio->Media) {
+		*why = "the handle has no BlockIo protocol";
+		return AS_ENOENT;
+	}
+	EFI_BLOCK_IO_MEDIA *m = bio->Media;
+	if (!m->MediaPresent) {
+		*why = "no media present";
+		return AS_ENOENT;
+	}
+	if (m->BlockSize > BDEV_MAX_SECTOR_SIZE) {
+		*why = "its block size is larger than the block layer handles";
+		return AS_EUNSUPP;
+	}
+
+	uint32_t bs = m->BlockSize;
+	uint32_t phys = bs;
+	uint32_t aoff = 0;
+	if (bio->Revision >= EFI_BLOCK_IO_PROTOCOL_REVISION2 && m->LogicalBlocksPerPhysicalBlock > 1 &&
+	    is_pow2(m->LogicalBlocksPerPhysicalBlock) && m->LogicalBlocksPerPhysicalBlock <= 64) {
+		phys = bs * m->LogicalBlocksPerPhysicalBlock;
+		/* LowestAlignedLba is the first LBA on a physical boundary: that many blocks into
+		 * the physical sector is the Linux-style alignment offset. */
+		aoff = (uint32_t)(m->LowestAlignedLba % m->LogicalBlocksPerPhysicalBlock) * bs;
+	}
+
+	out->handle = handle;
+	out->bio = bio;
+	out->media_id = m->MediaId;
+	out->io_align = m->IoAlign > PAGE_BYTES && is_pow2(m->IoAlign) ? m->IoAlign : PAGE_BYTES;
+	out->dev.sector_size = bs;
+	out->dev.phys_size = phys;
+	out->dev.align_offset = aoff;
+	out->dev.sectors = m->LastBlock + 1;
+	out->dev.max_io = BOUNCE_BYTES / bs;
+	out->dev.read = bio_read;
+	out->dev.priv = out;
+	if (!bdev_geometry_valid(&out->dev)) {
+		*why = "its block size is not a power of two the block layer handles";
+		return AS_EUNSUPP;
+	}
+	out->bounce = alloc_aligned(BOUNCE_BYTES, out->io_align, &out->bounce_base,
+				    &out->bounce_pages);
+	out->dev.scratch = alloc_aligned(bs, out->io_align, &out->scratch_base, &out->scratch_pages);
+	if (!out->bounce || !out->dev.scratch) {
+		efi_blockdev_close(out);
+		*why = "out of memory for its buffers";
+		return AS_ENOMEM;
+	}
+	return 0;
+}
+
+void efi_blockdev_close(struct efi_blockdev *d)
+{
+	efi_free_pages(d->bounce_base, d->bounce_pages);
+	efi_free_pages(d->scratch_base, d->scratch_pages);
+	d->bounce = d->bounce_base = NULL;
+	d->dev.scratch = d->scratch_base = NULL;
+}

@@ -1,0 +1,30 @@
+/* EFI_BLOCK_IO as a common/ block device: whole blocks only, through page-aligned bounce buffers
+ * that also honour the device's IoAlign (REFERENCE.md "OVMF": a partial-block ReadBlocks fails
+ * on 4Kn, and drivers may demand aligned buffers). */
+#ifndef ANYSECTOR_EFI_BLOCKIO_H
+#define ANYSECTOR_EFI_BLOCKIO_H
+
+#include "efi/app.h"
+
+#include "common/blockdev.h"
+
+struct efi_blockdev {
+	struct blockdev dev;          /* first: the driver callbacks recover this struct from it */
+	EFI_HANDLE handle;
+	EFI_BLOCK_IO *bio;
+	UINT32 media_id;
+	uint32_t io_align;            /* buffer alignment the driver needs (>= 1) */
+	EFI_STATUS last_status;       /* of the last failed ReadBlocks */
+	uint8_t *bounce;              /* max_io sectors */
+	void *bounce_base, *scratch_base; /* the allocations, for freeing */
+	UINTN bounce_pages, scratch_pages;
+};
+
+/* Opens the BlockIo on handle and fills the geometry: sector_size = BlockSize, phys_size from
+ * LogicalBlocksPerPhysicalBlock (revision 2 and later, when nonzero), align_offset from
+ * LowestAlignedLba. Read-only. Returns 0, AS_ENOENT (no BlockIo or no media), AS_EUNSUPP (a block
+ * size the block layer cannot take) or AS_ENOMEM; says which in *why when non-NULL. */
+int efi_blockdev_open(EFI_HANDLE handle, struct efi_blockdev *out, const char **why);
+void efi_blockdev_close(struct efi_blockdev *d);
+
+#endif

@@ -1,0 +1,179 @@
+#include "efi/boot.h"
+
+#include "efi/initrd.h"
+
+#include "common/errors.h"
+#include "common/le.h"
+#include "common/mem.h"
+#include "common/str.h"
+
+/* Loading more than this is surely a wrong file; it also keeps every size below 2^32. */
+#define KERNEL_MAX_BYTES (512ull << 20)
+#define INITRD_MAX_BYTES (2ull << 30)
+#define PE_OFFSET_FIELD 0x3C
+/* The Linux initramfs unpacker finds the next cpio header only at a 4-byte boundary: concatenated
+ * initrds are padded with zeros to it, as other loaders do. */
+#define INITRD_JOIN_ALIGN 4u
+
+static EFI_GUID loaded_image_guid = LOADED_IMAGE_PROTOCOL;
+
+/* "MZ" and a "PE\0\0" signature where e_lfanew points: what the firmware's LoadImage takes. */
+static bool is_pe_image(const uint8_t *p, uint32_t size)
+{
+	if (size < PE_OFFSET_FIELD + 4 || p[0] != 'M' || p[1] != 'Z')
+		return false;
+	uint32_t pe = le32_load(p + PE_OFFSET_FIELD);
+	return pe <= size - 4 && !memcmp(p + pe, "PE\0\0", 4);
+}
+
+struct initrd_image {
+	uint8_t *data;
+	UINTN pages;
+	uint64_t size;
+};
+
+static int load_initrds(struct boot_volume *v, const struct cfg_entry *e, struct initrd_image *out,
+			struct diag *d)
+{
+	struct fat_file f[CFG_MAX_INITRDS];
+	uint64_t total = 0;
+	int rc;
+
+	for (unsigned i = 0; i < e->ninitrd; i++) {
+		if ((rc = fat_open(v->fs, e->initrd[i], &f[i], d))) {
+			diag_error(d, "efi.initrd", "entry %s: cannot open initrd %s (%s)", e->name,
+				   e->initrd[i], as_strerror(rc));
+			return rc;
+		}
+		if (f[i].is_dir) {
+			diag_error(d, "efi.initrd", "entry %s: initrd %s is a directory", e->name,
+				   e->initrd[i]);
+			return AS_EISDIR;
+		}
+		total = (total + INITRD_JOIN_ALIGN - 1) / INITRD_JOIN_ALIGN * INITRD_JOIN_ALIGN;
+		total += f[i].size;
+	}
+	if (total > INITRD_MAX_BYTES) {
+		diag_error(d, "efi.initrd", "entry %s: the initrds add up to %llu bytes, more than "
+			   "the %llu this loader accepts", e->name, (unsigned long long)total,
+			   INITRD_MAX_BYTES);
+		return AS_ETOOBIG;
+	}
+	if (!(out->data = efi_alloc_pages(total, &out->pages))) {
+		diag_error(d, "efi.nomem", "entry %s: no memory for %llu bytes of initrd", e->name,
+			   (unsigned long long)total);
+		return AS_ENOMEM;
+	}
+	uint64_t off = 0;
+	for (unsigned i = 0; i < e->ninitrd; i++) {
+		off = (off + INITRD_JOIN_ALIGN - 1) / INITRD_JOIN_ALIGN * INITRD_JOIN_ALIGN;
+		if ((rc = fat_read(v->fs, &f[i], 0, out->data + off, f[i].size, d))) {
+			diag_error(d, "efi.initrd", "entry %s: reading initrd %s failed (%s)", e->name,
+				   e->initrd[i], as_strerror(rc));
+			return rc;
+		}
+		off += f[i].size;
+	}
+	out->size = total;
+	return 0;
+}
+
+/* The command line as LoadOptions wants it: UCS-2, NUL-terminated (pool memory). */
+static CHAR16 *widen(const char *s, UINT32 *bytes)
+{
+	size_t n = str_len(s);
+	CHAR16 *w = efi_alloc((n + 1) * sizeof(CHAR16));
+	if (!w)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		w[i] = (unsigned char)s[i];
+	w[n] = 0;
+	*bytes = (UINT32)((n + 1) * sizeof(CHAR16));
+	return w;
+}
+
+int boot_entry(struct boot_volume *v, const struct cfg_entry *e, struct diag *d)
+{
+	struct initrd_image rd = { 0 };
+	EFI_HANDLE child = NULL;
+	EFI_LOADED_IMAGE *li = NULL;
+	EFI_DEVICE_PATH *kdp = NULL;
+	CHAR16 *options = NULL;
+	void *kernel = NULL;
+	UINTN kpages = 0;
+	uint32_t ksize;
+	char sb[24];
+	EFI_STATUS s;
+	int rc;
+
+	con_printf("Loading %s: %s\n", e->title[0] ? e->title : e->name, e->kernel);
+	if ((rc = bootvol_read_file(v, e->kernel, KERNEL_MAX_BYTES, &kernel, &ksize, &kpages, d))) {
+		diag_error(d, "efi.kernel", "entry %s: cannot load kernel %s (%s)", e->name, e->kernel,
+			   as_strerror(rc));
+		goto out;
+	}
+	if (!is_pe_image(kernel, ksize)) {
+		diag_error(d, "efi.not_pe", "entry %s: kernel %s is not an EFI executable (no PE "
+			   "header): a Linux kernel needs CONFIG_EFI_STUB to boot from UEFI", e->name,
+			   e->kernel);
+		rc = AS_EUNSUPP;
+		goto out;
+	}
+	if (e->ninitrd && (rc = load_initrds(v, e, &rd, d)))
+		goto out;
+
+	kdp = dp_append_file(v->dev_path, e->kernel);
+	s = g_bs->LoadImage(FALSE, g_image, kdp, kernel, ksize, &child);
+	efi_free_pages(kernel, kpages); /* LoadImage made its own copy */
+	kernel = NULL;
+	if (EFI_ERROR(s)) {
+		diag_error(d, "efi.load_image", "entry %s: the firmware refused to load kernel %s (%s%s)",
+			   e->name, e->kernel, efi_status_name(s, sb),
+			   s == EFI_SECURITY_VIOLATION ? ": Secure Boot rejects it" : "");
+		child = NULL;
+		rc = AS_EUNSUPP;
+		goto out;
+	}
+	if (EFI_ERROR(g_bs->HandleProtocol(child, &loaded_image_guid, (void **)&li)) || !li) {
+		diag_error(d, "efi.loaded_image", "entry %s: the loaded kernel has no LoadedImage "
+			   "protocol to take its command line", e->name);
+		rc = AS_EUNSUPP;
+		goto out;
+	}
+	UINT32 obytes = 0;
+	if (!(options = widen(e->cmdline, &obytes))) {
+		rc = AS_ENOMEM;
+		goto out;
+	}
+	li->LoadOptions = options;
+	li->LoadOptionsSize = obytes;
+
+	if (rd.data) {
+		s = initrd_publish(rd.data, rd.size);
+		if (EFI_ERROR(s)) {
+			diag_error(d, "efi.initrd_publish", "entry %s: cannot offer the initrd to the "
+				   "kernel (%s%s)", e->name, efi_status_name(s, sb),
+				   s == EFI_ALREADY_STARTED ? ": another loader already offers one" : "");
+			rc = AS_EUNSUPP;
+			goto out;
+		}
+	}
+
+	con_printf("Starting %s (%u bytes, initrd %llu bytes)\n", e->kernel, ksize,
+		   (unsigned long long)rd.size);
+	s = g_bs->StartImage(child, NULL, NULL);
+	/* Only a kernel that failed comes back. */
+	diag_error(d, "efi.start_image", "entry %s: kernel %s returned to the loader (%s)", e->name,
+		   e->kernel, efi_status_name(s, sb));
+	child = NULL; /* an image that has run and exited is unloaded by the firmware */
+	rc = AS_EABORT;
+out:
+	initrd_unpublish();
+	if (child)
+		g_bs->UnloadImage(child);
+	efi_free(options);
+	efi_free(kdp);
+	efi_free_pages(kernel, kpages);
+	efi_free_pages(rd.data, rd.pages);
+	return rc;
+}

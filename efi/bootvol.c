@@ -1,0 +1,223 @@
+#include "efi/bootvol.h"
+
+#include "common/errors.h"
+#include "common/mbr.h"
+#include "common/mem.h"
+
+#define CFG_MAX_BYTES (64u * 1024u) /* a config file larger than this is a mistake */
+
+static EFI_GUID loaded_image_guid = LOADED_IMAGE_PROTOCOL;
+static EFI_GUID block_io_guid = EFI_BLOCK_IO_PROTOCOL_GUID;
+
+static EFI_HANDLE own_device(void)
+{
+	EFI_LOADED_IMAGE *li = NULL;
+	if (EFI_ERROR(g_bs->HandleProtocol(g_image, &loaded_image_guid, (void **)&li)) || !li)
+		return NULL;
+	return li->DeviceHandle;
+}
+
+/* The handle of the whole disk a partition path lies on: its path minus the HD node. */
+static EFI_HANDLE parent_disk(const EFI_DEVICE_PATH *dp)
+{
+	EFI_DEVICE_PATH *parent = dp_parent(dp), *rest;
+	EFI_HANDLE h = NULL;
+
+	if (!parent)
+		return NULL;
+	rest = parent;
+	if (EFI_ERROR(g_bs->LocateDevicePath(&block_io_guid, &rest, &h)) || !rest ||
+	    dp_size(rest) != sizeof(EFI_DEVICE_PATH))
+		h = NULL; /* only a handle for exactly that path is the disk */
+	efi_free(parent);
+	return h;
+}
+
+static int find_in_gpt(struct boot_volume *v, struct diag *d)
+{
+	struct gpt *g = efi_alloc(sizeof *g);
+	char want[GUID_STR_LEN + 1];
+	int rc;
+
+	if (!g)
+		return AS_ENOMEM;
+	rc = gpt_read(&v->disk.dev, g, d);
+	if (rc) {
+		diag_error(d, "efi.gpt", "the GPT of the boot disk cannot be used (%s)", as_strerror(rc));
+		goto out;
+	}
+	guid_format(&v->hd.signature, want);
+	rc = AS_ENOENT;
+	for (unsigned i = 0; i < g->count; i++) {
+		const struct gpt_part *p = &g->parts[i];
+		if (!guid_eq(&p->e.unique, &v->hd.signature))
+			continue;
+		if (p->e.first_lba != v->hd.start)
+			diag_warn(d, "efi.hd_start",
+				  "GPT entry %u starts at LBA %llu but the firmware says LBA %llu",
+				  p->number, (unsigned long long)p->e.first_lba,
+				  (unsigned long long)v->hd.start);
+		v->part_number = p->number;
+		v->part_first = p->e.first_lba;
+		v->part_sectors = p->e.last_lba - p->e.first_lba + 1;
+		rc = 0;
+		break;
+	}
+	if (rc)
+		diag_error(d, "efi.no_partition",
+			   "the boot disk's GPT has no partition with unique GUID %s, which the "
+			   "firmware says this program was loaded from", want);
+out:
+	efi_free(g);
+	return rc;
+}
+
+static int find_in_mbr(struct boot_volume *v, struct diag *d)
+{
+	struct mbr_table *t = efi_alloc(sizeof *t);
+	int rc;
+
+	if (!t)
+		return AS_ENOMEM;
+	rc = mbr_read(&v->disk.dev, t, d);
+	if (rc) {
+		diag_error(d, "efi.mbr", "the MBR of the boot disk cannot be used (%s)", as_strerror(rc));
+		goto out;
+	}
+	rc = AS_ENOENT;
+	for (unsigned i = 0; i < t->count; i++) {
+		const struct mbr_part *p = &t->parts[i];
+		if (p->number != v->hd.number || p->first_lba != v->hd.start)
+			continue;
+		v->part_number = p->number;
+		v->part_first = p->first_lba;
+		v->part_sectors = p->sectors;
+		rc = 0;
+		break;
+	}
+	if (rc)
+		diag_error(d, "efi.no_partition",
+			   "the boot disk's MBR has no partition %u starting at LBA %llu, which the "
+			   "firmware says this program was loaded from",
+			   (unsigned)v->hd.number, (unsigned long long)v->hd.start);
+out:
+	efi_free(t);
+	return rc;
+}
+
+int bootvol_open(struct boot_volume *v, struct diag *d)
+{
+	EFI_HANDLE dev = own_device(), disk;
+	const char *why = "";
+	int rc;
+
+	memset(v, 0, sizeof *v);
+	v->table = "none";
+	v->dev_path = dp_of_handle(dev);
+	if (!v->dev_path) {
+		diag_error(d, "efi.no_device", "the firmware does not say which device this program "
+			   "was loaded from (no device path)");
+		return AS_ENOENT;
+	}
+	v->partitioned = dp_hd_decode(dp_last_node(v->dev_path), &v->hd);
+	disk = v->partitioned ? parent_disk(v->dev_path) : dev;
+	if (!disk) {
+		diag_error(d, "efi.no_disk", "no BlockIo device matches the disk of the partition this "
+			   "program was loaded from");
+		return AS_ENOENT;
+	}
+	if ((rc = efi_blockdev_open(disk, &v->disk, &why))) {
+		diag_error(d, "efi.disk", "the boot disk cannot be read: %s", why);
+		return rc;
+	}
+
+	if (!v->partitioned) {
+		v->part_sectors = v->disk.dev.sectors;
+	} else if (v->hd.sig_type == SIGNATURE_TYPE_GUID) {
+		v->table = "GPT";
+		rc = find_in_gpt(v, d);
+	} else if (v->hd.sig_type == SIGNATURE_TYPE_MBR) {
+		v->table = "MBR";
+		rc = find_in_mbr(v, d);
+	} else {
+		diag_error(d, "efi.hd_type", "the firmware names the boot partition by neither a GPT "
+			   "GUID nor an MBR signature (signature type %u)", v->hd.sig_type);
+		rc = AS_EUNSUPP;
+	}
+	if (rc)
+		goto fail;
+	if ((rc = bdev_slice(&v->disk.dev, v->part_first, v->part_sectors, &v->part))) {
+		diag_error(d, "efi.part_range", "the boot partition (LBA %llu, %llu sectors) does not "
+			   "fit on its disk", (unsigned long long)v->part_first,
+			   (unsigned long long)v->part_sectors);
+		goto fail;
+	}
+	if (!(v->fs = efi_alloc(sizeof *v->fs))) {
+		rc = AS_ENOMEM;
+		goto fail;
+	}
+	if ((rc = fat_mount(&v->part, v->fs, d))) {
+		diag_error(d, "efi.fat", "the boot partition holds no usable FAT file system (%s)",
+			   as_strerror(rc));
+		goto fail;
+	}
+	return 0;
+fail:
+	bootvol_close(v);
+	return rc;
+}
+
+void bootvol_close(struct boot_volume *v)
+{
+	efi_free(v->fs);
+	v->fs = NULL;
+	efi_blockdev_close(&v->disk);
+}
+
+int bootvol_read_file(struct boot_volume *v, const char *path, uint64_t max_bytes, void **buf,
+		      uint32_t *size, UINTN *pages, struct diag *d)
+{
+	struct fat_file f;
+	int rc;
+
+	*buf = NULL;
+	*pages = 0;
+	*size = 0;
+	if ((rc = fat_open(v->fs, path, &f, d)))
+		return rc;
+	if (f.is_dir) {
+		diag_error(d, "efi.is_dir", "%s is a directory, not a file", path);
+		return AS_EISDIR;
+	}
+	if (f.size > max_bytes) {
+		diag_error(d, "efi.too_big", "%s is %u bytes, more than the %llu this program accepts",
+			   path, f.size, (unsigned long long)max_bytes);
+		return AS_ETOOBIG;
+	}
+	if (!(*buf = efi_alloc_pages(f.size, pages))) {
+		diag_error(d, "efi.nomem", "no memory for the %u bytes of %s", f.size, path);
+		return AS_ENOMEM;
+	}
+	if ((rc = fat_read(v->fs, &f, 0, *buf, f.size, d))) {
+		diag_error(d, "efi.read", "reading %s failed (%s)", path, as_strerror(rc));
+		efi_free_pages(*buf, *pages);
+		*buf = NULL;
+		*pages = 0;
+		return rc;
+	}
+	*size = f.size;
+	return 0;
+}
+
+int bootvol_load_config(struct boot_volume *v, struct cfg *c, struct diag *d)
+{
+	void *text;
+	uint32_t size;
+	UINTN pages;
+	int rc = bootvol_read_file(v, "/" CFG_FILE_NAME, CFG_MAX_BYTES, &text, &size, &pages, d);
+	if (rc)
+		return rc;
+	rc = cfg_parse(text, size, c, d);
+	efi_free_pages(text, pages);
+	return rc;
+}

@@ -1,0 +1,40 @@
+/* The boot volume: the partition this image was loaded from, found on its parent disk through
+ * common/ (GPT or MBR on the disk's own block size), with its FAT mounted. The same code serves
+ * the shell commands that look at "our" partition (ls, cat, boot). */
+#ifndef ANYSECTOR_EFI_BOOTVOL_H
+#define ANYSECTOR_EFI_BOOTVOL_H
+
+#include "efi/app.h"
+#include "efi/blockio.h"
+#include "efi/devpath.h"
+
+#include "common/config.h"
+#include "common/fat.h"
+#include "common/gpt.h"
+
+struct boot_volume {
+	struct efi_blockdev disk;     /* the parent disk (or the device itself: no partition) */
+	EFI_DEVICE_PATH *dev_path;    /* the device path of the volume the image came from */
+	bool partitioned;             /* loaded from a hard-drive partition (HD node found) */
+	struct dp_hd hd;
+	const char *table;            /* "GPT", "MBR" or "none" */
+	unsigned part_number;
+	uint64_t part_first, part_sectors;
+	struct blockdev part;         /* the window of the disk holding the FAT */
+	struct fat_fs *fs;
+};
+
+/* Finds the partition and disk the running image was loaded from and mounts its FAT. Problems
+ * are reported as sentences through d; returns 0 or an AS_* code. */
+int bootvol_open(struct boot_volume *v, struct diag *d);
+void bootvol_close(struct boot_volume *v);
+
+/* Reads a whole file into page-aligned memory (efi_free_pages(*buf, *pages) to release).
+ * Files larger than max_bytes are refused with a sentence. */
+int bootvol_read_file(struct boot_volume *v, const char *path, uint64_t max_bytes, void **buf,
+		      uint32_t *size, UINTN *pages, struct diag *d);
+
+/* Reads and parses /anysector.cfg of the volume into c (errors carry line numbers). */
+int bootvol_load_config(struct boot_volume *v, struct cfg *c, struct diag *d);
+
+#endif

@@ -1,0 +1,130 @@
+#include "efi/app.h"
+
+#include "common/fmt.h"
+
+#define CON_CHUNK 128 /* UCS-2 characters sent per OutputString call */
+#define CON_LINE_MAX 1024
+
+void con_write(const char *s, size_t len)
+{
+	CHAR16 out[CON_CHUNK + 3];
+	size_t n = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == '\n')
+			out[n++] = L'\r';
+		/* ConOut takes UCS-2; bytes past ASCII (no such text is ours) show as '?'. */
+		out[n++] = c < 0x80 ? c : L'?';
+		if (n >= CON_CHUNK || i + 1 == len) {
+			out[n] = 0;
+			g_st->ConOut->OutputString(g_st->ConOut, out);
+			n = 0;
+		}
+	}
+}
+
+void con_puts(const char *s)
+{
+	size_t n = 0;
+	while (s[n])
+		n++;
+	con_write(s, n);
+}
+
+void con_printf(const char *fmt, ...)
+{
+	char line[CON_LINE_MAX];
+	fmt_va_list ap;
+	fmt_va_start(ap, fmt);
+	int n = fmt_vsnprintf(line, sizeof line, fmt, ap);
+	fmt_va_end(ap);
+	if (n < 0)
+		return;
+	con_write(line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+}
+
+void con_puts16(const CHAR16 *s)
+{
+	char buf[CON_CHUNK];
+	size_t n = 0;
+	for (; s && *s; s++) {
+		buf[n++] = *s >= 0x20 && *s < 0x7F ? (char)*s : '?';
+		if (n == sizeof buf) {
+			con_write(buf, n);
+			n = 0;
+		}
+	}
+	con_write(buf, n);
+}
+
+static void con_emit(struct diag *d, enum diag_level level, const char *code, const char *msg)
+{
+	struct con_diag *cd = (struct con_diag *)d;
+	(void)code;
+	if (level == DIAG_ERROR)
+		con_printf("error: %s\n", msg);
+	else if (level == DIAG_WARN)
+		con_printf("warning: %s\n", msg);
+	else if (cd->verbose)
+		con_printf("%s\n", msg);
+}
+
+void con_diag_init(struct con_diag *cd, bool verbose)
+{
+	*cd = (struct con_diag){ .d = { .emit = con_emit }, .verbose = verbose };
+}
+
+static int translate_key(const EFI_INPUT_KEY *k)
+{
+	switch (k->ScanCode) {
+	case SCAN_UP: return KEY_UP;
+	case SCAN_DOWN: return KEY_DOWN;
+	case SCAN_ESC: return KEY_ESC;
+	default: break;
+	}
+	if (k->UnicodeChar == L'\r' || k->UnicodeChar == L'\n')
+		return KEY_ENTER;
+	if (k->UnicodeChar == 0x1B)
+		return KEY_ESC;
+	if (k->UnicodeChar >= 0x20 && k->UnicodeChar < 0x7F)
+		return (int)k->UnicodeChar;
+	return KEY_NONE;
+}
+
+int con_wait_key(unsigned tenths)
+{
+	EFI_EVENT events[2] = { g_st->ConIn->WaitForKey, NULL };
+	UINTN nevents = 1, which;
+	int key = KEY_NONE;
+
+	if (tenths) {
+		if (EFI_ERROR(g_bs->CreateEvent(EVT_TIMER, 0, NULL, NULL, &events[1])))
+			return KEY_NONE;
+		/* Timer units are 100 ns. */
+		g_bs->SetTimer(events[1], TimerRelative, (UINT64)tenths * 1000000u);
+		nevents = 2;
+	}
+	for (;;) {
+		EFI_INPUT_KEY k;
+		if (EFI_ERROR(g_bs->WaitForEvent(nevents, events, &which)) || which == 1)
+			break;
+		if (EFI_ERROR(g_st->ConIn->ReadKeyStroke(g_st->ConIn, &k)))
+			continue;
+		key = translate_key(&k);
+		if (key != KEY_NONE)
+			break;
+	}
+	if (events[1])
+		g_bs->CloseEvent(events[1]);
+	return key;
+}
+
+void con_flush_keys(void)
+{
+	EFI_INPUT_KEY k;
+	/* Bounded: a stuck input device must not keep us here. */
+	for (int i = 0; i < 64; i++)
+		if (EFI_ERROR(g_st->ConIn->ReadKeyStroke(g_st->ConIn, &k)))
+			break;
+}

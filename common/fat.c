@@ -123,8 +123,8 @@ static int fat_check_bpb(struct fat_fs *fs, const uint8_t *b, struct diag *d)
 		return AS_ECORRUPT;
 	}
 	uint32_t root_ent = le16_load(b + BPB_ROOT_ENT_CNT);
-	uint64_t root_bytes = (uint64_t)root_ent * FAT_DIRENT_SIZE;
-	uint64_t root_secs = (root_bytes + bps - 1) / bps;
+	/* 32-bit arithmetic where it fits: stage2 then needs no 64-bit division helpers */
+	uint32_t root_secs = (root_ent * FAT_DIRENT_SIZE + bps - 1) / bps;
 	uint64_t meta = rsvd + (uint64_t)nfats * fatsz + root_secs;
 	if (meta >= total) {
 		diag_error(d, "fat.bpb.no_data",
@@ -133,7 +133,7 @@ static int fat_check_bpb(struct fat_fs *fs, const uint8_t *b, struct diag *d)
 			   (unsigned long long)meta, (unsigned long long)total);
 		return AS_ECORRUPT;
 	}
-	uint64_t clusters = (total - meta) / spc;
+	uint64_t clusters = (uint32_t)(total - meta) / spc;  /* total fits 32 bits */
 	if (!clusters) {
 		diag_error(d, "fat.bpb.no_data",
 			   "FAT: the %llu data sectors are less than one %u-sector cluster",

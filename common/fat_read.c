@@ -7,9 +7,16 @@
 #include "common/errors.h"
 #include "common/fat_internal.h"
 
+/* Cluster sizes are powers of two: shifts, not 64-bit divisions (which stage2 would need
+ * libgcc for). */
+static unsigned cluster_shift(const struct fat_fs *fs)
+{
+	return (unsigned)__builtin_ctz(fs->cluster_size);
+}
+
 static uint64_t clusters_for(const struct fat_fs *fs, uint32_t size)
 {
-	return ((uint64_t)size + fs->cluster_size - 1) / fs->cluster_size;
+	return ((uint64_t)size + fs->cluster_size - 1) >> cluster_shift(fs);
 }
 
 static int chain_check(struct fat_fs *fs, const struct fat_file *f, struct diag *d)
@@ -102,7 +109,7 @@ int fat_read(struct fat_fs *fs, const struct fat_file *f, uint64_t off, void *bu
 		return rc;
 
 	/* Find the cluster holding off, from the remembered position when it is on the way. */
-	uint64_t target = off / fs->cluster_size;
+	uint64_t target = off >> cluster_shift(fs);
 	if (fs->pos_valid && fs->pos_first == f->first_cluster && fs->pos_index <= target) {
 		idx = fs->pos_index;
 		c = fs->pos_cluster;
@@ -117,7 +124,7 @@ int fat_read(struct fat_fs *fs, const struct fat_file *f, uint64_t off, void *bu
 			return AS_ECORRUPT;  /* chain_check saw it whole: cannot happen */
 	}
 
-	uint64_t inner = off % fs->cluster_size;
+	uint64_t inner = off & (fs->cluster_size - 1);
 	for (;;) {
 		/* Grow a run of consecutive clusters until it covers what is left to read. */
 		uint32_t last = c;

@@ -11,7 +11,7 @@ BENCH_LABEL ?= gpt
 bench::
 	@tools/deps.sh ensure
 	@t='$(filter $(BUILD)/tools/anysector $(BUILD)/stages/%,$(ALL_TARGETS))'; \
-	if [ -n "$$t" ]; then $(MAKE) --no-print-directory -k $$t || \
+	if [ -n "$$t" ]; then $(MAKE) --no-print-directory -s -k $$t || \
 		echo "bench: building anysector failed; benchmarking the peers only"; fi
 	@BENCH_RUNS='$(BENCH_RUNS)' BENCH_CASES='$(BENCH_CASES)' BENCH_TIMEOUT='$(BENCH_TIMEOUT)' \
 		BENCH_LABEL='$(BENCH_LABEL)' python3 bench/bench.py

@@ -40,8 +40,11 @@ class DiskError(Exception):
 def run(cmd, **kw):
     r = subprocess.run(cmd, capture_output=True, text=True, env=kw.pop("env", MTOOLS_ENV), **kw)
     if r.returncode != 0:
-        msg = (r.stderr.strip() or r.stdout.strip()).splitlines()
-        raise DiskError(f"{cmd[0]} failed (exit {r.returncode}): {msg[-1] if msg else 'no output'}")
+        lines = (r.stderr.strip() or r.stdout.strip()).splitlines()
+        # the first error names the cause; later lines tend to be consequences
+        first = next((l for l in lines if "error" in l.lower()), lines[-1] if lines else "no output")
+        raise DiskError(f"{os.path.basename(cmd[0])} {cmd[1] if len(cmd) > 1 else ''} failed "
+                        f"(exit {r.returncode}): {first.strip()}")
     return r.stdout
 
 
@@ -171,14 +174,16 @@ class Fat:
     def get_text(self, src):
         return run(["mtype", "-i", self.spec, "::" + src])
 
+    def exists(self, path):
+        return subprocess.run(["mdir", "-b", "-i", self.spec, "::" + path], capture_output=True,
+                              env=MTOOLS_ENV, stdin=subprocess.DEVNULL).returncode == 0
+
     def mkdirs(self, path):
         parts = [p for p in path.split("/") if p]
         for i in range(len(parts)):
             d = "/" + "/".join(parts[:i + 1])
-            r = subprocess.run(["mmd", "-i", self.spec, "::" + d], capture_output=True,
-                               text=True, env=MTOOLS_ENV)
-            if r.returncode != 0 and "already exists" not in (r.stderr + r.stdout):
-                raise DiskError(f"mmd {d}: {r.stderr.strip()}")
+            if not self.exists(d):
+                run(["mmd", "-i", self.spec, "::" + d])
 
 
 def fat_of(image, layout):

@@ -1,0 +1,106 @@
+"""Boot cases: what one QEMU run is, and the case-list files (tests/qemu/cases/*.txt) that name
+them.
+
+A case-list line is
+
+    FIRMWARE FRONTEND SECTORS LABEL PAYLOAD [expect=boot|seabios-refuses] [timeout=SECONDS]
+
+    FIRMWARE  seabios | ovmf
+    FRONTEND  ide | virtio-blk | virtio-scsi | nvme
+    SECTORS   512n | 512e (512 logical, 4096 physical) | 4Kn (4096 both)
+    LABEL     gpt | mbr
+    PAYLOAD   bios-payload | efi-payload | dual-payload | linux
+
+'#' starts a comment. The case name is the columns joined by '-' (seabios-nvme-4Kn-gpt-bios-payload).
+"""
+import dataclasses
+import os
+
+FIRMWARES = ("seabios", "ovmf")
+FRONTENDS = ("ide", "virtio-blk", "virtio-scsi", "nvme")
+SECTORS = {"512n": (512, 512), "512e": (512, 4096), "4Kn": (4096, 4096)}
+LABELS = ("gpt", "mbr")
+PAYLOADS = ("bios-payload", "efi-payload", "dual-payload", "linux")
+EXPECTS = ("boot", "seabios-refuses")
+
+# Seconds from QEMU start to the payload's line, generous for TCG on a loaded 2-core machine
+# (measured times are in tests/qemu/README.md). Linux needs more: a 14 MB kernel read via int13.
+DEFAULT_TIMEOUT = {"bios-payload": 60, "efi-payload": 90, "dual-payload": 90, "linux": 180}
+REFUSE_TIMEOUT = 30
+
+
+class CaseError(Exception):
+    pass
+
+
+@dataclasses.dataclass(frozen=True)
+class Case:
+    firmware: str
+    frontend: str
+    sectors: str
+    label: str
+    payload: str
+    expect: str = "boot"
+    timeout: int = 0
+
+    @property
+    def name(self):
+        return "-".join((self.firmware, self.frontend, self.sectors, self.label, self.payload))
+
+    @property
+    def logical(self):
+        return SECTORS[self.sectors][0]
+
+    @property
+    def physical(self):
+        return SECTORS[self.sectors][1]
+
+    @property
+    def image_key(self):
+        """Cases with equal keys boot the same image (QEMU runs it with snapshot=on)."""
+        return f"{self.sectors}-{self.label}-{self.payload}"
+
+    @property
+    def cmdline(self):
+        """What the test puts in anysector.cfg and expects the payload or kernel to receive."""
+        if self.payload == "linux":
+            return f"console=ttyS0 panic=-1 anysector.test={self.image_key}"
+        return f"anysector.test={self.image_key} root=/dev/null console=ttyS0,115200n8 list=a,b path=/x/y.z"
+
+
+def parse_line(text, where):
+    words = text.split("#", 1)[0].split()
+    if not words:
+        return None
+    if len(words) < 5:
+        raise CaseError(f"{where}: need FIRMWARE FRONTEND SECTORS LABEL PAYLOAD, got {text.strip()!r}")
+    fw, fe, sec, label, payload = words[:5]
+    for value, allowed, what in ((fw, FIRMWARES, "firmware"), (fe, FRONTENDS, "front-end"),
+                                 (sec, tuple(SECTORS), "sector profile"), (label, LABELS, "label"),
+                                 (payload, PAYLOADS, "payload")):
+        if value not in allowed:
+            raise CaseError(f"{where}: unknown {what} {value!r} (one of {', '.join(allowed)})")
+    expect, timeout = "boot", 0
+    for opt in words[5:]:
+        key, _, val = opt.partition("=")
+        if key == "expect" and val in EXPECTS:
+            expect = val
+        elif key == "timeout" and val.isdigit() and int(val) > 0:
+            timeout = int(val)
+        else:
+            raise CaseError(f"{where}: bad option {opt!r} (expect={'|'.join(EXPECTS)}, timeout=SECONDS)")
+    if not timeout:
+        timeout = REFUSE_TIMEOUT if expect == "seabios-refuses" else DEFAULT_TIMEOUT[payload]
+    return Case(fw, fe, sec, label, payload, expect, timeout)
+
+
+def load(path):
+    cases = []
+    with open(path, encoding="utf-8") as f:
+        for n, text in enumerate(f, 1):
+            c = parse_line(text, f"{os.path.basename(path)} line {n}")
+            if c:
+                if any(o.name == c.name for o in cases):
+                    raise CaseError(f"{os.path.basename(path)} line {n}: case {c.name} listed twice")
+                cases.append(c)
+    return cases

@@ -1,0 +1,63 @@
+"""The Linux cases' initramfs: a gzip'd newc cpio with busybox-static, a deterministic random
+filler file and an /init that prints
+
+    ANYSECTOR-LINUX-OK cmdline=[<contents of /proc/cmdline>] filler_md5=<md5 of /filler.bin>
+
+on the console and powers off. Built without root: the cpio is written directly (the
+/dev/console node the kernel needs for init's stdout is an entry, not a mknod)."""
+import gzip
+import hashlib
+import io
+import random
+import stat
+
+FILLER_BYTES = 5 * 1024 * 1024 + 777
+FILLER_SEED = 0xA5EC7
+
+INIT = """#!/bin/sh
+bb=/bin/busybox
+$bb mount -t proc proc /proc
+echo "ANYSECTOR-LINUX-OK cmdline=[$($bb cat /proc/cmdline)] filler_md5=$($bb md5sum /filler.bin | $bb cut -d' ' -f1)"
+$bb poweroff -f
+"""
+
+
+def filler():
+    return random.Random(FILLER_SEED).randbytes(FILLER_BYTES)
+
+
+def filler_md5():
+    return hashlib.md5(filler()).hexdigest()
+
+
+class _Cpio:
+    def __init__(self):
+        self.out = io.BytesIO()
+        self.ino = 1
+
+    def entry(self, name, mode, data=b"", rdev=(0, 0), nlink=1):
+        namez = name.encode() + b"\0"
+        fields = [self.ino, mode, 0, 0, nlink, 0, len(data), 0, 0, rdev[0], rdev[1], len(namez), 0]
+        self.ino += 1
+        self.out.write(b"070701" + b"".join(b"%08X" % f for f in fields) + namez)
+        self.out.write(b"\0" * (-self.out.tell() % 4))
+        self.out.write(data)
+        self.out.write(b"\0" * (-self.out.tell() % 4))
+
+    def finish(self):
+        self.entry("TRAILER!!!", 0)
+        return self.out.getvalue()
+
+
+def build(busybox="/bin/busybox"):
+    with open(busybox, "rb") as f:
+        bb = f.read()
+    c = _Cpio()
+    for d in ("bin", "dev", "proc", "sys"):
+        c.entry(d, stat.S_IFDIR | 0o755, nlink=2)
+    c.entry("dev/console", stat.S_IFCHR | 0o600, rdev=(5, 1))
+    c.entry("bin/busybox", stat.S_IFREG | 0o755, bb)
+    c.entry("bin/sh", stat.S_IFLNK | 0o777, b"busybox")
+    c.entry("init", stat.S_IFREG | 0o755, INIT.encode())
+    c.entry("filler.bin", stat.S_IFREG | 0o644, filler())
+    return gzip.compress(c.finish(), compresslevel=6, mtime=0)

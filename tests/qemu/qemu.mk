@@ -1,0 +1,35 @@
+# QEMU boot matrix (tests/qemu/README.md) and `make run`.
+# The cases need the installer and the stages, which other parts build: their targets are
+# taken from ALL_TARGETS when those rules exist and built with -k, so a missing or broken part
+# shows up as the cases' clear failure ("mkimage missing", mkimage's own error) rather than
+# as make refusing to start the suite.
+QEMU_RUNNER := python3 tests/qemu/run.py
+QEMU_PAYLOADS := $(PAYLOAD_BIOS) $(PAYLOAD_EFI) $(PAYLOAD_EFI_MOCKLOAD) $(PAYLOAD_DUAL)
+QEMU_OTHER_PARTS = $(filter $(BUILD)/tools/anysector $(BUILD)/stages/%,$(ALL_TARGETS))
+
+.PHONY: qemu-prereqs test-qemu-bios test-qemu-efi test-qemu-linux test-qemu-selftest
+qemu-prereqs: $(QEMU_PAYLOADS)
+	@t='$(QEMU_OTHER_PARTS)'; if [ -n "$$t" ]; then $(MAKE) --no-print-directory -k $$t || \
+		echo "qemu: building the installer or the stages failed; the cases will say what is missing"; \
+		else echo "qemu: no rule builds $(BUILD)/tools/anysector or $(BUILD)/stages yet"; fi
+
+test-qemu-bios: qemu-prereqs
+	@$(QEMU_RUNNER) --suite qemu-bios --self-test bios tests/qemu/cases/bios.txt
+test-qemu-efi: qemu-prereqs
+	@$(QEMU_RUNNER) --suite qemu-efi --self-test efi tests/qemu/cases/efi.txt
+test-qemu-linux: qemu-prereqs
+	@$(QEMU_RUNNER) --suite qemu-linux tests/qemu/cases/linux.txt
+# The runner's own tests alone (no loaders or installer needed).
+test-qemu-selftest: $(QEMU_PAYLOADS)
+	@$(QEMU_RUNNER) --self-test all
+
+TEST_SUITES += 60:test-qemu-bios 70:test-qemu-efi 80:test-qemu-linux
+
+# make run: the demo disk (GPT, both stages, the dual payload as default entry) under SeaBIOS,
+# then OVMF, serial console on the terminal. KERNEL=... [INITRD=...] [CMDLINE=...] boots a real
+# kernel instead; RUN_DISK=FRONTEND:SECTORS picks the disk (default nvme:4Kn).
+RUN_DISK ?= nvme:4Kn
+run:: deps
+	@t='$(QEMU_OTHER_PARTS)'; $(MAKE) --no-print-directory $(PAYLOAD_DUAL) $$t
+	@KERNEL='$(KERNEL)' INITRD='$(INITRD)' CMDLINE='$(CMDLINE)' RUN_DISK='$(RUN_DISK)' \
+		python3 tests/qemu/demo.py

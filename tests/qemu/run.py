@@ -1,0 +1,446 @@
+#!/usr/bin/env python3
+"""The QEMU boot matrix: for each case, build a disk image with `anysector mkimage`, boot it
+under SeaBIOS or OVMF (TCG) on the chosen front-end and sector sizes, and assert what the payload
+or the kernel printed on the serial console.
+
+usage: run.py --suite NAME [--self-test bios|efi] CASEFILE...
+                                 run the runner's self-tests (selftest.py), then the cases; write
+                                 pass/fail/skip to $RESULTS/NAME
+       run.py --self-test all     only the self-tests (no loaders or installer needed)
+       run.py --list CASEFILE...  print the case names
+options: --only GLOB (case names), --jobs N (at most 2), --keep (keep logs and images of passes)
+
+Paths come from $BUILD (default "build"). Per case: one line PASS/FAIL/XFAIL with seconds; on
+failure the reason, the tail of the serial (and SeaBIOS debug) log, and the kept log files under
+$BUILD/qemu/logs/.
+"""
+import argparse
+import concurrent.futures
+import fnmatch
+import glob
+import os
+import random
+import shlex
+import signal
+import subprocess
+import sys
+import threading
+import time
+import zlib
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cases as caselib  # noqa: E402
+import check  # noqa: E402
+import initramfs  # noqa: E402
+import qemu_cmd  # noqa: E402
+
+MAX_JOBS = 2
+IMAGE_SIZE = "64M"
+PAYLOAD_INITRD_BYTES = 6 * 1024 * 1024 + 12345   # >= 6 MiB and not a multiple of 4096
+PAYLOAD_INITRD_SEED = 0x6A5EC7
+MKIMAGE_TIMEOUT = 180
+POLL_SECONDS = 0.2
+EXIT_GRACE = 5          # seconds a guest gets to leave QEMU by itself after its last word
+
+
+class CaseFailure(Exception):
+    pass
+
+
+class Paths:
+    def __init__(self, build):
+        self.build = build
+        self.anysector = os.path.join(build, "tools", "anysector")
+        self.stages = os.path.join(build, "stages")
+        self.bios_payload = os.path.join(build, "payload", "bios", "payload.bzImage")
+        self.efi_payload = os.path.join(build, "payload", "efi", "payload.efi")
+        self.dual_payload = os.path.join(build, "payload", "dual", "payload-dual.bzImage")
+        self.root = os.path.join(build, "qemu")
+        self.logs = os.path.join(self.root, "logs")
+        self.images = os.path.join(self.root, "images")
+        self.work = os.path.join(self.root, "work")
+        self.payload_initrd = os.path.join(self.root, "payload-initrd.bin")
+        self.linux_initrd = os.path.join(self.root, "linux-initramfs.cpio.gz")
+
+    def make_dirs(self):
+        for d in (self.logs, self.images, self.work):
+            os.makedirs(d, exist_ok=True)
+
+
+def debian_kernel():
+    """The newest /boot/vmlinuz-*-cloud-amd64, or None."""
+    found = glob.glob("/boot/vmlinuz-*-cloud-amd64")
+
+    def version(p):
+        return [int(x) if x.isdigit() else x for x in
+                os.path.basename(p).replace("-", ".").split(".")]
+    return max(found, key=version) if found else None
+
+
+def write_if_changed(path, data):
+    try:
+        with open(path, "rb") as f:
+            if f.read() == data:
+                return
+    except FileNotFoundError:
+        pass
+    tmp = path + ".tmp"
+    with open(tmp, "wb") as f:
+        f.write(data)
+    os.replace(tmp, path)
+
+
+class Inputs:
+    """The files a case boots and what the guest must report about them."""
+
+    def __init__(self, paths, need_linux):
+        self.paths = paths
+        data = random.Random(PAYLOAD_INITRD_SEED).randbytes(PAYLOAD_INITRD_BYTES)
+        write_if_changed(paths.payload_initrd, data)
+        self.initrd_size = len(data)
+        self.initrd_crc = zlib.crc32(data)
+        self.kernel = debian_kernel()
+        self.linux_md5 = None
+        if need_linux and os.path.exists("/bin/busybox"):
+            write_if_changed(paths.linux_initrd, initramfs.build())
+            self.linux_md5 = initramfs.filler_md5()
+
+    def files_for(self, payload):
+        """(kernel, initrd) for a payload kind; CaseFailure naming what is missing."""
+        p = self.paths
+        if payload == "linux":
+            if not self.kernel:
+                raise CaseFailure("no /boot/vmlinuz-*-cloud-amd64 (Debian package "
+                                  "linux-image-cloud-amd64; run make deps)")
+            if not self.linux_md5:
+                raise CaseFailure("no /bin/busybox for the initramfs (Debian package "
+                                  "busybox-static; run make deps)")
+            return self.kernel, p.linux_initrd
+        kernel = {"bios-payload": p.bios_payload, "efi-payload": p.efi_payload,
+                  "dual-payload": p.dual_payload}[payload]
+        if not os.path.exists(kernel):
+            raise CaseFailure(f"test payload {kernel} is not built")
+        return kernel, p.payload_initrd
+
+
+def mkimage_command(paths, case, kernel, initrd, out):
+    cmd = [paths.anysector, "mkimage", out, "--size", IMAGE_SIZE, "--label", case.label,
+           "--sector-size", str(case.logical)]
+    if case.physical != case.logical:
+        cmd += ["--physical-size", str(case.physical)]
+    return cmd + ["--stages", paths.stages, "--kernel", kernel, "--initrd", initrd,
+                  "--cmdline", case.cmdline]
+
+
+class Images:
+    """One image per image key, built on first use; cases sharing a key boot it with snapshot=on."""
+
+    def __init__(self, paths, inputs):
+        self.paths, self.inputs = paths, inputs
+        self.lock = threading.Lock()
+        self.key_locks = {}
+        self.built = {}       # key -> path or CaseFailure
+
+    def get(self, case):
+        with self.lock:
+            key_lock = self.key_locks.setdefault(case.image_key, threading.Lock())
+        with key_lock:
+            if case.image_key not in self.built:
+                try:
+                    self.built[case.image_key] = self._build(case)
+                except CaseFailure as e:
+                    self.built[case.image_key] = e
+            got = self.built[case.image_key]
+        if isinstance(got, CaseFailure):
+            raise got
+        return got
+
+    def _build(self, case):
+        p = self.paths
+        if not os.path.exists(p.anysector):
+            raise CaseFailure(f"mkimage missing: {p.anysector} does not exist "
+                              "(the installer tools/anysector is not built)")
+        kernel, initrd = self.inputs.files_for(case.payload)
+        out = os.path.join(p.images, case.image_key + ".img")
+        if os.path.exists(out):
+            os.unlink(out)
+        cmd = mkimage_command(p, case, kernel, initrd, out)
+        try:
+            r = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                               errors="replace", timeout=MKIMAGE_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            raise CaseFailure(f"anysector mkimage did not finish in {MKIMAGE_TIMEOUT} s\n"
+                              f"  command: {shlex.join(cmd)}")
+        if r.returncode != 0 or not os.path.exists(out):
+            said = check.tail(r.stderr + r.stdout, 12) or "(it printed nothing)"
+            raise CaseFailure(f"anysector mkimage failed (exit {r.returncode}):\n"
+                              + indent(said) + f"\n  command: {shlex.join(cmd)}")
+        return out
+
+
+def indent(text, by="    "):
+    return "\n".join(by + ln for ln in text.split("\n"))
+
+
+class Result:
+    def __init__(self, case, status, seconds, message="", kept=()):
+        self.case, self.status, self.seconds, self.message, self.kept = \
+            case, status, seconds, message, kept
+
+
+class Runner:
+    def __init__(self, paths, inputs, keep=False):
+        self.paths, self.inputs, self.keep = paths, inputs, keep
+        self.images = Images(paths, inputs)
+        self.procs = set()
+        self.procs_lock = threading.Lock()
+        self.print_lock = threading.Lock()
+        self.stopping = False
+
+    def log_paths(self, case):
+        base = os.path.join(self.paths.logs, case.name)
+        return {k: f"{base}.{k}" for k in ("serial.log", "debugcon.log", "qemu.log", "cmd")}
+
+    def run(self, case):
+        t0 = time.monotonic()
+        logs = self.log_paths(case)
+        for f in logs.values():
+            if os.path.exists(f):
+                os.unlink(f)
+        try:
+            image = self.images.get(case)
+        except CaseFailure as e:
+            return Result(case, "FAIL", time.monotonic() - t0, str(e))
+        vars_copy = os.path.join(self.paths.work, case.name + ".OVMF_VARS.fd")
+        cmd = qemu_cmd.case_command(case, image, logs["serial.log"], logs["debugcon.log"], vars_copy)
+        with open(logs["cmd"], "w") as f:
+            f.write(shlex.join(cmd) + "\n")
+        t_boot = time.monotonic()
+        rc, stopped = self.boot(cmd, logs, case.timeout)
+        seconds = time.monotonic() - t_boot
+        if os.path.exists(vars_copy):
+            os.unlink(vars_copy)
+        serial = check.read_log(logs["serial.log"])
+        debugcon = check.read_log(logs["debugcon.log"])
+        status, why = self.judge(case, rc, stopped, serial, debugcon)
+        if status == "FAIL" or self.keep:
+            kept = tuple(f for f in logs.values() if os.path.exists(f))
+        else:
+            kept = ()
+            for f in logs.values():
+                if os.path.exists(f):
+                    os.unlink(f)
+        if status == "FAIL":
+            why += "\n  serial log tail:\n" + indent(check.tail(serial) or "(empty)")
+            if case.firmware == "seabios" and debugcon:
+                why += "\n  SeaBIOS debug log tail:\n" + indent(check.tail(debugcon, 10))
+        return Result(case, status, seconds, why, kept)
+
+    def boot(self, cmd, logs, timeout, watch_give_up=True):
+        """Runs QEMU until it exits, the guest gives up (unless watch_give_up is false), or
+        timeout. Returns (exit status or None when killed, why it was stopped or None)."""
+        with open(logs["qemu.log"], "wb") as out:
+            proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out,
+                                    stderr=subprocess.STDOUT, start_new_session=True)
+        with self.procs_lock:
+            self.procs.add(proc)
+        deadline = time.monotonic() + timeout
+        stopped = None
+        try:
+            while proc.poll() is None:
+                if self.stopping:
+                    stopped = "interrupted"
+                    break
+                if time.monotonic() >= deadline:
+                    stopped = f"timeout: QEMU still running after {timeout} s"
+                    break
+                serial = check.read_log(logs["serial.log"])
+                debugcon = check.read_log(logs["debugcon.log"])
+                last_word = check.payload_reported(serial) or check.LINUX_RE.search(serial)
+                why = check.gave_up(serial, debugcon) if watch_give_up else None
+                if last_word or why:
+                    # The guest has said what it will say; it should leave QEMU by itself.
+                    try:
+                        proc.wait(EXIT_GRACE)
+                    except subprocess.TimeoutExpired:
+                        stopped = why or (f"the guest reported but did not leave QEMU within "
+                                          f"{EXIT_GRACE} s")
+                    break
+                time.sleep(POLL_SECONDS)
+        finally:
+            rc = proc.poll()
+            if rc is None:
+                kill(proc)
+            with self.procs_lock:
+                self.procs.discard(proc)
+        return rc, stopped
+
+    def judge(self, case, rc, stopped, serial, debugcon):
+        if case.expect == "seabios-refuses":
+            return self.judge_refusal(case, rc, stopped, serial, debugcon)
+        if case.payload == "linux":
+            why = check.check_linux(serial, f"anysector.test={case.image_key}", self.inputs.linux_md5)
+            want_rc = 0
+        else:
+            proto = "2.15" if case.firmware == "seabios" else "efi"
+            why = check.check_payload(serial, proto, case.cmdline, self.inputs.initrd_size,
+                                      self.inputs.initrd_crc)
+            want_rc = qemu_cmd.EXIT_PAYLOAD_REPORTED if proto == "2.15" else 0
+        if why is None and rc != want_rc:
+            why = (f"the report is right but QEMU ended with {describe_exit(rc)}, "
+                   f"expected exit status {want_rc}")
+        if why is None:
+            return "PASS", ""
+        gave_up = check.gave_up(serial, debugcon)
+        context = stopped or gave_up or f"QEMU ended with {describe_exit(rc)}"
+        return "FAIL", f"{why} ({context})"
+
+    def judge_refusal(self, case, rc, stopped, serial, debugcon):
+        if check.payload_reported(serial):
+            line = (check.PAYLOAD_RE.search(serial) or check.PAYLOAD_ERROR_RE.search(serial)).group(0)
+            return "FAIL", ("SeaBIOS was expected to refuse this disk, but the payload ran: "
+                            + line)
+        if "No bootable device" not in debugcon:
+            return "FAIL", ("SeaBIOS was expected to give up with \"No bootable device\"; "
+                            f"it did not ({stopped or 'QEMU ended with ' + describe_exit(rc)})")
+        if stopped and stopped.startswith("timeout"):
+            return "FAIL", f"SeaBIOS gave up but QEMU did not end ({stopped})"
+        return "XFAIL", "SeaBIOS refused the disk: \"No bootable device\""
+
+    def kill_all(self):
+        self.stopping = True
+        with self.procs_lock:
+            for p in list(self.procs):
+                kill(p)
+
+    def report(self, r):
+        with self.print_lock:
+            name = getattr(r, "display_name", None) or r.case.name
+            print(f"{r.status:5} {r.seconds:6.1f}s  {name}", flush=True)
+            if r.status == "FAIL":
+                print(indent(r.message, "  "), flush=True)
+                if r.kept:
+                    print("  logs kept: " + " ".join(r.kept), flush=True)
+
+
+def kill(proc):
+    """Ends a QEMU we started: SIGTERM to its process group, SIGKILL if it lingers."""
+    for sig, wait in ((signal.SIGTERM, 3), (signal.SIGKILL, 10)):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            proc.wait(wait)
+            return
+        except subprocess.TimeoutExpired:
+            pass
+
+
+def describe_exit(rc):
+    if rc is None:
+        return "no exit (killed by the runner)"
+    if rc < 0:
+        return f"signal {-rc}"
+    return f"exit status {rc}"
+
+
+def run_suite(name, case_list, paths, jobs, keep, selftests=()):
+    paths.make_dirs()
+    if shutil_which(qemu_cmd.QEMU) is None or qemu_cmd.missing_files():
+        missing = qemu_cmd.missing_files() or [qemu_cmd.QEMU]
+        print(f"{name}: missing {', '.join(missing)} (Debian packages qemu-system-x86, seabios, "
+              "ovmf; run make deps)")
+        write_results(name, 0, len(case_list), 0)
+        return 1
+    inputs = Inputs(paths, any(c.payload == "linux" for c in case_list))
+    runner = Runner(paths, inputs, keep)
+    t0 = time.monotonic()
+    results = []
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=min(jobs, MAX_JOBS))
+    try:
+        futures = [pool.submit(t, sys.modules[__name__], runner) for t in selftests]
+        futures += [pool.submit(runner.run, c) for c in case_list]
+        for fut in concurrent.futures.as_completed(futures):
+            r = fut.result()
+            runner.report(r)
+            results.append(r)
+    except KeyboardInterrupt:
+        runner.kill_all()
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
+    # Images whose cases all passed are removed; the others stay for reproduction.
+    failed_keys = {r.case.image_key for r in results
+                   if r.status == "FAIL" and not getattr(r, "display_name", None)}
+    for key, got in runner.images.built.items():
+        if isinstance(got, str) and os.path.exists(got):
+            if key in failed_keys or keep:
+                print(f"{name}: image kept: {got}")
+            else:
+                os.unlink(got)
+    npass = sum(r.status in ("PASS", "XFAIL") for r in results)
+    nfail = sum(r.status == "FAIL" for r in results)
+    print(f"{name}: pass={npass} fail={nfail} skip=0 in {time.monotonic() - t0:.0f}s")
+    write_results(name, npass, nfail, 0)
+    return 0 if nfail == 0 else 1
+
+
+def shutil_which(prog):
+    import shutil
+    return shutil.which(prog)
+
+
+def write_results(name, npass, nfail, nskip):
+    results = os.environ.get("RESULTS")
+    if results:
+        os.makedirs(results, exist_ok=True)
+        with open(os.path.join(results, name), "w") as f:
+            f.write(f"pass={npass} fail={nfail} skip={nskip}\n")
+
+
+def main():
+    ap = argparse.ArgumentParser(description="QEMU boot matrix for anysector")
+    ap.add_argument("casefiles", nargs="*")
+    ap.add_argument("--suite", help="suite name for $RESULTS/NAME")
+    ap.add_argument("--list", action="store_true")
+    ap.add_argument("--self-test", choices=("bios", "efi", "all"),
+                    help="run the runner's own tests first (bios, efi) or only them (all)")
+    ap.add_argument("--only", help="run only cases whose name matches this glob")
+    ap.add_argument("--jobs", type=int, default=MAX_JOBS)
+    ap.add_argument("--keep", action="store_true", help="keep logs and images of passing cases")
+    a = ap.parse_args()
+    paths = Paths(os.environ.get("BUILD") or "build")
+
+    import selftest
+    selftests = {None: [], "bios": selftest.BIOS, "efi": selftest.EFI,
+                 "all": selftest.BIOS + selftest.EFI}[a.self_test]
+    if a.self_test == "all" and not a.casefiles:
+        return run_suite(a.suite or "qemu-selftest", [], paths, max(1, a.jobs), a.keep, selftests)
+    if not a.casefiles:
+        ap.error("no case files given")
+    try:
+        case_list = [c for f in a.casefiles for c in caselib.load(f)]
+    except (caselib.CaseError, OSError) as e:
+        print(f"run.py: {e}", file=sys.stderr)
+        return 2
+    if a.only:
+        case_list = [c for c in case_list if fnmatch.fnmatch(c.name, a.only)]
+    if a.list:
+        for c in case_list:
+            print(f"{c.name}  expect={c.expect} timeout={c.timeout}s")
+        return 0
+    if not a.suite:
+        ap.error("--suite NAME is required to run cases")
+    if not case_list and not selftests:
+        print(f"{a.suite}: no cases selected")
+        write_results(a.suite, 0, 0, 0)
+        return 0
+    return run_suite(a.suite, case_list, paths, max(1, a.jobs), a.keep, selftests)
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        sys.exit(130)

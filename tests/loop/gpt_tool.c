@@ -231,6 +231,37 @@ static void print_guid(const char *prefix, const struct guid *g)
 	printf("%s%s", prefix, s);
 }
 
+/* Attribute bits as sfdisk --json spells them: the three spec bits by name, then the
+ * type-specific bits 48..63 as "GUID:n,m". Bits 3..47 are printed as "bit:n". */
+static void print_attrs(unsigned number, uint64_t a)
+{
+	static const char *names[3] = { "RequiredPartition", "NoBlockIOProtocol",
+					"LegacyBIOSBootable" };
+	const char *sep = "";
+
+	if (!a)
+		return;
+	printf("attrs %u ", number);
+	for (unsigned b = 0; b < 48; b++) {
+		if (!(a >> b & 1))
+			continue;
+		if (b < 3)
+			printf("%s%s", sep, names[b]);
+		else
+			printf("%sbit:%u", sep, b);
+		sep = " ";
+	}
+	const char *gsep = "GUID:";
+	for (unsigned b = 48; b < 64; b++) {
+		if (!(a >> b & 1))
+			continue;
+		printf("%s%s%u", sep, gsep, b);
+		sep = "";
+		gsep = ",";
+	}
+	printf("\n");
+}
+
 static int cmd_dump(struct blockdev *dev)
 {
 	static struct gpt g;
@@ -259,6 +290,7 @@ static int cmd_dump(struct blockdev *dev)
 			print_guid(" ", &e->unique);
 			gpt_name_get(e, name);
 			printf(" %s\n", name);
+			print_attrs(g.parts[i].number, e->attributes);
 		}
 		return 0;
 	}

@@ -51,12 +51,14 @@ theirs() {
 		| (if $t.label == "gpt" then
 			"disk-guid \($t.id)", "first-usable \($t.firstlba)", "last-usable \($t.lastlba)"
 		   else "disk-id \($t.id)" end),
-		  ($t.partitions[] | "part \(.node | capture("(?<n>[0-9]+)$").n) \(.start) \(.size) "
-			+ (if $t.label == "gpt" then "\(.type) \(.uuid) \(.name // "")"
-			   else .type + (if .bootable then " boot" else "" end) end))'
+		  ($t.partitions[] | (.node | capture("(?<n>[0-9]+)$").n) as $n
+			| "part \($n) \(.start) \(.size) "
+			  + (if $t.label == "gpt" then "\(.type) \(.uuid) \(.name // "")"
+			     else .type + (if .bootable then " boot" else "" end) end),
+			  (if .attrs then "attrs \($n) \(.attrs)" else empty end))'
 }
 ours() {
-	"$tool" "$1" dump 2>"$work/dump.err" | grep -E '^(disk-guid|disk-id|first-usable|last-usable|part) '
+	"$tool" "$1" dump 2>"$work/dump.err" | grep -E '^(disk-guid|disk-id|first-usable|last-usable|part|attrs) '
 }
 
 # compare NAME: our reading of $dev equals sfdisk's.
@@ -112,7 +114,7 @@ for ss in 512 4096; do
 	if "$tool" "$dev" write -g 0D5B3F2A-6C1E-4D7B-9A31-2E5F7C9D1B44 \
 		"$mib:$((2 * mib - 1)):bios:11111111-2222-4333-8444-555555555555:BIOS boot" \
 		"$((2 * mib)):$((34 * mib - 1)):esp:66666666-7777-4888-9999-AAAAAAAAAAAA:EFI System" \
-		"$((34 * mib)):$lastu:linux::root:0x4" 2>"$work/write.err"; then
+		"$((34 * mib)):$lastu:linux::root:0x5000000000000005" 2>"$work/write.err"; then
 		ok "LSS $ss: gpt_tool wrote a GPT"
 	else
 		bad "LSS $ss: gpt_tool write failed"; cat "$work/write.err"

@@ -214,12 +214,12 @@ int partition_disk(struct hostdev *h, const struct layout_opts *lo, bool dry_run
 		return 0;
 	}
 	/* Old boot code, stale tables and signatures must not survive into the new layout: clear
-	 * everything before the first partition, the BIOS boot partition, and the disk's tail. */
-	uint64_t n = h->dev.sectors, last_end = l.p[l.n - 1].last;
+	 * everything before the first partition, the BIOS boot partition, and the last 1 MiB of
+	 * the disk (an old backup GPT lies there, maybe inside a new partition, whose contents are
+	 * undefined anyway; the ESP is formatted afterwards). */
+	uint64_t n = h->dev.sectors;
 	uint64_t tail = (1u << 20) / h->topo.lss;
 	uint64_t tail_first = n > tail ? n - tail : 1;
-	if (tail_first <= last_end)
-		tail_first = last_end + 1;
 	if ((rc = zero_range(h, 0, l.p[0].first)) || (rc = zero_range(h, tail_first, n - tail_first)))
 		return rc;
 	for (unsigned i = 0; i < l.n; i++)

@@ -48,6 +48,8 @@ int esp_open(struct esp_session *s, struct hostdev *h, uint64_t first_lba, uint6
 	}
 	for (uint64_t off = 0; !rc && off < total; off += CHUNK) {
 		size_t n = (size_t)(total - off < CHUNK ? total - off : CHUNK);
+		if (!fd_has_data(h->fd, first_lba * lss + off, n))
+			continue;
 		int err = bdev_read_bytes(&h->dev, first_lba * lss + off, buf, n);
 		if (err) {
 			t_error("io.read", "%s: reading the ESP at byte %llu failed: %s", h->path,
@@ -182,6 +184,9 @@ int esp_diff(struct esp_session *s, struct plan *p, const char *what)
 
 	for (uint64_t off = 0; !rc && off < total; off += CHUNK) {
 		size_t n = (size_t)(total - off < CHUNK ? total - off : CHUNK);
+		if (!fd_has_data(s->h->fd, s->first_lba * lss + off, n) &&
+		    !fd_has_data(s->img.fd, off, n))
+			continue; /* a hole on both sides */
 		int err = bdev_read_bytes(&s->h->dev, s->first_lba * lss + off, a, n);
 		if (err || bdev_read_bytes(&s->img.dev, off, b, n)) {
 			t_error("io.read", "reading the ESP for comparison failed at byte %llu",

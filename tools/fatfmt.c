@@ -71,8 +71,9 @@ int fat_choose(uint32_t lss, uint64_t sectors, struct fat_choice *c)
 	return -1;
 }
 
-/* Writes the temporary filesystem image into the partition, chunk by chunk, only where the
- * disk differs (a sparse image stays sparse; stale bytes in the FAT area are overwritten). */
+/* Writes the temporary filesystem image into the partition: every chunk mkfs.fat wrote (zeros
+ * included: stale bytes in the FAT area must go), and only where the disk differs. Chunks it
+ * never wrote are free clusters and are left alone, so a sparse image stays sparse. */
 static int copy_into(struct hostdev *h, int fd, uint64_t first_lba, uint64_t sectors)
 {
 	uint32_t lss = h->topo.lss;
@@ -83,6 +84,8 @@ static int copy_into(struct hostdev *h, int fd, uint64_t first_lba, uint64_t sec
 	for (uint64_t i = 0; i < sectors && !rc; i += per) {
 		uint64_t n = sectors - i < per ? sectors - i : per;
 		size_t len = (size_t)(n * lss);
+		if (!fd_has_data(fd, i * lss, len))
+			continue; /* mkfs.fat never wrote here: free clusters, whatever they hold */
 		int err = pread_full(fd, a, len, i * lss) ? AS_EIO : 0;
 		if (!err)
 			err = bdev_read(&h->dev, first_lba + i, n, b);

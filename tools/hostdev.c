@@ -1,5 +1,6 @@
 #include "tools/hostdev.h"
 
+#define _GNU_SOURCE /* SEEK_DATA */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/fs.h>
@@ -394,6 +395,18 @@ int hostdev_set_topology(struct hostdev *h, const struct topo_flags *f)
 		return EXIT_ERRORS;
 	}
 	return 0;
+}
+
+bool fd_has_data(int fd, uint64_t off, uint64_t len)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
+		return true;
+	off_t d = lseek(fd, (off_t)off, SEEK_DATA);
+	if (d < 0)
+		return errno != ENXIO; /* ENXIO: only a hole from off to the end */
+	return (uint64_t)d < off + len;
 }
 
 int hostdev_sync(struct hostdev *h)

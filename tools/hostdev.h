@@ -60,6 +60,10 @@ int hostdev_set_sector_size(struct hostdev *h, uint32_t lss, enum topo_origin or
  * (1 << log2(size)); for tests and detection. */
 unsigned hostdev_detect_gpt(int fd, uint64_t size_bytes);
 
+/* False only when [off, off + len) of a regular file is certainly a hole (reads as zeros without
+ * being stored); lets copies and comparisons of sparse images skip what is not there. */
+bool fd_has_data(int fd, uint64_t off, uint64_t len);
+
 int hostdev_sync(struct hostdev *h);
 void hostdev_close(struct hostdev *h);
 

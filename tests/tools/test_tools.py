@@ -1,0 +1,647 @@
+#!/usr/bin/env python3
+"""The installer on image files (no root needed): mocked topologies, GPT worked numbers, FAT type
+choice, install/restore/dry-run safety, every refusal with its message and exit code, and check
+on damaged tables. Run by `make test-tools` (suite 40)."""
+import os
+import struct
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import (Skip, Suite, fat_bpb, fix_header_crc, gpt_entries, gpt_header, have,  # noqa: E402
+                     mbr_entries, read_at, rewrite_gpt_crcs, sha, sparse, write_at)
+
+MIB = 1 << 20
+ESP_GUID = bytes.fromhex("28732AC11FF8D211BA4B00A0C93EC93B")
+BIOS_GUID = b"Hah!IdontNeedEFI"
+
+# name: (flags, lss, aoff, grain in sectors, GPT starts, MBR starts) for a 300 MiB disk.
+# REFERENCE.md "Alignment": 512n/512e -> 2048, 4Kn -> 256, offset-by-one -> 7 mod 2048 (LBA 2055
+# after the GPT's 34 reserved sectors), io_opt 196608 -> lcm(192 KiB, 1 MiB) = 3 MiB, the bogus
+# 33553920 is ignored.
+MOCKS = {
+    "512n": ([], 512, 0, 2048, [2048, 4096, 536576], [2048, 534528]),
+    "512e": (["--physical-size", "4096"], 512, 0, 2048, [2048, 4096, 536576], [2048, 534528]),
+    "4Kn": (["--sector-size", "4096"], 4096, 0, 256, [256, 512, 67072], [256, 66816]),
+    "offset-by-one": (["--physical-size", "4096", "--align-offset", "3584"], 512, 3584, 2048,
+                      [2055, 4103, 536583], [2055, 534535]),
+    "io_opt-196608": (["--io-opt", "196608"], 512, 0, 6144, [6144, 12288, 546816], [6144, 540672]),
+    "io_opt-bogus": (["--io-opt", "33553920"], 512, 0, 2048, [2048, 4096, 536576], [2048, 534528]),
+}
+
+
+def flags_for(lss, extra):
+    return (["--sector-size", str(lss)] if "--sector-size" not in extra else []) + extra
+
+
+def t_cli(s):
+    for cmd in ("info", "check", "partition", "install", "add", "mkimage", "restore"):
+        s.anysector(cmd, "--help", has=["usage: anysector " + cmd])
+    s.anysector("--help", has=["commands:", "mkimage"])
+    s.anysector(rc=64)
+    s.anysector("frobnicate", rc=64, has=["unknown command 'frobnicate'"])
+    s.anysector("info", rc=64, has=["info needs exactly one TARGET"])
+    s.anysector("info", "--bogus", "x", rc=64)
+    s.anysector("info", s.path("missing.img"), rc=2, has=["No such file"])
+    img = s.path("cli.img")
+    sparse(img, 8 * MIB)
+    s.anysector("partition", img, "--label", "zfs", rc=64, has=["--label zfs: use gpt or mbr"])
+    s.anysector("partition", img, "--sector-size", "1000", rc=64,
+                has=["--sector-size 1000: must be a power of two"])
+    s.anysector("partition", img, "--physical-size", "4096", "--align-offset", "100", rc=64,
+                has=["alignment offset 100 must be a multiple of the logical sector size"])
+    s.anysector("mkimage", s.path("x.img"), rc=64, has=["--size is required"])
+    s.anysector("mkimage", s.path("x.img"), "--size", "1000", rc=64,
+                has=["not a whole number of 512-byte sectors"])
+    s.anysector("add", img, rc=64, has=["--kernel is required"])
+    s.anysector("add", img, "--kernel", "a", "--cmdline", "x", "--cmdline", "y", rc=64,
+                has=["--cmdline given twice"])
+    s.anysector("partition", img, "--dos-compat", rc=64,
+                has=["--dos-compat is for --label mbr only"])
+
+
+def t_mocked_topologies(s):
+    """Partition starts for every mocked drive, GPT and MBR, against REFERENCE.md's rule."""
+    img = s.path("mock.img")
+    for name, (extra, lss, aoff, grain, gpt_starts, mbr_starts) in MOCKS.items():
+        for label, want in (("gpt", gpt_starts), ("mbr", mbr_starts)):
+            sparse(img, 300 * MIB)
+            flags = flags_for(lss, extra)
+            s.anysector("partition", img, "--label", label, *flags)
+            j = s.json("info", img, *flags)
+            starts = [p["start"] for p in j.get("partitions", [])]
+            s.eq(starts, want, "%s %s starts" % (name, label))
+            for p in j.get("partitions", []):
+                s.check((p["start"] * lss - aoff) % (grain * lss) == 0,
+                        "%s %s partition %d start %d not aligned" % (name, label, p["number"],
+                                                                     p["start"]))
+                s.check(p["physically_aligned"] and p["grain_aligned"],
+                        "%s: info says partition %d is misaligned" % (name, p["number"]))
+            last = j["partitions"][-1]
+            s.check(((last["end"] + 1) * lss - aoff) % (grain * lss) == 0,
+                    "%s %s: the last partition's end is not aligned down" % (name, label))
+            s.anysector("check", img, *flags, rc=0)
+
+
+def big_image(s, name, size):
+    """A sparse image in the work directory, or in /dev/shm when this filesystem cannot hold it
+    (ext4 stops at 16 TiB)."""
+    p = s.path(name)
+    try:
+        sparse(p, size)
+        return p
+    except Skip:
+        if not os.path.isdir("/dev/shm"):
+            raise
+        p = os.path.join("/dev/shm", "anysector-test-%d-%s" % (os.getpid(), name))
+        sparse(p, size)
+        s.cleanup.append(p)
+        return p
+
+
+def t_gpt_worked_numbers(s):
+    """GPT fields for 64 MiB, 3 TB and 20 TB at 512 and 4096 bytes per sector: FirstUsable =
+    2 + ceil(16384/LSS), LastUsable = N - 2 - ceil(16384/LSS), backup header N - 1, backup array
+    N - 1 - ceil(16384/LSS), protective MBR size min(N - 1, 2^32 - 1). Read back in Python."""
+    cases = [(64 * MIB, 512), (64 * MIB, 4096), (3 * 10**12, 512), (3 * 10**12, 4096),
+             (20 * 10**12, 512), (20 * 10**12, 4096)]
+    worked = {  # (size, lss): (N, FirstUsable, LastUsable, backup array LBA, PMBR size)
+        (64 * MIB, 512): (131072, 34, 131038, 131039, 131071),
+        (64 * MIB, 4096): (16384, 6, 16378, 16379, 16383),
+        (3 * 10**12, 512): (5859375000, 34, 5859374966, 5859374967, 0xFFFFFFFF),
+        (3 * 10**12, 4096): (732421875, 6, 732421869, 732421870, 732421874),
+        (20 * 10**12, 512): (39062500000, 34, 39062499966, 39062499967, 0xFFFFFFFF),
+        (20 * 10**12, 4096): (4882812500, 6, 4882812494, 4882812495, 0xFFFFFFFF),
+    }
+    for size, lss in cases:
+        n, fu, lu, barr, pmbr = worked[(size, lss)]
+        img = big_image(s, "gpt-%d-%d.img" % (size, lss), size)
+        what = "%d bytes at %d" % (size, lss)
+        s.anysector("partition", img, "--sector-size", lss, "--no-rest")
+        p = gpt_header(img, lss, 1)
+        b = gpt_header(img, lss, n - 1)
+        s.check(p["sig"] == b"EFI PART" and p["crc_ok"], what + ": primary header invalid")
+        s.check(b["sig"] == b"EFI PART" and b["crc_ok"], what + ": backup header invalid")
+        s.eq((p["my"], p["alt"], p["first_usable"], p["last_usable"], p["entries_lba"]),
+             (1, n - 1, fu, lu, 2), what + ": primary MyLBA/Alternate/FirstUsable/LastUsable/array")
+        s.eq((b["my"], b["alt"], b["first_usable"], b["last_usable"], b["entries_lba"]),
+             (n - 1, 1, fu, lu, barr), what + ": backup MyLBA/Alternate/usable/array")
+        ents, ok = gpt_entries(img, lss, p)
+        s.check(ok, what + ": primary array CRC")
+        ents_b, ok_b = gpt_entries(img, lss, b)
+        s.check(ok_b and ents == ents_b, what + ": backup array differs")
+        parts, raw = mbr_entries(img)
+        s.eq([(e["type"], e["status"], e["first"], e["size"], bytes(e["chs_first"]))
+              for e in parts], [(0xEE, 0, 1, pmbr, b"\x00\x02\x00")], what + ": protective MBR")
+        j = s.json("info", img)
+        s.eq((j["topology"]["logical_sector_size"], j["gpt"]["last_usable"],
+              j["gpt"]["backup_entries_lba"], j["mbr"]["protective_sectors"]),
+             (lss, lu, barr, pmbr), what + ": info --json")
+        s.anysector("check", img, rc=0)
+        os.unlink(img)
+
+
+def t_mbr_limit(s):
+    """MBR fields stop at LBA 2^32 - 1: 2 TiB at 512, 16 TiB at 4096."""
+    for size, lss, ok in ((3 * 10**12, 512, False), (3 * 10**12, 4096, True),
+                          (20 * 10**12, 512, False), (20 * 10**12, 4096, False),
+                          (2**32 * 512, 512, True), ((2**32 + 1) * 512, 512, False)):
+        img = big_image(s, "mbr-%d-%d.img" % (size, lss), size)
+        if ok:
+            s.anysector("partition", img, "--label", "mbr", "--sector-size", lss, "--no-rest")
+            parts, _ = mbr_entries(img)
+            s.check(parts and parts[0]["type"] == 0xEF and parts[0]["status"] == 0x80,
+                    "MBR %d at %d: no active 0xEF partition" % (size, lss))
+        else:
+            s.anysector("partition", img, "--label", "mbr", "--sector-size", lss, rc=3,
+                        has=["an MBR cannot address this disk", "use --label gpt"])
+            s.check(read_at(img, 0, 512) == bytes(512), "refused MBR wrote LBA 0")
+        os.unlink(img)
+
+
+def extract(img, off, size, out):
+    """Copies [off, off+size) of img into a sparse file (for fsck.fat)."""
+    with open(img, "rb") as f, open(out, "wb") as g:
+        g.truncate(size)
+        f.seek(off)
+        done = 0
+        while done < size:
+            chunk = f.read(min(MIB, size - done))
+            if chunk.strip(b"\0"):
+                g.seek(done)
+                g.write(chunk)
+            done += len(chunk)
+
+
+def t_fat_types(s):
+    """FAT32 only with >= 65,525 clusters (edk2), else FAT16/FAT12; -S = LSS, -h = start."""
+    img = s.path("fat.img")
+    for lss, esp, want in ((4096, "260M", 32), (4096, "200M", 16), (4096, "8M", 12),
+                           (512, "260M", 32), (512, "32M", 16), (512, "1M", 12)):
+        sparse(img, 300 * MIB)
+        s.anysector("partition", img, "--sector-size", lss, "--esp-size", esp, "--no-rest")
+        j = s.json("info", img)
+        espp = [p for p in j["partitions"] if p["type_name"] == "EFI system"][0]
+        bpb = fat_bpb(img, espp["start"] * lss)
+        what = "ESP %s at %d" % (esp, lss)
+        s.eq(bpb["type"], want, what + ": FAT type")
+        s.eq((bpb["bps"], bpb["hidden"]), (lss, espp["start"]), what + ": bytes/sector, hidden")
+        if want == 32:
+            s.check(bpb["clusters"] >= 65525, what + ": FAT32 with too few clusters")
+        if have("fsck.fat"):
+            out = s.path("esp.fat")
+            extract(img, espp["start"] * lss, espp["size_bytes"], out)
+            r = subprocess.run(["fsck.fat", "-n", out], capture_output=True, text=True)
+            s.check(r.returncode == 0, what + ": fsck.fat -n failed: " + r.stdout + r.stderr)
+            os.unlink(out)
+
+
+def t_dos_compat(s):
+    """--dos-compat: LBA 63 and cylinders, with a warning that names the misalignment."""
+    img = s.path("dos.img")
+    sparse(img, 300 * MIB)
+    s.anysector("partition", img, "--label", "mbr", "--dos-compat", "--physical-size", "4096",
+                has=["--dos-compat: partition 1 starts at LBA 63 (byte 32256), 3584 bytes into a "
+                     "4096-byte physical sector", "aligned: LBA 2048"])
+    parts, _ = mbr_entries(img)
+    s.eq([(p["first"], (p["first"] + p["size"]) % 16065) for p in parts], [(63, 0), (16065 * 34, 0)],
+         "dos-compat starts and cylinder ends")
+    sparse(img, 300 * MIB)
+    s.anysector("partition", img, "--label", "mbr", "--dos-compat",
+                has=["partition 1 starts at LBA 63 (byte 32256), not on a 1.0 MiB boundary"])
+    # The same LBA 63 is physically aligned on an offset-by-one drive: only the 1 MiB note.
+    sparse(img, 300 * MIB)
+    s.anysector("partition", img, "--label", "mbr", "--dos-compat", "--physical-size", "4096",
+                "--align-offset", "3584", has=["partition 1 starts at LBA 63 (byte 32256), not on "
+                                               "a 1.0 MiB boundary (it is physically aligned"],
+                lacks=["partition 1 starts at LBA 63 (byte 32256), 3584"])
+
+
+def t_check_misaligned(s):
+    """The article's disk (LBA 63 on 4 KiB physical sectors) and LBA 2048 on an offset-by-one
+    drive: check warns, names the aligned start, exits 1."""
+    img = s.path("mis.img")
+    sparse(img, 300 * MIB)
+    s.anysector("partition", img, "--label", "mbr", "--dos-compat", "--no-rest")
+    s.anysector("check", img, "--sector-size", "512", "--physical-size", "4096", rc=1,
+                has=["partition 1 starts at LBA 63 (byte 32256), 3584 bytes into a 4096-byte "
+                     "physical sector", "it should start at LBA 64", "align.partition"])
+    j = s.json("check", img, "--sector-size", "512", "--physical-size", "4096", rc=1)
+    s.eq([(p["physically_aligned"], p["physically_aligned_start"]) for p in j["partitions"]],
+         [(False, 64)], "check --json alignment")
+    s.eq(j.get("status"), 1, "check --json status")
+    s.anysector("check", img, "--sector-size", "512", rc=0)  # 512n: LBA 63 is physically fine
+    sparse(img, 300 * MIB)
+    s.anysector("partition", img)  # starts at 2048
+    s.anysector("check", img, "--physical-size", "4096", "--align-offset", "3584", rc=1,
+                has=["partition 1 starts at LBA 2048 (byte 1048576), 512 bytes into a 4096-byte "
+                     "physical sector", "should start at LBA 2055"])
+
+
+def new_gpt(s, name, lss=512, size=16 * MIB, install=True):
+    img = s.path(name)
+    sparse(img, size)
+    s.anysector("partition", img, "--sector-size", lss)
+    if install:
+        s.anysector("install", img, "--backup", img + ".bak")
+    return img
+
+
+def t_gpt_rules(s):
+    """check on a GPT with one rule broken in both headers: the exact code, exit 2."""
+    lss, n = 512, 131072
+
+    def both(img, fn):
+        for lba in (1, n - 1):
+            raw = bytearray(read_at(img, lba * lss, lss))
+            fn(raw, lba)
+            fix_header_crc(raw)
+            write_at(img, lba * lss, bytes(raw))
+
+    header_rules = {
+        "gpt.revision": lambda r, lba: struct.pack_into("<I", r, 8, 0x00020000),
+        "gpt.header_size": lambda r, lba: struct.pack_into("<I", r, 12, 600),
+        "gpt.my_lba": lambda r, lba: struct.pack_into("<Q", r, 24, lba + 5),
+        "gpt.alternate_lba": lambda r, lba: struct.pack_into("<Q", r, 32, n + 10),
+        "gpt.usable_range": lambda r, lba: struct.pack_into("<QQ", r, 40, 5000, 4000),
+        "gpt.entry_size": lambda r, lba: struct.pack_into("<I", r, 84, 100),
+        "gpt.array_size": lambda r, lba: struct.pack_into("<I", r, 80, 0x10000000),
+        "gpt.array_location": lambda r, lba: struct.pack_into("<Q", r, 72, 3000),
+        "gpt.array_crc": lambda r, lba: struct.pack_into("<I", r, 88, 0x12345678),
+    }
+    for code, fn in header_rules.items():
+        img = new_gpt(s, "rule.img", size=64 * MIB, install=False)
+        both(img, fn)
+        s.anysector("check", img, "--sector-size", lss, rc=2, has=[code])
+    img = new_gpt(s, "rule.img", size=64 * MIB, install=False)
+    for lba in (1, n - 1):
+        write_at(img, lba * lss + 16, b"\xde\xad\xbe\xef")
+    s.anysector("check", img, "--sector-size", lss, rc=2, has=["gpt.header_crc"])
+    img = new_gpt(s, "rule.img", size=64 * MIB, install=False)
+    for lba in (1, n - 1):
+        write_at(img, lba * lss, b"NOT PART")
+    s.anysector("check", img, "--sector-size", lss, rc=2, has=["gpt.signature"])
+
+    # Entry rules: change the entry in both arrays, fix both CRCs.
+    def entries(fn):
+        img = new_gpt(s, "rule.img", size=64 * MIB, install=False)
+        for lba in (1, n - 1):
+            h = gpt_header(img, lss, lba)
+            raw = bytearray(read_at(img, h["entries_lba"] * lss, 128 * 128))
+            fn(raw)
+            write_at(img, h["entries_lba"] * lss, bytes(raw))
+            rewrite_gpt_crcs(img, lss, lba)
+        return img
+    img = entries(lambda r: struct.pack_into("<QQ", r, 128 + 32, 4096, 200000))
+    s.anysector("check", img, "--sector-size", lss, rc=2, has=["gpt.entry_range"])
+    img = entries(lambda r: struct.pack_into("<QQ", r, 128 + 32, 9000, 8000))
+    s.anysector("check", img, "--sector-size", lss, rc=2, has=["gpt.entry_order"])
+    img = entries(lambda r: struct.pack_into("<QQ", r, 128 + 32, 3000, 9000))  # over partition 1
+    s.anysector("check", img, "--sector-size", lss, rc=2, has=["gpt.overlap"])
+
+    # The primary alone broken: the backup is used, check still fails.
+    img = new_gpt(s, "rule.img", install=False)
+    write_at(img, lss + 16, b"\xde\xad\xbe\xef")
+    s.anysector("check", img, rc=2, has=["gpt.header_crc", "gpt.using_backup"])
+    # A protective MBR that breaks the spec.
+    img = new_gpt(s, "rule.img", install=False)
+    write_at(img, 446 + 8, struct.pack("<I", 2))
+    s.anysector("check", img, rc=2, has=["pmbr.start_lba"])
+
+
+def t_mbr_rules(s):
+    img = s.path("mbrrule.img")
+    sparse(img, 64 * MIB)
+    s.anysector("partition", img, "--label", "mbr", "--esp-size", "16M")
+    write_at(img, 446 + 16 + 8, struct.pack("<I", 20000))  # partition 2 into partition 1
+    s.anysector("check", img, "--sector-size", "512", rc=2, has=["mbr.overlap"])
+    s.anysector("install", img, "--sector-size", "512", rc=3,
+                has=["cannot validate the partition table"])
+    write_at(img, 446 + 16 + 8, struct.pack("<II", 4294967000, 4000))
+    s.anysector("check", img, "--sector-size", "512", rc=2, has=["mbr.lba32"])
+    s.anysector("info", img, rc=64, has=["give --sector-size"])
+
+
+def t_detection(s):
+    img = s.path("det.img")
+    sparse(img, 64 * MIB)
+    j = s.json("info", img)
+    s.eq((j["label"], j["topology"]["logical_sector_size"]), ("none", 512), "blank image")
+    s.anysector("check", img, rc=2, has=["has no partition table"])
+    s.anysector("partition", img, "--sector-size", "4096")
+    j = s.json("info", img)
+    s.eq((j["label"], j["topology"]["logical_sector_size"]), ("gpt", 4096), "detected 4Kn GPT")
+    s.check("GPT header at 4096-byte sectors" in j["topology"]["source"], "topology source")
+    # the primary header gone: found through the backup at the last LBA
+    write_at(img, 4096, bytes(4096))
+    j = s.json("info", img)
+    s.eq((j["topology"]["logical_sector_size"], j["gpt"]["used_backup"]), (4096, True),
+         "detected from the backup")
+    sparse(img, 64 * MIB)
+    s.anysector("partition", img, "--label", "mbr")
+    s.anysector("info", img, rc=64, has=["holds an MBR partition table", "give --sector-size"])
+    s.anysector("info", img, "--sector-size", "512", rc=0, has=["label:     mbr"])
+
+
+def lba0_fields(img):
+    raw = read_at(img, 0, 512)
+    return raw, struct.unpack_from("<QI", raw, 0x1A8)
+
+
+def t_install_layouts(s):
+    """stage2 at a whole logical and physical sector; stage1 patched; identity in stage2; LBA 0
+    keeps the table, signature, 0x55AA and 0xDA..0xDF; install -> restore is byte-identical."""
+    cases = [
+        ("gpt", [], 512, 2048 * 512),
+        ("gpt", ["--sector-size", "4096"], 4096, 256 * 4096),
+        ("gpt", ["--physical-size", "4096", "--align-offset", "3584"], 512, 2055 * 512),
+        ("mbr", [], 512, 512),
+        ("mbr", ["--physical-size", "4096"], 512, 4096),
+        ("mbr", ["--physical-size", "4096", "--align-offset", "3584"], 512, 3584),
+        ("mbr", ["--sector-size", "4096"], 4096, 4096),
+    ]
+    stage1 = open(os.path.join(s.stages, "stage1.bin"), "rb").read()
+    stage2 = open(os.path.join(s.stages, "stage2.bin"), "rb").read()
+    for label, flags, lss, s2off in cases:
+        what = "%s %s" % (label, " ".join(flags))
+        img = s.path("inst.img")
+        for f in (img, img + ".anysector-backup"):
+            if os.path.exists(f):
+                os.unlink(f)
+        sparse(img, 16 * MIB)
+        flags = flags_for(lss, flags)
+        s.anysector("partition", img, "--label", label, *flags)
+        write_at(img, 0xDA, b"WINTS!")  # a Windows-style timestamp must survive
+        if lss == 4096:
+            write_at(img, 3000, b"tail of a 4 KiB LBA 0")
+        before = sha(img)
+        before0 = read_at(img, 0, lss)
+        s.anysector("install", img, "--dry-run", *flags, has=["dry run:", "nothing was written"])
+        s.eq(sha(img), before, what + ": --dry-run changed the image")
+        s.check(not os.path.exists(img + ".anysector-backup"), what + ": dry run made a backup")
+        s.anysector("install", img, *flags, has=["saved the original bytes", "stage2 in the"])
+        raw0, (off, length) = lba0_fields(img)
+        after0 = read_at(img, 0, lss)
+        s.eq((off, length), (s2off, len(stage2)), what + ": stage1 patch block")
+        s.check(off % lss == 0 and (off - (3584 if "3584" in flags else 0)) %
+                max(lss, 4096 if "4096" in flags else lss) == 0,
+                what + ": stage2 offset not on a physical sector")
+        s.eq(raw0[0xDA:0xE0], b"WINTS!", what + ": timestamp bytes")
+        s.eq(raw0[440:512], before0[440:512], what + ": signature/table/0x55AA")
+        s.eq(after0[512:], before0[512:], what + ": rest of LBA 0")
+        s.eq(raw0[:0xDA], stage1[:0xDA], what + ": stage1 code")
+        s.eq(raw0[0xE0:0x1A4], stage1[0xE0:0x1A4], what + ": stage1 code after the timestamp")
+        s2 = read_at(img, off, length)
+        s.eq(s2[0x80:], stage2[0x80:], what + ": stage2 body")
+        kind = struct.unpack_from("<I", s2, 0x1C)[0]
+        import zlib
+        z = bytearray(s2)
+        z[0x18:0x1C] = bytes(4)
+        s.eq(struct.unpack_from("<I", s2, 0x18)[0], zlib.crc32(bytes(z)) & 0xFFFFFFFF,
+             what + ": stage2 CRC")
+        if label == "gpt":
+            h = gpt_header(img, lss, 1)
+            ents, _ = gpt_entries(img, lss, h)
+            esp = [e for e in ents if e["type"] == ESP_GUID][0]
+            s.eq((kind, s2[0x20:0x30]), (1, esp["unique"]), what + ": stage2 identity")
+        else:
+            sig = struct.unpack_from("<I", raw0, 0x1B8)[0]
+            s.eq((kind, struct.unpack_from("<II", s2, 0x30)), (2, (sig, 1)),
+                 what + ": stage2 identity")
+        s.eq(s2[0x40:0x4E], b"/anysector.cfg", what + ": config path")
+        s.anysector("check", img, *flags, rc=1, has=["stage2 intact", "BOOTX64.EFI present"])
+        s.anysector("restore", img, img + ".anysector-backup", has=["restored"])
+        s.eq(sha(img), before, what + ": restore is not byte-identical")
+
+
+def t_reinstall_and_backups(s):
+    img = new_gpt(s, "re.img")
+    # a second install overwrites our own stage2 without --force; the default backup name moves on
+    s.anysector("install", img, has=["re.img.anysector-backup"])
+    s.check(os.path.exists(img + ".anysector-backup"), "default backup missing")
+    s.anysector("install", img, has=["re.img.anysector-backup.1"])
+    s.anysector("install", img, "--backup", img + ".bak", rc=3,
+                has=["the backup file", "exists already"])
+
+
+def t_foreign_gap(s):
+    """Data that is not ours where stage2 goes: refused (exit 3), --force overwrites."""
+    for label, flags, off in (("gpt", [], 2048 * 512), ("mbr", [], 512)):
+        img = s.path("foreign.img")
+        sparse(img, 16 * MIB)
+        s.anysector("partition", img, "--label", label, "--sector-size", "512")
+        write_at(img, off + 1000, b"GRUB core.img was here")
+        before = sha(img)
+        s.anysector("install", img, "--sector-size", "512", "--backup", img + ".b1", rc=3,
+                    has=["holds data that is not anysector's (byte %d is 0x47)" % (off + 1000),
+                         "use --force"])
+        s.eq(sha(img), before, label + ": refused install changed the image")
+        s.check(not os.path.exists(img + ".b1"), "refused install left a backup")
+        s.anysector("install", img, "--sector-size", "512", "--force", "--backup", img + ".b2",
+                    has=["--force: overwriting data"])
+        s.anysector("restore", img, img + ".b2")
+        s.eq(sha(img), before, label + ": restore after --force")
+        for f in (img + ".b2",):
+            os.unlink(f)
+
+
+def sfdisk_image(s, name, script, size=64 * MIB):
+    """An image partitioned by sfdisk (512-byte sectors) for layouts we would never make."""
+    if not have("sfdisk"):
+        raise Skip("sfdisk is not installed")
+    img = s.path(name)
+    sparse(img, size)
+    r = subprocess.run(["sfdisk", "-q", "--no-reread", img], input=script, text=True,
+                       capture_output=True)
+    if r.returncode:
+        s.fail("sfdisk failed: " + r.stderr)
+    return img
+
+
+def t_refusals(s):
+    """Every refusal: its message, exit 3, and the image untouched."""
+    img = s.path("ref.img")
+    sparse(img, 64 * MIB)
+    s.anysector("install", img, rc=3, has=["has no partition table", "anysector partition"])
+    s.anysector("partition", img)
+    before = sha(img)
+    s.anysector("partition", img, rc=3, has=["already holds a GPT", "use --force"])
+    s.eq(sha(img), before, "refused partition changed the image")
+    s.anysector("partition", img, "--force", "--label", "mbr")
+    s.anysector("partition", img, "--sector-size", "512", rc=3,
+                has=["already holds an MBR or a boot sector"])
+    s.anysector("mkimage", img, "--size", "64M", rc=3, has=["exists already", "--force"])
+
+    # stage2 too big for the legacy gap of a --dos-compat disk on 4 KiB physical sectors
+    # (LBA 8..62 = 28,160 bytes)
+    big = s.path("stages-big")
+    subprocess.run([sys.executable, os.path.join(os.path.dirname(__file__), "mkstages.py"), big,
+                    "--stage2-size", "30000"], check=True)
+    sparse(img, 64 * MIB)
+    s.anysector("partition", img, "--label", "mbr", "--dos-compat", "--physical-size", "4096")
+    s.anysector("install", img, "--sector-size", "512", "--physical-size", "4096", "--stages",
+                big, rc=3, has=["stage2 (30000 bytes) does not fit the gap between the MBR and "
+                                "the first partition (LBA 1..62): 28160 bytes are free from byte "
+                                "4096"])
+    # a BIOS boot partition too small for stage2
+    img2 = sfdisk_image(s, "small-bb.img", "label: gpt\nstart=2048,size=16,type=21686148-6449-6E6F-"
+                        "744E-656564454649\nstart=4096,size=8192,type=U\n")
+    s.anysector("install", img2, rc=3, has=["does not fit the BIOS boot partition"])
+    img3 = sfdisk_image(s, "no-bb.img", "label: gpt\nstart=2048,size=8192,type=U\n")
+    s.anysector("install", img3, rc=3, has=["has no BIOS boot partition"])
+    img4 = sfdisk_image(s, "no-esp.img", "label: gpt\nstart=2048,size=2048,type=21686148-6449-"
+                        "6E6F-744E-656564454649\nstart=4096,size=8192,type=L\n")
+    s.anysector("install", img4, rc=3, has=["has no EFI system partition"])
+    img5 = sfdisk_image(s, "raw-esp.img", "label: gpt\nstart=2048,size=2048,type=21686148-6449-"
+                        "6E6F-744E-656564454649\nstart=4096,size=8192,type=U\n")
+    before = sha(img5)
+    s.anysector("install", img5, "--backup", img5 + ".b", rc=3,
+                has=["holds no valid FAT filesystem"])
+    s.eq(sha(img5), before, "refused install (no FAT) changed the image")
+
+    # a corrupted GPT: install says why and writes nothing
+    img6 = new_gpt(s, "corrupt.img", install=False)
+    write_at(img6, 512 + 40, b"\x07")  # FirstUsable changes: header CRC no longer matches
+    before = sha(img6)
+    s.anysector("install", img6, "--backup", img6 + ".b", rc=3,
+                has=["cannot validate the partition table", "header CRC"])
+    s.eq(sha(img6), before, "install on a corrupted GPT changed it")
+    img7 = new_gpt(s, "corrupt2.img", install=False)
+    write_at(img7, (32768 - 1) * 512 + 16, b"\0\0\0\0")  # the backup header's CRC
+    s.anysector("install", img7, "--backup", img7 + ".b", rc=3,
+                has=["cannot validate the partition table", "backup GPT header"])
+
+    # stages that are not ours
+    bad = s.path("stages-bad")
+    subprocess.run([sys.executable, os.path.join(os.path.dirname(__file__), "mkstages.py"), bad],
+                   check=True)
+    write_at(os.path.join(bad, "stage2.bin"), 500, b"x")
+    s.anysector("install", img7, "--stages", bad, rc=2, has=["is not a sealed anysector stage2"])
+    s.anysector("install", img7, "--stages", s.path("nowhere"), rc=2, has=["stage1.bin"])
+    # a directory or character device is not a target
+    s.anysector("info", s.work, rc=64, has=["neither an image file nor a block device"])
+
+
+def t_restore_safety(s):
+    img = new_gpt(s, "rs.img")
+    bak = img + ".bak"
+    other = s.path("other.img")
+    sparse(other, 32 * MIB)
+    s.anysector("restore", other, bak, rc=3, has=["was made for a disk of 16777216 bytes"])
+    # the disk changed after the install: restore refuses, --force restores anyway
+    off = struct.unpack_from("<Q", read_at(img, 0x1A8, 8))[0]
+    write_at(img, off + 200, b"changed")
+    s.anysector("restore", img, bak, "--dry-run", rc=3, has=["changed since the backup"])
+    s.anysector("restore", img, bak, rc=3, has=["no longer hold what the install wrote",
+                                                "--force"])
+    s.anysector("restore", img, bak, "--force")
+    s.anysector("restore", img, bak, has=["nothing to restore"])
+    # damaged backups
+    data = bytearray(open(bak, "rb").read())
+    data[100] ^= 1
+    open(bak + ".x", "wb").write(bytes(data))
+    s.anysector("restore", img, bak + ".x", rc=2, has=["not a usable anysector backup"])
+    open(bak + ".t", "wb").write(bytes(data[:len(data) // 2]))
+    s.anysector("restore", img, bak + ".t", rc=2, has=["truncated"])
+
+
+def t_stage2_damage(s):
+    img = new_gpt(s, "torn.img")
+    off = struct.unpack_from("<Q", read_at(img, 0x1A8, 8))[0]
+    write_at(img, off + 5000, b"\xff")
+    s.anysector("check", img, rc=2, has=["boot.stage2_crc", "is damaged"])
+    write_at(img, off + 8, b"XXXXXXXX")
+    s.anysector("check", img, rc=2, has=["no stage2 header is there"])
+
+
+def mtype(img, off, path):
+    r = subprocess.run(["mtype", "-i", "%s@@%d" % (img, off), "::" + path], capture_output=True,
+                       env=dict(os.environ, MTOOLS_SKIP_CHECK="1"))
+    return r.stdout.decode("latin-1") if r.returncode == 0 else None
+
+
+def t_add(s):
+    img = new_gpt(s, "add.img")
+    k = s.path("vmlinuz-6.1.0-test")
+    i1, i2 = s.path("initrd-a.img"), s.path("initrd-b.img")
+    for f, n in ((k, 70000), (i1, 5000), (i2, 123457)):
+        open(f, "wb").write(os.urandom(n))
+    before = sha(img)
+    s.anysector("add", img, "--kernel", k, "--dry-run", has=["dry run:"])
+    s.eq(sha(img), before, "add --dry-run changed the image")
+    s.anysector("add", img, "--kernel", k, "--initrd", i1, "--initrd", i2, "--cmdline",
+                "console=ttyS0 root=/dev/sda3", "--title", "Test kernel", "--backup",
+                img + ".addbak", has=["entry '6.1.0-test'", "no PE header", "not a kernel the "
+                                      "BIOS loader can start"])
+    esp_off = 4096 * 512
+    cfg = mtype(img, esp_off, "/anysector.cfg")
+    s.check(cfg is not None and "entry 6.1.0-test" in cfg and
+            "initrd  /6.1.0-test/initrd-b.img" in cfg and
+            "cmdline console=ttyS0 root=/dev/sda3" in cfg, "config: %r" % cfg)
+    s.check(mtype(img, esp_off, "/6.1.0-test/initrd-b.img") is not None, "initrd not copied")
+    r = subprocess.run(["mcopy", "-n", "-i", "%s@@%d" % (img, esp_off), "::/6.1.0-test/vmlinuz-6.1.0-test",
+                        s.path("back")], capture_output=True, env=dict(os.environ, MTOOLS_SKIP_CHECK="1"))
+    s.check(r.returncode == 0 and open(s.path("back"), "rb").read() == open(k, "rb").read(),
+            "kernel bytes differ on the ESP")
+    s.anysector("check", img, rc=0, has=["anysector.cfg: 1 entry"])
+    # the same kernel again: a new name; --default moves the default
+    s.anysector("add", img, "--kernel", k, "--default", has=["entry '6.1.0-test-2'"])
+    cfg = mtype(img, esp_off, "/anysector.cfg")
+    s.check(cfg and "default 6.1.0-test-2" in cfg, "default not set: %r" % cfg)
+    s.anysector("add", img, "--kernel", k, "--name", "6.1.0-test", rc=3,
+                has=["already has an entry named '6.1.0-test'"])
+    s.anysector("add", img, "--kernel", k, "--cmdline", "x" * 1100, rc=3,
+                has=["the new anysector.cfg would not be valid"])
+    s.anysector("check", img, rc=0, has=["2 entries, default '6.1.0-test-2'"])
+    # restore of the first add's backup is refused: the ESP changed since
+    s.anysector("restore", img, img + ".addbak", rc=3)
+
+
+def t_add_invalid_config(s):
+    img = new_gpt(s, "badcfg.img")
+    k = s.path("kernel")
+    open(k, "wb").write(b"MZ" + bytes(1000))
+    cfgfile = s.path("anysector.cfg")
+    open(cfgfile, "w").write("timeout 3\nfrobnicate yes\n")
+    subprocess.run(["mcopy", "-i", "%s@@%d" % (img, 4096 * 512), cfgfile, "::/anysector.cfg"],
+                   check=True, env=dict(os.environ, MTOOLS_SKIP_CHECK="1"))
+    s.anysector("check", img, rc=2, has=["line 2"])
+    s.anysector("add", img, "--kernel", k, rc=3, has=["is not valid", "fix it before adding"])
+
+
+def t_mkimage(s):
+    k = s.path("bzImage")
+    open(k, "wb").write(os.urandom(50000))
+    ini = s.path("initrd")
+    open(ini, "wb").write(os.urandom(300000))
+    for label, lss in (("gpt", 512), ("gpt", 4096), ("mbr", 512), ("mbr", 4096)):
+        img = s.path("mk-%s-%d.img" % (label, lss))
+        s.anysector("mkimage", img, "--size", "32M", "--label", label, "--sector-size", lss,
+                    "--kernel", k, "--initrd", ini, "--cmdline", "console=ttyS0",
+                    "--kernel", k, "--title", "second", has=["bootable"])
+        flags = [] if label == "gpt" else ["--sector-size", lss]
+        j = s.json("check", img, *flags, rc=0)
+        s.eq((j.get("label"), j.get("topology", {}).get("logical_sector_size")), (label, lss),
+             "mkimage %s %d" % (label, lss))
+        s.check(os.stat(img).st_blocks * 512 < 16 * MIB, "mkimage image is not sparse")
+    # a failed mkimage leaves nothing behind
+    s.anysector("mkimage", s.path("fail.img"), "--size", "64M", "--kernel", s.path("nokernel"),
+                rc=2, has=["was not made"])
+    s.check(not os.path.exists(s.path("fail.img")), "failed mkimage left its image")
+
+
+def main():
+    s = Suite("tools")
+    s.cleanup = []
+    rc = s.run([t_cli, t_mocked_topologies, t_gpt_worked_numbers, t_mbr_limit, t_fat_types,
+                t_dos_compat, t_check_misaligned, t_gpt_rules, t_mbr_rules, t_detection,
+                t_install_layouts, t_reinstall_and_backups, t_foreign_gap, t_refusals,
+                t_restore_safety, t_stage2_damage, t_add, t_add_invalid_config, t_mkimage])
+    for p in s.cleanup:
+        if os.path.exists(p):
+            os.unlink(p)
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main())

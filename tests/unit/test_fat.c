@@ -205,6 +205,7 @@ static int group_setup(void **state)
 	for (size_t i = 0; i < NIMAGES; i++) {
 		if (build_image(&images[i])) {
 			fprintf(stderr, "building image %s failed\n", images[i].name);
+			run_cmd("rm -rf '%s'", workdir);
 			return -1;
 		}
 	}

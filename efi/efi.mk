@@ -21,6 +21,6 @@ $(EFI_BIN): $(EFI_DIR)/anysector.so
 ALL_TARGETS += $(EFI_BIN)
 
 .PHONY: size
-size::
+size:: $(EFI_BIN)
 	@s=$$(stat -c %s $(EFI_BIN)); \
 	echo "efi/BOOTX64.EFI: $$s bytes (goal <= $(EFI_SIZE_GOAL): $$([ $$s -le $(EFI_SIZE_GOAL) ] && echo met || echo MISSED))"

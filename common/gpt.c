@@ -136,7 +136,8 @@ uint64_t gpt_array_sectors(uint32_t lss, uint32_t num_entries, uint32_t entry_si
 
 	if (bytes < GPT_MIN_ARRAY_BYTES)
 		bytes = GPT_MIN_ARRAY_BYTES;
-	return lss ? (bytes + lss - 1) / lss : 0;
+	/* Sector sizes are powers of two: a shift, so stage2 needs no 64-bit division helper. */
+	return lss ? (bytes + lss - 1) >> __builtin_ctz(lss) : 0;
 }
 
 void gpt_default_layout(uint32_t lss, uint64_t sectors, uint32_t num_entries, uint32_t entry_size,

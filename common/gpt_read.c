@@ -56,7 +56,7 @@ static uint64_t array_bytes(const struct gpt_header *h)
 static uint64_t array_sectors(const struct check *c)
 {
 	uint32_t lss = c->dev->sector_size;
-	return (array_bytes(&c->h) + lss - 1) / lss;
+	return (array_bytes(&c->h) + lss - 1) >> __builtin_ctz(lss); /* no 64-bit division */
 }
 
 /* Signature, HeaderSize and CRC: until these hold nothing else in the header means anything. */
@@ -259,7 +259,8 @@ static int stream_array(struct check *c, struct gpt *out)
 				too_many = true;
 				continue;
 			}
-			out->parts[out->count].number = (unsigned)(next_entry / h->entry_size) + 1;
+			out->parts[out->count].number =
+				(unsigned)(next_entry >> __builtin_ctz(h->entry_size)) + 1;
 			out->parts[out->count].e = e;
 			out->count++;
 		}

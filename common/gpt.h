@@ -65,7 +65,8 @@ bool gpt_entry_used(const struct gpt_entry *e);
 void gpt_name_set(struct gpt_entry *e, const char *ascii);
 void gpt_name_get(const struct gpt_entry *e, char out[GPT_NAME_UNITS + 1]);
 
-/* Sectors the entry array occupies / reserves: at least GPT_MIN_ARRAY_BYTES (lss a power of two). */
+/* Sectors the entry array occupies / reserves: at least GPT_MIN_ARRAY_BYTES. lss is a power of
+ * two. */
 uint64_t gpt_array_sectors(uint32_t lss, uint32_t num_entries, uint32_t entry_size);
 /* The spec's layout for a disk of `sectors` sectors: FirstUsable = 2 + array, LastUsable =
  * N - 2 - array, backup header at N - 1, backup array at N - 1 - array. */

@@ -699,7 +699,8 @@ static void test_fallback_follows_alternate(void **state)
 	assert_int_equal(gpt_read(&d->dev, g, &c.diag), 0);
 	assert_true(g->used_backup);
 	assert_int_equal(g->hdr.my_lba, 3995);
-	assert_reported(&c, "gpt.using_backup", "(entry array CRC mismatch); using the backup GPT header at LBA 3995");
+	assert_reported(&c, "gpt.using_backup",
+			"(entry array CRC mismatch); using the backup GPT header at LBA 3995");
 
 	/* With the header itself broken its AlternateLBA is not trusted: the last LBA is tried. */
 	sec(d, 2)[3] ^= 1;
@@ -725,7 +726,8 @@ static void test_backup_bad_primary_fine(void **state)
 	assert_true(g->primary_valid);
 	assert_false(g->backup_valid);
 	assert_int_equal(g->count, 3);
-	assert_reported(&c, "gpt.backup_bad", "backup GPT header at LBA 4095 is invalid (entry array CRC mismatch)");
+	assert_reported(&c, "gpt.backup_bad",
+			"backup GPT header at LBA 4095 is invalid (entry array CRC mismatch)");
 	assert_int_equal(c.diag.errors, 0);
 
 	/* A valid backup that disagrees with the primary. */

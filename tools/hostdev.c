@@ -16,6 +16,7 @@
 #include "common/gpt.h"
 #include "common/le.h"
 #include "common/mbr.h"
+#include "tools/mounts.h"
 #include "tools/util.h"
 
 /* Most bytes one driver call moves: big enough to be quick, small enough for any buffer. */
@@ -130,6 +131,12 @@ int hostdev_open(struct hostdev *h, const char *path, bool writable)
 	h->fd = open(path, flags);
 	if (h->fd < 0) {
 		if (errno == EBUSY) {
+			char what[8192];
+			if (target_in_use(h, what, sizeof what)) {
+				t_error("refuse.mounted", "%s is in use: %s; unmount it first", path,
+					what);
+				return EXIT_REFUSED;
+			}
 			t_error("refuse.busy",
 				"%s is in use (a mounted filesystem, swap, RAID or LVM holds it); "
 				"refusing to write to it",

@@ -10,8 +10,7 @@ TEST_SUITES += 40:test-tools 50:test-loop-tools
 
 # cmocka tests of the installer's own logic, linked with the objects they exercise.
 TOOLS_UNIT_OBJS = $(addprefix $(BUILD)/asan/tools/,layout.o report.o util.o fatfmt.o run.o \
-	hostdev.o)
+	hostdev.o mounts.o)
 UNIT_EXTRA_tools_layout = $(TOOLS_UNIT_OBJS)
-UNIT_EXTRA_tools_fatfmt = $(TOOLS_UNIT_OBJS)
-UNIT_EXTRA_tools_journal = $(addprefix $(BUILD)/asan/tools/,journal.o plan.o hostdev.o report.o \
-	util.o)
+UNIT_EXTRA_tools_journal = $(addprefix $(BUILD)/asan/tools/,journal.o plan.o hostdev.o mounts.o \
+	report.o util.o)

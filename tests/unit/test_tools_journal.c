@@ -1,0 +1,175 @@
+/* The install journal: the old bytes of every planned write are saved before anything changes,
+ * restore puts them back exactly, and a damaged, foreign or outdated journal is refused. */
+#include "tests/unit/helpers.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tools/journal.h"
+#include "tools/util.h"
+
+static struct report rep;
+static char dir[512], img[600], jpath[600];
+
+static void fill(uint8_t *p, size_t n, unsigned seed)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = (uint8_t)((i * 131 + seed * 7) >> 3);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	report_init(&rep, false);
+	g_report = &rep;
+	/* temporary files live under $BUILD (the Makefile exports it) */
+	const char *build = getenv("BUILD") ? getenv("BUILD") : "build";
+	snprintf(dir, sizeof dir, "%s/tmp", build);
+	mkdir(dir, 0755);
+	snprintf(dir, sizeof dir, "%s/tmp/unit-journal-XXXXXX", build);
+	assert_non_null(mkdtemp(dir));
+	snprintf(img, sizeof img, "%s/disk.img", dir);
+	snprintf(jpath, sizeof jpath, "%s/disk.journal", dir);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	unlink(img);
+	unlink(jpath);
+	rmdir(dir);
+	report_free(&rep);
+	return 0;
+}
+
+/* A 1 MiB image with a pattern, opened at lss. */
+static void make_disk(struct hostdev *h, uint32_t lss)
+{
+	FILE *f = fopen(img, "wb");
+	uint8_t *buf = malloc(1 << 20);
+	fill(buf, 1 << 20, lss);
+	assert_int_equal(fwrite(buf, 1, 1 << 20, f), 1 << 20);
+	fclose(f);
+	free(buf);
+	assert_int_equal(hostdev_open(h, img, true), 0);
+	hostdev_set_sector_size(h, lss, TOPO_GIVEN, "test");
+}
+
+static uint8_t *snapshot(size_t *len)
+{
+	return read_file(img, len);
+}
+
+static void build_plan(struct plan *p, uint32_t lss)
+{
+	uint8_t *d = malloc(8 * lss);
+	plan_init(p, lss);
+	memset(d, 0xAB, 8 * lss);
+	plan_add(p, 3, 5, d, "five sectors");
+	memset(d, 0xCD, lss);
+	plan_add(p, 0, 1, d, "LBA 0");
+	plan_add(p, (1 << 20) / lss - 1, 1, d, "the last sector");
+	free(d);
+}
+
+static void test_round_trip(void **state)
+{
+	(void)state;
+	for (uint32_t lss = 512; lss <= 4096; lss *= 8) {
+		struct hostdev h;
+		struct plan p;
+		size_t n0, n1;
+		make_disk(&h, lss);
+		uint8_t *before = snapshot(&n0);
+		build_plan(&p, lss);
+		unlink(jpath);
+		assert_int_equal(journal_write(jpath, &h, &p), 0);
+		/* the journal never overwrites an existing file */
+		assert_int_equal(journal_write(jpath, &h, &p), EXIT_REFUSED);
+		assert_int_equal(plan_execute(&h, &p), 0);
+		uint8_t *mid = snapshot(&n1);
+		assert_memory_not_equal(before, mid, n0);
+		free(mid);
+		hostdev_close(&h);
+
+		assert_int_equal(hostdev_open(&h, img, true), 0);
+		assert_int_equal(journal_restore(&h, jpath, false, false), 0);
+		hostdev_close(&h);
+		uint8_t *after = snapshot(&n1);
+		assert_int_equal(n0, n1);
+		assert_memory_equal(before, after, n0);
+		/* restoring twice is harmless */
+		assert_int_equal(hostdev_open(&h, img, true), 0);
+		assert_int_equal(journal_restore(&h, jpath, false, false), 0);
+		hostdev_close(&h);
+		free(after);
+		free(before);
+		plan_free(&p);
+	}
+}
+
+static void test_refusals(void **state)
+{
+	(void)state;
+	struct hostdev h;
+	struct plan p;
+	size_t n;
+
+	make_disk(&h, 512);
+	build_plan(&p, 512);
+	unlink(jpath);
+	assert_int_equal(journal_write(jpath, &h, &p), 0);
+	assert_int_equal(plan_execute(&h, &p), 0);
+	/* a planned range changed afterwards: refused without --force */
+	uint8_t x = 0x11;
+	assert_int_equal(pwrite_full(h.fd, &x, 1, 3 * 512 + 7), 0);
+	hostdev_close(&h);
+	assert_int_equal(hostdev_open(&h, img, true), 0);
+	assert_int_equal(journal_restore(&h, jpath, false, false), EXIT_REFUSED);
+	assert_true(report_has(&rep, "refuse.journal_changed"));
+	assert_int_equal(journal_restore(&h, jpath, true, false), 0);
+	hostdev_close(&h);
+
+	/* every single flipped byte makes the journal unusable */
+	uint8_t *j = read_file(jpath, &n);
+	for (size_t i = 0; i < n; i += 97) {
+		j[i] ^= 0x40;
+		FILE *f = fopen(jpath, "wb");
+		assert_int_equal(fwrite(j, 1, n, f), n);
+		fclose(f);
+		assert_int_equal(hostdev_open(&h, img, true), 0);
+		assert_int_equal(journal_restore(&h, jpath, true, false), EXIT_ERRORS);
+		hostdev_close(&h);
+		j[i] ^= 0x40;
+	}
+	/* truncated */
+	FILE *f = fopen(jpath, "wb");
+	assert_int_equal(fwrite(j, 1, n - 1, f), n - 1);
+	fclose(f);
+	assert_int_equal(hostdev_open(&h, img, true), 0);
+	assert_int_equal(journal_restore(&h, jpath, true, false), EXIT_ERRORS);
+	hostdev_close(&h);
+	/* a disk of another size */
+	f = fopen(jpath, "wb");
+	assert_int_equal(fwrite(j, 1, n, f), n);
+	fclose(f);
+	assert_int_equal(truncate(img, 2 << 20), 0);
+	assert_int_equal(hostdev_open(&h, img, true), 0);
+	assert_int_equal(journal_restore(&h, jpath, true, false), EXIT_REFUSED);
+	hostdev_close(&h);
+	free(j);
+	plan_free(&p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_refusals),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

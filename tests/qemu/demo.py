@@ -5,7 +5,7 @@ with the serial console on this terminal, and says after each boot whether the p
 matches what is on the disk. Each boot ends by itself (the payload leaves QEMU).
 
 Environment: KERNEL, INITRD, CMDLINE (a real kernel instead of the payload; console=ttyS0 is
-appended), RUN_DISK=FRONTEND:SECTORS (default nvme:4Kn), BUILD.
+appended), RUN_DISK=FRONTEND:SECTORS (default nvme:4Kn), RUN_STAGES (instead of $BUILD/stages), BUILD.
 Quit a boot early with Ctrl-A X.
 """
 import os
@@ -13,19 +13,22 @@ import subprocess
 import sys
 import time
 
+sys.dont_write_bytecode = True    # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cases as caselib  # noqa: E402
 import check  # noqa: E402
 import qemu_cmd  # noqa: E402
 import run  # noqa: E402
 
-PAYLOAD_TIMEOUT = 120
+PAYLOAD_TIMEOUT = 60
 KERNEL_TIMEOUT = 900
 
 
 def main():
     paths = run.Paths(os.environ.get("BUILD") or "build")
     paths.make_dirs()
+    if os.environ.get("RUN_STAGES"):
+        paths.stages = os.environ["RUN_STAGES"]
     frontend, _, sectors = (os.environ.get("RUN_DISK") or "nvme:4Kn").partition(":")
     if frontend not in caselib.FRONTENDS or sectors not in caselib.SECTORS:
         sys.exit(f"make run: RUN_DISK={frontend}:{sectors}; want FRONTEND:SECTORS with FRONTEND "

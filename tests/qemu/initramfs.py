@@ -11,7 +11,7 @@ import io
 import random
 import stat
 
-FILLER_BYTES = 5 * 1024 * 1024 + 777
+FILLER_BYTES = 5 * 1024 * 1024 + 100003   # the .gz ends up a little over 6 MiB
 FILLER_SEED = 0xA5EC7
 
 INIT = """#!/bin/sh

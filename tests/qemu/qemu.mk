@@ -18,7 +18,7 @@ test-qemu-bios: qemu-prereqs
 test-qemu-efi: qemu-prereqs
 	@$(QEMU_RUNNER) --suite qemu-efi --self-test efi tests/qemu/cases/efi.txt
 test-qemu-linux: qemu-prereqs
-	@$(QEMU_RUNNER) --suite qemu-linux tests/qemu/cases/linux.txt
+	@$(QEMU_RUNNER) --suite qemu-linux --self-test linux tests/qemu/cases/linux.txt
 # The runner's own tests alone (no loaders or installer needed).
 test-qemu-selftest: $(QEMU_PAYLOADS)
 	@$(QEMU_RUNNER) --self-test all

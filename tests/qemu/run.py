@@ -8,7 +8,8 @@ usage: run.py --suite NAME [--self-test bios|efi] CASEFILE...
                                  pass/fail/skip to $RESULTS/NAME
        run.py --self-test all     only the self-tests (no loaders or installer needed)
        run.py --list CASEFILE...  print the case names
-options: --only GLOB (case names), --jobs N (at most 2), --keep (keep logs and images of passes)
+options: --only GLOB (case names), --jobs N (at most 2), --keep (keep logs and images of passes),
+         --stages DIR (instead of $BUILD/stages, e.g. real BOOTX64.EFI + a placeholder stage2)
 
 Paths come from $BUILD (default "build"). Per case: one line PASS/FAIL/XFAIL with seconds; on
 failure the reason, the tail of the serial (and SeaBIOS debug) log, and the kept log files under
@@ -28,6 +29,7 @@ import threading
 import time
 import zlib
 
+sys.dont_write_bytecode = True    # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cases as caselib  # noqa: E402
 import check  # noqa: E402
@@ -345,7 +347,7 @@ def describe_exit(rc):
     return f"exit status {rc}"
 
 
-def run_suite(name, case_list, paths, jobs, keep, selftests=()):
+def run_suite(name, case_list, paths, jobs, keep, selftests=(), need_linux=False):
     paths.make_dirs()
     if shutil_which(qemu_cmd.QEMU) is None or qemu_cmd.missing_files():
         missing = qemu_cmd.missing_files() or [qemu_cmd.QEMU]
@@ -353,7 +355,7 @@ def run_suite(name, case_list, paths, jobs, keep, selftests=()):
               "ovmf; run make deps)")
         write_results(name, 0, len(case_list), 0)
         return 1
-    inputs = Inputs(paths, any(c.payload == "linux" for c in case_list))
+    inputs = Inputs(paths, need_linux or any(c.payload == "linux" for c in case_list))
     runner = Runner(paths, inputs, keep)
     t0 = time.monotonic()
     results = []
@@ -404,19 +406,23 @@ def main():
     ap.add_argument("casefiles", nargs="*")
     ap.add_argument("--suite", help="suite name for $RESULTS/NAME")
     ap.add_argument("--list", action="store_true")
-    ap.add_argument("--self-test", choices=("bios", "efi", "all"),
-                    help="run the runner's own tests first (bios, efi) or only them (all)")
+    ap.add_argument("--self-test", choices=("bios", "efi", "linux", "all"),
+                    help="run the runner's own tests first (bios, efi, linux) or only them (all)")
     ap.add_argument("--only", help="run only cases whose name matches this glob")
     ap.add_argument("--jobs", type=int, default=MAX_JOBS)
     ap.add_argument("--keep", action="store_true", help="keep logs and images of passing cases")
+    ap.add_argument("--stages", help="stage directory for mkimage (default $BUILD/stages)")
     a = ap.parse_args()
     paths = Paths(os.environ.get("BUILD") or "build")
+    if a.stages:
+        paths.stages = a.stages
 
     import selftest
-    selftests = {None: [], "bios": selftest.BIOS, "efi": selftest.EFI,
-                 "all": selftest.BIOS + selftest.EFI}[a.self_test]
+    selftests = {None: [], "bios": selftest.BIOS, "efi": selftest.EFI, "linux": selftest.LINUX,
+                 "all": selftest.BIOS + selftest.EFI + selftest.LINUX}[a.self_test]
     if a.self_test == "all" and not a.casefiles:
-        return run_suite(a.suite or "qemu-selftest", [], paths, max(1, a.jobs), a.keep, selftests)
+        return run_suite(a.suite or "qemu-selftest", [], paths, max(1, a.jobs), a.keep, selftests,
+                         need_linux=True)
     if not a.casefiles:
         ap.error("no case files given")
     try:

@@ -11,6 +11,8 @@ broken loader. None needs stage1/stage2, BOOTX64.EFI or the installer:
                               payload; judged like a matrix case
   selftest-dual-direct        the dual payload (bzImage + PE) through QEMU's -kernel: BIOS half
   selftest-efi-mockload-dual  the dual payload through mockload.efi: EFI half
+  selftest-linux-direct       QEMU's -kernel boots the Debian kernel + our initramfs: the marker
+                              line and its checks work
 """
 import os
 import subprocess
@@ -216,9 +218,25 @@ def efi_mockload(run_mod, runner, name="selftest-efi-mockload", kernel=None):
     return _finish(run_mod, runner, name, status, why, serial, logs, s)
 
 
+def linux_direct(run_mod, runner):
+    """QEMU's -kernel boots the Debian kernel with our initramfs: the marker and the checks work."""
+    name = "selftest-linux-direct"
+    case = caselib.Case("seabios", "virtio-blk", "512n", "gpt", "linux", timeout=120)
+    try:
+        kernel, initrd = runner.inputs.files_for("linux")
+    except run_mod.CaseFailure as e:
+        return _result(run_mod, name, "FAIL", message=str(e))
+    tail = ["-m", "512", "-kernel", kernel, "-initrd", initrd, "-append", case.cmdline]
+    rc, stopped, serial, debugcon, logs, s = _boot(run_mod, runner, name, case, tail,
+                                                   timeout=case.timeout)
+    status, why = runner.judge(case, rc, stopped, serial, debugcon)
+    return _finish(run_mod, runner, name, status, why, serial, logs, s)
+
+
 def efi_mockload_dual(run_mod, runner):
     return efi_mockload(run_mod, runner, "selftest-efi-mockload-dual", runner.paths.dual_payload)
 
 
 BIOS = [payload_header, checker, bios_direct, hang_times_out, seabios_refuses]
 EFI = [efi_mockload, dual_direct, efi_mockload_dual]
+LINUX = [linux_direct]

@@ -8,7 +8,9 @@
 # partition 1 "ESP" at LBA 256 (1 MiB aligned; FAT16 holding anysector.efi, startup.nsh,
 # anysector.cfg) and partition 2 "misaligned" at LBA 10497 (physically aligned, as every 4Kn LBA
 # is, but not on 1 MiB). B is 512e (virtio-blk, 512/4096) with partition 1 "early" at LBA 63
-# (the classic misalignment) and partition 2 "aligned" at LBA 4096.
+# (the classic misalignment) and partition 2 "aligned" at LBA 4096; its primary GPT header is
+# damaged and the disk read-only (so OVMF cannot repair it from the backup, REFERENCE.md "OVMF"):
+# anysector must say so and use the backup.
 #
 # usage: run.sh BOOTX64.EFI   (paths under $BUILD; needs root for the loop device)
 set -u
@@ -76,7 +78,7 @@ cfg=$work/anysector.cfg
 printf 'timeout 5\ndefault demo\n\nentry demo\n  title Shell test entry\n  kernel /vmlinuz\n  cmdline console=ttyS0 marker=cfg-cat-ok\n' > "$cfg"
 printf 'not a kernel\n' > "$work/vmlinuz"
 if ! { sgdisk -a 1 -n 1:256:+40M -t 1:ef00 -c 1:ESP -n 2:10497:+4M -t 2:8300 -c 2:misaligned \
-		"$dev" >/dev/null &&
+		"$dev" >"$work/sgdisk-a.log" 2>&1 &&
 	partx -a "$dev" &&
 	mkfs.fat -F 16 -S 4096 -s 1 "${dev}p1" >"$work/mkfs.log" 2>&1 &&
 	mcopy -i "${dev}p1" "$efi" ::/anysector.efi &&
@@ -90,7 +92,9 @@ cleanup
 # ---- disk B: 512e; sgdisk on a plain file writes 512-byte sectors ----
 truncate -s 16M "$disk_b"
 sgdisk -a 1 -n 1:63:+1M -t 1:8300 -c 1:early -n 2:4096:+1M -t 2:8300 -c 2:aligned "$disk_b" \
-	>/dev/null || { echo "FAIL building the 512e test disk"; fail=1; result; }
+	>"$work/sgdisk-b.log" 2>&1 || { echo "FAIL building the 512e test disk"; fail=1; result; }
+# Break the primary header's CRC field (LBA 1, byte 16).
+printf '\377\377\377\377' | dd of="$disk_b" bs=1 seek=528 conv=notrunc 2>/dev/null
 
 cp "$vars" "$work/vars.fd"
 # No bootable disk (nothing at \EFI\BOOT\BOOTX64.EFI), no network: OVMF falls through to the
@@ -101,7 +105,7 @@ timeout 180 qemu-system-x86_64 -machine q35 -accel tcg -m 512 -display none -mon
 	-drive if=pflash,format=raw,file="$work/vars.fd" \
 	-drive if=none,id=da,format=raw,snapshot=on,file="$disk_a" \
 	-device virtio-blk-pci,drive=da,logical_block_size=4096,physical_block_size=4096 \
-	-drive if=none,id=db,format=raw,snapshot=on,file="$disk_b" \
+	-drive if=none,id=db,format=raw,readonly=on,file="$disk_b" \
 	-device virtio-blk-pci,drive=db,logical_block_size=512,physical_block_size=4096 \
 	</dev/null >"$work/qemu.out" 2>&1
 rc=$?
@@ -130,6 +134,9 @@ expect "4Kn partition 1 aligned" \
 	'partition 1 "ESP": start LBA 256, 10240 sectors, physically aligned yes, 1 MiB aligned yes'
 expect "4Kn partition 2 not on 1 MiB" \
 	'partition 2 "misaligned": start LBA 10497, 1024 sectors, physically aligned yes, 1 MiB aligned no'
+expect_re "512e disk: damaged primary GPT named, backup used" \
+	'^warning: primary GPT header at LBA 1 is invalid \(.*\); using the backup GPT header at LBA 32767$'
+expect "512e disk: partitions from the backup GPT" 'GPT (backup header), 2 partitions'
 expect_re "512e disk: BlockSize 512, 8 per physical block" \
 	'^  BlockSize 512, LastBlock 32767, IoAlign [0-9]+, LogicalBlocksPerPhysicalBlock 8, '
 expect "512e partition at LBA 63 misaligned" \
@@ -141,7 +148,7 @@ expect_re "check names the 1 MiB misalignment" \
 	'^warning: device [0-9]+ partition 2 starts at LBA 10497, not on a 1 MiB boundary; the next aligned start is LBA 10752$'
 expect_re "check names the physical misalignment" \
 	'^warning: device [0-9]+ partition 1 starts at LBA 63, not on a physical sector boundary \(4096-byte sectors, alignment offset 0\); the next aligned start is LBA 64$'
-expect "check summary" 'check: 0 errors, 2 warnings'
+expect "check summary" 'check: 0 errors, 4 warnings'
 expect "check exit status (warnings)" 'AS-STATUS check 0x1'
 expect 'unknown command is named' 'anysector: unknown command "frobnicate"'
 expect_re "unknown command prints usage" '^usage: anysector.efi '

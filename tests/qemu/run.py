@@ -236,6 +236,9 @@ class Runner:
             why += "\n  serial log tail:\n" + indent(check.tail(serial) or "(empty)")
             if case.firmware == "seabios" and debugcon:
                 why += "\n  SeaBIOS debug log tail:\n" + indent(check.tail(debugcon, 10))
+            qemu_said = check.tail(check.read_log(logs["qemu.log"]), 5)
+            if qemu_said:
+                why += "\n  QEMU's own messages:\n" + indent(qemu_said)
         return Result(case, status, seconds, why, kept)
 
     def boot(self, cmd, logs, timeout, watch_give_up=True):

@@ -8,7 +8,7 @@
 #include "common/str.h"
 
 /* Loading more than this is surely a wrong file; it also keeps every size below 2^32. */
-#define KERNEL_MAX_BYTES (512ull << 20)
+#define KERNEL_MAX_BYTES (1ull << 30)
 #define INITRD_MAX_BYTES (2ull << 30)
 #define PE_OFFSET_FIELD 0x3C
 /* The Linux initramfs unpacker finds the next cpio header only at a 4-byte boundary: concatenated

@@ -81,9 +81,9 @@ if ! { sgdisk -a 1 -n 1:256:+40M -t 1:ef00 -c 1:ESP -n 2:10497:+4M -t 2:8300 -c 
 		"$dev" >"$work/sgdisk-a.log" 2>&1 &&
 	partx -a "$dev" &&
 	mkfs.fat -F 16 -S 4096 -s 1 "${dev}p1" >"$work/mkfs.log" 2>&1 &&
-	mcopy -i "${dev}p1" "$efi" ::/anysector.efi &&
-	mcopy -i "${dev}p1" "$nsh" "$cfg" "$work/vmlinuz" ::/; }; then
-	echo "FAIL building the 4Kn test disk"
+	mcopy -i "${dev}p1" "$efi" ::/anysector.efi 2>>"$work/mtools.log" &&
+	mcopy -i "${dev}p1" "$nsh" "$cfg" "$work/vmlinuz" ::/ 2>>"$work/mtools.log"; }; then
+	echo "FAIL building the 4Kn test disk:"; cat "$work"/*.log
 	fail=1
 	result
 fi

@@ -138,7 +138,7 @@ int fmt_vsnprintf(char *buf, size_t cap, const char *fmt, fmt_va_list ap)
 			int n = 0;
 			if (!s)
 				s = "(null)";
-			while (s[n] && (prec < 0 || n < prec))
+			while ((prec < 0 || n < prec) && s[n])
 				n++;
 			if (!left)
 				pad(&o, ' ', width - n);

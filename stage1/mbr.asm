@@ -29,7 +29,7 @@ org 0x7C00
 ; offset, converted to sectors in place; the variables use the in-memory copy of the disk
 ; signature and partition table (stage1 never writes the disk; stage2 reads LBA 0 afresh).
 ; Registers that live across int 13h calls: DL = drive, SI = DAP pointer (0 in CHS mode),
-; DI = sectors in the current transfer.
+; DI = sectors per transfer.
 BASE            equ 0x7C00 + STAGE1_MAGIC_OFF - 4
 DAP             equ 0x00                ; 16 bytes: size, 0, count, offset, segment, LBA
 DAP_CNT         equ DAP + 2
@@ -41,8 +41,7 @@ S2_LENGTH       equ STAGE1_S2_LENGTH_OFF - STAGE1_MAGIC_OFF + 4
 VARS            equ STAGE1_MAX_CODE - STAGE1_MAGIC_OFF + 4
 TRIES           equ VARS + 0x00
 BPS             equ VARS + 0x02         ; bytes per sector (word)
-CHUNKMAX        equ VARS + 0x04         ; sectors per AH=42h transfer (word)
-REM             equ VARS + 0x06         ; sectors still to read (word: stage2 < 480 KiB)
+REM             equ VARS + 0x06         ; sectors still to read (signed word: <= 960)
 SPT             equ VARS + 0x08         ; CHS: sectors per track (byte)
 HPC_SPT         equ VARS + 0x0A         ; CHS: heads * sectors per track (word)
 MAXCYL          equ VARS + 0x0C         ; CHS: last cylinder (word)
@@ -56,6 +55,16 @@ CHUNK_BYTES     equ 0x8000              ; per AH=42h call: <= 127 sectors of >= 
 
 %substr MAGIC_LO_STR STAGE2_MAGIC 1,4
 MAGIC_LO        equ MAGIC_LO_STR
+
+; Bytes MBR_TIMESTAMP_OFF.. belong to the disk (Windows keeps a timestamp there) and the
+; installer keeps them: the code jumps over them. The TIMES fails to assemble if the code before
+; the hole has grown past it.
+%macro SKIP_TIMESTAMP 0
+        jmp     short %%after
+        times   MBR_TIMESTAMP_OFF - ($ - $$) db 0
+        times   MBR_TIMESTAMP_LEN db 0
+%%after:
+%endmacro
 
 start:
         jmp     0:fix_cs                ; some BIOSes enter at 07C0:0000
@@ -76,6 +85,9 @@ fix_cs:
         je      .dl_ok
         mov     dl, 0x80
 .dl_ok:
+%ifdef TEST_FORCE_CHS
+        jmp     chs_setup               ; tests/stage1 only: exercise the CHS path under SeaBIOS
+%endif
         mov     ah, 0x41
         mov     bx, 0x55AA
         call    int13
@@ -101,20 +113,9 @@ fix_cs:
         jz      have_bps
         jmp     short default_bps
 
-; Each stub loads its digit; the 0x3D byte turns the next stub's "mov al" into the immediate of a
-; harmless "cmp ax, imm16", so control falls through to error with the first digit kept.
-err3:   mov     al, '3'
-        db      0x3D
-err4:   mov     al, '4'
-        db      0x3D
-err5:   mov     al, '5'
-        db      0x3D
-err2:   mov     al, '2'
-        db      0x3D
-err1:   mov     al, '1'
 error:
         mov     [msg+1], al
-        ; COM1: 115200 8N1 (divisor 1), FIFO on so four bytes need no waiting, DTR+RTS
+        ; COM1: 115200 8N1 (divisor 1), FIFO on so four bytes need no waiting
         mov     dx, 0x3FB
         mov     al, 0x80
         out     dx, al
@@ -130,8 +131,6 @@ error:
         inc     dx
         mov     al, 3
         out     dx, al
-        inc     dx
-        out     dx, al
         mov     si, msg
         cld
 .next:
@@ -139,7 +138,7 @@ error:
         mov     dl, 0xF8
         out     dx, al
         mov     ah, 0x0E
-        mov     bx, 7
+        xor     bx, bx                  ; page 0
         int     0x10
         cmp     al, 10
         jne     .next
@@ -148,6 +147,19 @@ halt:
         jmp     halt
 
 msg:    db      "E?", 13, 10
+
+; Each stub loads its digit; the 0x3D byte turns the next stub's "mov al" into the immediate of a
+; harmless "cmp ax, imm16", so control falls through with the first digit kept.
+err3:   mov     al, '3'
+        db      0x3D
+err4:   mov     al, '4'
+        db      0x3D
+err5:   mov     al, '5'
+        db      0x3D
+err2:   mov     al, '2'
+        db      0x3D
+err1:   mov     al, '1'
+        jmp     short error
 
 chs_setup:
         mov     ah, 0x08
@@ -174,12 +186,12 @@ have_bps:
         dec     ax
         test    [bp+S2_OFFSET], ax
         jnz     err2
-        mov     bx, CHUNK_BYTES
-        shr     bx, cl
-        mov     [bp+CHUNKMAX], bx
+        mov     di, CHUNK_BYTES
+        shr     di, cl                  ; DI = sectors per AH=42h transfer
 
         mov     eax, [bp+S2_LENGTH]
         dec     eax                     ; length 0 wraps and fails the range check
+        SKIP_TIMESTAMP
         cmp     eax, STAGE2_MAX_SIZE - 1
         ja      err1
         shr     eax, cl
@@ -191,12 +203,10 @@ have_bps:
         shr     dword [bp+S2_OFFSET+4], cl
         mov     dword [bp+DAP_OFF], (STAGE2_LOAD_ADDR >> 4) << 16
 
+; Whole chunks only: the last one may read up to 32 KiB - 1 sector past stage2's end, which
+; still ends at or below 0x80000 (STAGE2_MAX_SIZE is a multiple of CHUNK_BYTES) and never
+; leaves the disk (partitions and the backup GPT follow stage2).
 read_loop:
-        mov     di, [bp+CHUNKMAX]
-        cmp     di, [bp+REM]
-        jbe     .sized
-        mov     di, [bp+REM]
-.sized:
         mov     byte [bp+TRIES], RETRIES
 
 .attempt:
@@ -246,7 +256,7 @@ read_loop:
         shr     ax, 4
         add     [bp+DAP_SEG], ax
         sub     [bp+REM], di
-        jnz     read_loop
+        jg      read_loop
 
         cmp     dword [STAGE2_LOAD_ADDR + STAGE2_MAGIC_OFF], MAGIC_LO
         jne     err5
@@ -254,19 +264,20 @@ read_loop:
         jmp     STAGE2_LOAD_ADDR        ; CS is 0 since fix_cs
 
 ; int 13h with every register saved except what calls return in BX, CX and DH; DL (the drive)
-; survives. The flags (CF) come back as the BIOS left them.
+; survives. The flags (CF) come back as the BIOS left them. Only 16-bit registers carry state
+; across calls, so pusha is enough.
 int13:
-        pushad
+        pusha
         push    ds
         push    es
         int     0x13
         pop     es
         pop     ds
-        mov     bp, sp                  ; the pushad frame: EDI ESI EBP ESP EBX EDX ECX EAX
-        mov     [bp+16], bx
-        mov     [bp+21], dh
-        mov     [bp+24], cx
-        popad
+        mov     bp, sp                  ; the pusha frame: DI SI BP SP BX DX CX AX
+        mov     [bp+8], bx
+        mov     [bp+11], dh
+        mov     [bp+12], cx
+        popa
         ret
 
 code_end:

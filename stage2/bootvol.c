@@ -1,0 +1,157 @@
+#include "stage2/bootvol.h"
+
+#include "common/errors.h"
+#include "common/gpt.h"
+#include "common/guid.h"
+#include "common/mbr.h"
+#include "common/str.h"
+#include "stage2/console.h"
+
+#define CFG_FILE_MAX 32768u
+
+static struct gpt gpt;
+static struct mbr_table mbrt;
+static char cfg_text[CFG_FILE_MAX];
+
+static int slice(struct blockdev *disk, uint64_t first, uint64_t count, struct blockdev *part,
+		 const char *what)
+{
+	int rc = bdev_slice(disk, first, count, part);
+	if (rc)
+		con_printf("%s (LBA %llu, %llu sectors) does not fit on the disk\n", what,
+			   (unsigned long long)first, (unsigned long long)count);
+	return rc;
+}
+
+static int from_gpt(struct blockdev *disk, const struct guid *want, struct blockdev *part)
+{
+	char gs[GUID_STR_LEN + 1];
+	int rc = gpt_read(disk, &gpt, &con_diag);
+
+	if (rc) {
+		con_printf("the disk has no usable GPT (%s)\n", as_strerror(rc));
+		return rc;
+	}
+	for (unsigned i = 0; i < gpt.count; i++) {
+		const struct gpt_part *p = &gpt.parts[i];
+		bool pick = want ? guid_eq(&p->e.unique, want) : guid_eq(&p->e.type, &GUID_ESP);
+		if (!pick)
+			continue;
+		con_printf("boot partition: GPT partition %u, LBA %llu..%llu\n", p->number,
+			   (unsigned long long)p->e.first_lba, (unsigned long long)p->e.last_lba);
+		return slice(disk, p->e.first_lba, p->e.last_lba - p->e.first_lba + 1, part,
+			     "the boot partition");
+	}
+	if (want) {
+		guid_format(want, gs);
+		con_printf("no GPT partition has the unique GUID %s that stage2 was installed for\n", gs);
+	} else {
+		con_printf("the GPT has no EFI system partition\n");
+	}
+	return AS_ENOENT;
+}
+
+static bool is_fat_type(uint8_t t)
+{
+	return t == MBR_TYPE_FAT12 || t == MBR_TYPE_FAT16_SMALL || t == MBR_TYPE_FAT16 ||
+	       t == MBR_TYPE_FAT32_CHS || t == MBR_TYPE_FAT32_LBA || t == MBR_TYPE_FAT16_LBA ||
+	       t == MBR_TYPE_ESP;
+}
+
+static int from_mbr(struct blockdev *disk, const struct stage2_identity *id, struct blockdev *part)
+{
+	const struct mbr_part *found = 0;
+
+	if (id) {
+		if (mbrt.mbr.disk_sig != id->mbr_disk_sig) {
+			con_printf("the MBR disk signature is %08X, but stage2 was installed for disk %08X\n",
+				   mbrt.mbr.disk_sig, id->mbr_disk_sig);
+			return AS_ENOENT;
+		}
+		for (unsigned i = 0; i < mbrt.count && !found; i++)
+			if (mbrt.parts[i].number == id->mbr_part)
+				found = &mbrt.parts[i];
+		if (!found) {
+			con_printf("the MBR has no partition %u, which stage2 was installed for\n",
+				   id->mbr_part);
+			return AS_ENOENT;
+		}
+	} else {
+		for (unsigned i = 0; i < mbrt.count && !found; i++)
+			if (mbrt.parts[i].active && is_fat_type(mbrt.parts[i].type))
+				found = &mbrt.parts[i];
+		for (unsigned i = 0; i < mbrt.count && !found; i++)
+			if (is_fat_type(mbrt.parts[i].type))
+				found = &mbrt.parts[i];
+		if (!found) {
+			con_printf("the MBR has no FAT partition to boot from\n");
+			return AS_ENOENT;
+		}
+	}
+	con_printf("boot partition: MBR partition %u, LBA %llu, %llu sectors\n", found->number,
+		   (unsigned long long)found->first_lba, (unsigned long long)found->sectors);
+	return slice(disk, found->first_lba, found->sectors, part, "the boot partition");
+}
+
+int bootvol_find(struct blockdev *disk, const struct stage2_identity *id, struct blockdev *part)
+{
+	int rc;
+
+	switch (id->kind) {
+	case STAGE2_KIND_GPT:
+		return from_gpt(disk, &id->part_guid, part);
+	case STAGE2_KIND_MBR:
+		if ((rc = mbr_read(disk, &mbrt, &con_diag))) {
+			con_printf("the disk has no usable MBR (%s)\n", as_strerror(rc));
+			return rc;
+		}
+		return from_mbr(disk, id, part);
+	case STAGE2_KIND_UNSET:
+		break;
+	default:
+		con_printf("stage2's header names boot partition kind %u, which this stage2 does not "
+			   "know\n", (unsigned)id->kind);
+		return AS_EUNSUPP;
+	}
+
+	/* Not installed by anysector install: take what a GPT or MBR disk would boot from. */
+	con_printf("stage2 has no boot partition recorded; looking for one\n");
+	if ((rc = mbr_read(disk, &mbrt, &con_diag))) {
+		con_printf("the disk has no usable MBR (%s)\n", as_strerror(rc));
+		return rc;
+	}
+	if (mbr_is_protective(&mbrt.mbr))
+		return from_gpt(disk, 0, part);
+	return from_mbr(disk, 0, part);
+}
+
+int bootvol_config(struct fat_fs *fs, const char *path, struct cfg *cfg)
+{
+	struct fat_file f;
+	int rc = fat_open(fs, path, &f, &con_diag);
+
+	if (rc) {
+		con_printf("cannot open %s on the boot partition: %s\n", path, as_strerror(rc));
+		return rc;
+	}
+	if (f.is_dir) {
+		con_printf("%s on the boot partition is a directory, not a configuration file\n", path);
+		return AS_EISDIR;
+	}
+	if (f.size > CFG_FILE_MAX) {
+		con_printf("%s is %u bytes; stage2 reads configuration files of up to %u bytes\n", path,
+			   f.size, CFG_FILE_MAX);
+		return AS_ETOOBIG;
+	}
+	if ((rc = fat_read(fs, &f, 0, cfg_text, f.size, &con_diag))) {
+		con_printf("cannot read %s: %s\n", path, as_strerror(rc));
+		return rc;
+	}
+	if ((rc = cfg_parse(cfg_text, f.size, cfg, &con_diag)))
+		return rc;
+	if (!cfg->nentries) {
+		con_printf("%s has no entries to boot\n", path);
+		return AS_ENOENT;
+	}
+	return 0;
+}

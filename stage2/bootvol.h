@@ -1,0 +1,19 @@
+/* The boot volume: the partition the installer recorded in stage2's header, its FAT filesystem
+ * and the configuration file on it. */
+#ifndef ANYSECTOR_STAGE2_BOOTVOL_H
+#define ANYSECTOR_STAGE2_BOOTVOL_H
+
+#include "common/blockdev.h"
+#include "common/bootinfo.h"
+#include "common/config.h"
+#include "common/fat.h"
+
+/* Finds the partition `id` names on disk (GPT unique GUID, or MBR disk signature + number; with
+ * no identity recorded, the ESP or the active FAT partition) and makes part a window of it.
+ * Every failure is printed as a sentence. */
+int bootvol_find(struct blockdev *disk, const struct stage2_identity *id, struct blockdev *part);
+
+/* Reads and parses the configuration file at path on fs. */
+int bootvol_config(struct fat_fs *fs, const char *path, struct cfg *cfg);
+
+#endif

@@ -1,0 +1,260 @@
+#include "stage2/console.h"
+
+#include "common/fmt.h"
+#include "stage2/bioscall.h"
+#include "stage2/io.h"
+
+#define COM1 0x3F8u
+#define UART_DATA 0
+#define UART_IER 1
+#define UART_FCR 2
+#define UART_LCR 3
+#define UART_MCR 4
+#define UART_LSR 5
+#define UART_SCRATCH 7
+#define LSR_DATA_READY 0x01u
+#define LSR_THR_EMPTY 0x20u
+#define UART_CLOCK 115200u
+#define UART_TX_SPIN 100000u   /* bounded wait for the transmitter: a missing UART never hangs */
+
+#define VGA_COLOUR_TEXT 0xB8000u
+#define VGA_MONO_TEXT 0xB0000u
+#define VGA_ATTR 0x0700u       /* light grey on black */
+
+static struct {
+	volatile uint16_t *vram;
+	unsigned cols, rows, x, y;
+	uint16_t crtc;
+	bool uart_present;
+	bool serial_on;
+	char buf[1024];
+} con;
+
+static void uart_setup(uint32_t baud)
+{
+	uint16_t div = (uint16_t)(UART_CLOCK / baud);
+
+	outb(COM1 + UART_IER, 0);
+	outb(COM1 + UART_LCR, 0x80);
+	outb(COM1 + UART_DATA, (uint8_t)div);
+	outb(COM1 + UART_IER, (uint8_t)(div >> 8));
+	outb(COM1 + UART_LCR, 0x03);      /* 8N1 */
+	outb(COM1 + UART_FCR, 0x07);      /* FIFOs on and cleared */
+	outb(COM1 + UART_MCR, 0x03);      /* DTR, RTS */
+}
+
+void con_serial(uint32_t baud)
+{
+	if (!baud || baud > UART_CLOCK || UART_CLOCK % baud) {
+		con.serial_on = false;
+		return;
+	}
+	if (!con.uart_present)
+		return;
+	uart_setup(baud);
+	con.serial_on = true;
+}
+
+static void serial_putc(char c)
+{
+	for (unsigned i = 0; i < UART_TX_SPIN; i++)
+		if (inb(COM1 + UART_LSR) & LSR_THR_EMPTY)
+			break;
+	outb(COM1 + UART_DATA, (uint8_t)c);
+}
+
+static void vga_cursor(void)
+{
+	unsigned pos = con.y * con.cols + con.x;
+
+	outb(con.crtc, 0x0E);
+	outb(con.crtc + 1, (uint8_t)(pos >> 8));
+	outb(con.crtc, 0x0F);
+	outb(con.crtc + 1, (uint8_t)pos);
+}
+
+static void vga_newline(void)
+{
+	con.x = 0;
+	if (++con.y < con.rows)
+		return;
+	con.y = con.rows - 1;
+	for (unsigned i = 0; i < (con.rows - 1) * con.cols; i++)
+		con.vram[i] = con.vram[i + con.cols];
+	for (unsigned i = 0; i < con.cols; i++)
+		con.vram[(con.rows - 1) * con.cols + i] = VGA_ATTR | ' ';
+}
+
+static void vga_putc(char c)
+{
+	switch (c) {
+	case '\n':
+		vga_newline();
+		return;
+	case '\r':
+		con.x = 0;
+		return;
+	case '\b':
+		if (con.x)
+			con.x--;
+		return;
+	}
+	con.vram[con.y * con.cols + con.x] = (uint16_t)(VGA_ATTR | (uint8_t)c);
+	if (++con.x >= con.cols)
+		vga_newline();
+}
+
+void con_init(void)
+{
+	con.cols = peek16(BDA_VIDEO_COLS);
+	con.rows = peek8(BDA_VIDEO_ROWS) + 1u;
+	if (con.cols < 40 || con.cols > 132)
+		con.cols = 80;
+	if (con.rows < 25 || con.rows > 60)
+		con.rows = 25;
+	con.x = peek8(BDA_CURSOR_POS);
+	con.y = peek8(BDA_CURSOR_POS + 1);
+	if (con.x >= con.cols)
+		con.x = 0;
+	if (con.y >= con.rows)
+		con.y = con.rows - 1;
+	con.crtc = peek16(BDA_CRTC_PORT);
+	if (con.crtc != 0x3B4)
+		con.crtc = 0x3D4;
+	con.vram = (volatile uint16_t *)(uintptr_t)(con.crtc == 0x3B4 ? VGA_MONO_TEXT : VGA_COLOUR_TEXT);
+
+	/* A UART keeps what is written to its scratch register; an empty port reads back 0xFF. */
+	outb(COM1 + UART_SCRATCH, 0x5A);
+	con.uart_present = inb(COM1 + UART_SCRATCH) == 0x5A;
+	con_serial(UART_CLOCK);
+}
+
+void con_putc(char c)
+{
+	if (c == '\t') {
+		do
+			con_putc(' ');
+		while (con.x % 8);
+		return;
+	}
+	vga_putc(c);
+	if (con.serial_on) {
+		if (c == '\n')
+			serial_putc('\r');
+		serial_putc(c);
+	}
+}
+
+void con_write(const char *s)
+{
+	while (*s)
+		con_putc(*s++);
+	vga_cursor();
+}
+
+void con_printf(const char *fmt, ...)
+{
+	fmt_va_list ap;
+
+	fmt_va_start(ap, fmt);
+	fmt_vsnprintf(con.buf, sizeof con.buf, fmt, ap);
+	fmt_va_end(ap);
+	con_write(con.buf);
+}
+
+void con_sync_bios_cursor(void)
+{
+	poke8(BDA_CURSOR_POS, (uint8_t)con.x);
+	poke8(BDA_CURSOR_POS + 1, (uint8_t)con.y);
+	vga_cursor();
+}
+
+static int keyboard_key(void)
+{
+	struct biosregs r;
+
+	initregs(&r);
+	r.ah = 0x01;
+	bios_call(0x16, &r, &r);
+	if (r.eflags & EFLAGS_ZF)
+		return KEY_NONE;
+	initregs(&r);
+	r.ah = 0x00;
+	bios_call(0x16, &r, &r);
+	if (r.al == 0 || r.al == 0xE0) {
+		if (r.ah == 0x48)
+			return KEY_UP;
+		if (r.ah == 0x50)
+			return KEY_DOWN;
+		return KEY_NONE;
+	}
+	if (r.al == '\n')
+		return KEY_ENTER;
+	return r.al;
+}
+
+static int serial_byte(unsigned spins)
+{
+	do {
+		if (inb(COM1 + UART_LSR) & LSR_DATA_READY)
+			return inb(COM1 + UART_DATA);
+	} while (spins--);
+	return KEY_NONE;
+}
+
+/* Terminals send the arrow keys as ESC [ A / ESC [ B (or ESC O A); a lone ESC is ESC. */
+static int serial_key(void)
+{
+	int c;
+
+	if (!con.serial_on || (c = serial_byte(0)) == KEY_NONE)
+		return KEY_NONE;
+	if (c == '\n')
+		return KEY_ENTER;
+	if (c != KEY_ESC)
+		return c;
+	c = serial_byte(20000);
+	if (c != '[' && c != 'O')
+		return KEY_ESC;
+	c = serial_byte(20000);
+	if (c == 'A')
+		return KEY_UP;
+	if (c == 'B')
+		return KEY_DOWN;
+	return KEY_NONE;
+}
+
+int con_getkey(void)
+{
+	int k = keyboard_key();
+	return k != KEY_NONE ? k : serial_key();
+}
+
+uint32_t con_ticks(void)
+{
+	return peek32(BDA_TIMER_TICKS);
+}
+
+static void diag_to_console(struct diag *d, enum diag_level level, const char *code, const char *msg)
+{
+	(void)d;
+	(void)code;
+	con_printf("%s%s\n", level == DIAG_ERROR ? "error: " : level == DIAG_WARN ? "warning: " : "",
+		   msg);
+}
+
+struct diag con_diag = { .emit = diag_to_console };
+
+void halt_with(const char *fmt, ...)
+{
+	fmt_va_list ap;
+
+	fmt_va_start(ap, fmt);
+	fmt_vsnprintf(con.buf, sizeof con.buf, fmt, ap);
+	fmt_va_end(ap);
+	con_write("anysector: ");
+	con_write(con.buf);
+	con_write("\nanysector: halted.\n");
+	for (;;)
+		__asm__ volatile("cli; hlt");
+}

@@ -1,0 +1,23 @@
+/* Stage2's memory below 1 MiB, defined once in linker.ld:
+ *   0x00500 .. __stack_top      stack (real-mode reachable: SS = 0)
+ *   0x08000 .. __bss_end        stage2 image and bss
+ *   __bounce (64 KiB, aligned)  int 13h transfers and other BIOS buffers
+ *   __linux_rm (64 KiB)         the kernel's real-mode setup, heap, stack and command line
+ * and the protected-mode kernel at LINUX_KERNEL_ADDR (1 MiB). */
+#ifndef ANYSECTOR_STAGE2_LAYOUT_H
+#define ANYSECTOR_STAGE2_LAYOUT_H
+
+#include <stdint.h>
+
+extern uint8_t __bounce[];
+extern uint8_t __bounce_end[];
+extern uint8_t __linux_rm[];
+extern uint8_t __linux_rm_end[];
+extern uint8_t __image_start[];
+extern uint8_t __image_end[];
+extern uint8_t __bss_end[];
+
+#define BOUNCE_BYTES ((uint32_t)(__bounce_end - __bounce))
+#define LINUX_KERNEL_ADDR 0x100000u
+
+#endif

@@ -1,0 +1,11 @@
+#ifndef ANYSECTOR_STAGE2_LINUXBOOT_H
+#define ANYSECTOR_STAGE2_LINUXBOOT_H
+
+#include "common/config.h"
+#include "common/fat.h"
+
+/* Loads the entry's kernel, initrds and command line from fs and starts the kernel. Returns only
+ * on failure, after printing why. */
+int linux_boot(struct fat_fs *fs, const struct cfg_entry *e);
+
+#endif

@@ -1,0 +1,80 @@
+/* stage2's boot flow: check itself, A20, the disk, the boot partition, the configuration, the
+ * menu, Linux. Every failure is a sentence on the screen and COM1; a failed boot returns to the
+ * menu, a failure before there is one halts with the reason. */
+#include "common/bootinfo.h"
+#include "common/errors.h"
+#include "common/le.h"
+#include "common/str.h"
+#include "stage2/a20.h"
+#include "stage2/bootvol.h"
+#include "stage2/console.h"
+#include "stage2/disk.h"
+#include "stage2/layout.h"
+#include "stage2/linuxboot.h"
+#include "stage2/menu.h"
+
+void stage2_main(uint32_t drive, uint32_t stage1_bps);
+
+static struct blockdev disk;
+static struct blockdev part;
+static struct fat_fs fs;
+static struct cfg cfg;
+static struct stage2_identity id;
+
+/* Before anything writes to the image: the bytes stage1 loaded must be the sealed ones. */
+static void self_check(void)
+{
+	const uint8_t *img = __image_start;
+	uint32_t len = le32_load(img + STAGE2_LENGTH_OFF);
+	uint32_t built = (uint32_t)(__image_end - __image_start);
+
+	if (len < built || len > STAGE2_MAX_SIZE)
+		halt_with("stage2's header says it is %u bytes long, but this stage2 has %u: it was "
+			  "not sealed, or the header is damaged; reinstall with anysector install",
+			  len, built);
+	uint32_t want = le32_load(img + STAGE2_CRC_OFF);
+	uint32_t got = stage2_image_crc(img, len);
+	if (want != got)
+		halt_with("stage2 is damaged: the CRC32 of its %u bytes is %08X, but its header records "
+			  "%08X; the install was torn or something overwrote it; reinstall with "
+			  "anysector install", len, got, want);
+}
+
+void stage2_main(uint32_t drive, uint32_t stage1_bps)
+{
+	const char *how;
+	int rc;
+
+	con_init();
+	con_printf("\nanysector stage2 (drive 0x%02x, stage1 read %u-byte sectors)\n", drive,
+		   stage1_bps);
+	self_check();
+	if (!(how = a20_enable()))
+		halt_with("cannot enable the A20 gate (BIOS, keyboard controller and port 0x92 all "
+			  "failed), so memory above 1 MiB is out of reach");
+	if (how[0] != 'a')
+		con_printf("A20: enabled through the %s\n", how);
+
+	if (int13_open(&disk, (uint8_t)drive, stage1_bps))
+		halt_with("the boot disk 0x%02x cannot be used", drive);
+	con_printf("disk 0x%02x: %u-byte sectors, %llu sectors\n", drive, disk.sector_size,
+		   (unsigned long long)disk.sectors);
+
+	stage2_identity_get(__image_start, &id);
+	if (!id.config_path[0])
+		str_copy(id.config_path, sizeof id.config_path, "/" CFG_FILE_NAME);
+	if (bootvol_find(&disk, &id, &part))
+		halt_with("no boot partition, so nothing to boot");
+	if ((rc = fat_mount(&part, &fs, &con_diag)))
+		halt_with("the boot partition has no FAT filesystem stage2 can read (%s)",
+			  as_strerror(rc));
+	if (bootvol_config(&fs, id.config_path, &cfg))
+		halt_with("no usable configuration in %s", id.config_path);
+	con_serial(cfg.serial_baud);
+
+	for (bool first = true;; first = false) {
+		int i = menu_choose(&cfg, first);
+		rc = linux_boot(&fs, &cfg.entries[i]);
+		con_printf("booting %u) failed: %s\n", i + 1, as_strerror(rc));
+	}
+}

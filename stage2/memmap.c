@@ -1,0 +1,114 @@
+#include "stage2/memmap.h"
+
+#include "common/le.h"
+#include "common/mem.h"
+#include "stage2/bioscall.h"
+#include "stage2/console.h"
+
+#define SMAP 0x534D4150u
+#define E820_ENTRY_BYTES 24u
+#define E820_ACPI_ENABLED 1u
+
+static uint8_t e820_buf[E820_ENTRY_BYTES] __attribute__((aligned(16)));
+
+static void add(struct memmap *m, uint64_t base, uint64_t len, uint32_t type)
+{
+	if (len && m->count < MEMMAP_MAX)
+		m->e[m->count++] = (struct memmap_entry){ base, len, type };
+}
+
+static void read_e820(struct memmap *m)
+{
+	struct biosregs r;
+	uint32_t cont = 0;
+
+	for (unsigned i = 0; i < MEMMAP_MAX; i++) {
+		memset(e820_buf, 0, sizeof e820_buf);
+		le32_store(e820_buf + 20, E820_ACPI_ENABLED); /* for BIOSes answering 20 bytes */
+		initregs(&r);
+		r.eax = 0xE820;
+		r.edx = SMAP;
+		r.ebx = cont;
+		r.ecx = E820_ENTRY_BYTES;
+		r.es = rm_seg(e820_buf);
+		r.di = rm_off(e820_buf);
+		bios_call(0x15, &r, &r);
+		if (regs_cf(&r) || r.eax != SMAP || r.ecx < 20)
+			break;
+		if (le32_load(e820_buf + 20) & E820_ACPI_ENABLED)
+			add(m, le64_load(e820_buf), le64_load(e820_buf + 8), le32_load(e820_buf + 16));
+		cont = r.ebx;
+		if (!cont)
+			break;
+	}
+}
+
+/* E801: KiB between 1 and 16 MiB, 64 KiB blocks above 16 MiB. */
+static void read_e801(struct memmap *m)
+{
+	struct biosregs r;
+
+	initregs(&r);
+	r.ax = 0xE801;
+	bios_call(0x15, &r, &r);
+	if (regs_cf(&r))
+		return;
+	uint32_t low_kib = r.ax ? r.ax : r.cx;
+	uint32_t high_blocks = r.ax ? r.bx : r.dx;
+	add(m, 0x100000u, (uint64_t)low_kib << 10, E820_RAM);
+	add(m, 0x1000000u, (uint64_t)high_blocks << 16, E820_RAM);
+}
+
+bool memmap_read(struct memmap *m)
+{
+	m->count = 0;
+	read_e820(m);
+	if (!m->count)
+		read_e801(m);
+	if (!m->count) {
+		con_printf("memory: the BIOS gives no memory map (int 15h E820 and E801 both failed)\n");
+		return false;
+	}
+	return true;
+}
+
+static bool overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
+{
+	return a < b + blen && b < a + alen;
+}
+
+bool memmap_usable(const struct memmap *m, uint64_t base, uint64_t len)
+{
+	bool inside = false;
+
+	for (unsigned i = 0; i < m->count; i++) {
+		const struct memmap_entry *e = &m->e[i];
+		if (e->type == E820_RAM) {
+			if (base >= e->base && base + len <= e->base + e->len)
+				inside = true;
+		} else if (overlaps(base, len, e->base, e->len)) {
+			return false;
+		}
+	}
+	return inside;
+}
+
+uint64_t memmap_place_high(const struct memmap *m, uint64_t len, uint64_t lo, uint64_t hi,
+			   uint64_t align)
+{
+	uint64_t best = 0;
+
+	for (unsigned i = 0; i < m->count; i++) {
+		const struct memmap_entry *e = &m->e[i];
+		if (e->type != E820_RAM)
+			continue;
+		uint64_t start = e->base > lo ? e->base : lo;
+		uint64_t end = e->base + e->len < hi ? e->base + e->len : hi;
+		if (end <= start || end - start < len)
+			continue;
+		uint64_t at = (end - len) & ~(align - 1);
+		if (at >= start && at > best && memmap_usable(m, at, len))
+			best = at;
+	}
+	return best;
+}

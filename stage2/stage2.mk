@@ -1,0 +1,53 @@
+# stage2: the BIOS loader. 32-bit freestanding C plus head.asm (header, real-mode entry, call
+# gate), linked by the top-level linker.ld against common/ ($(COMMON_FS32_LIB)) and the 32-bit
+# libgcc (64-bit division), flattened by objcopy and sealed (length + CRC32 in the header).
+STAGE2_BIN := $(BUILD)/stage2/stage2.bin
+STAGE2_ELF := $(BUILD)/stage2/stage2.elf
+STAGE2_RAW := $(BUILD)/stage2/stage2.raw
+STAGE2_SEAL := $(BUILD)/host/stage2/seal
+STAGE2_SRCS := $(filter-out stage2/seal.c,$(wildcard stage2/*.c))
+STAGE2_OBJS := $(BUILD)/fs32/stage2/head.o $(patsubst %.c,$(BUILD)/fs32/%.o,$(STAGE2_SRCS))
+# min-pagesize=0: the BIOS data area lives at small fixed addresses GCC would take for NULL+n.
+STAGE2_CFLAGS := $(FS32_CFLAGS) -ffunction-sections -fdata-sections --param=min-pagesize=0
+STAGE2_LIBGCC := $(shell $(HOSTCC) -m32 -print-libgcc-file-name)
+# The legacy DOS layout leaves 62 sectors of 512 bytes before LBA 63.
+STAGE2_SIZE_GOAL := 31744
+
+$(BUILD)/fs32/stage2/%.o: stage2/%.c
+	@mkdir -p $(@D)
+	$(Q)$(HOSTCC) $(STAGE2_CFLAGS) $(DEPFLAGS) -c $< -o $@
+$(BUILD)/fs32/stage2/head.o: stage2/head.asm $(STAGE1_INC)
+	@mkdir -p $(@D)
+	$(Q)$(NASM) -f elf32 -I$(dir $(STAGE1_INC)) -o $@ $<
+
+$(STAGE2_ELF): $(STAGE2_OBJS) $(COMMON_FS32_LIB) linker.ld
+	@mkdir -p $(@D)
+	$(Q)ld -m elf_i386 -T linker.ld --gc-sections -nostdlib -z noexecstack --no-warn-rwx-segments -Map=$(BUILD)/stage2/stage2.map \
+		-o $@ $(STAGE2_OBJS) --start-group $(COMMON_FS32_LIB) $(STAGE2_LIBGCC) --end-group
+$(STAGE2_RAW): $(STAGE2_ELF)
+	$(Q)objcopy -O binary $< $@
+
+$(BUILD)/host/stage2/seal.o: stage2/seal.c
+	@mkdir -p $(@D)
+	$(Q)$(HOSTCC) $(HOST_CFLAGS) $(DEPFLAGS) -c $< -o $@
+$(STAGE2_SEAL): $(BUILD)/host/stage2/seal.o $(COMMON_HOST_LIB)
+	$(Q)$(HOSTCC) $(HOST_CFLAGS) $^ -o $@
+$(STAGE2_BIN): $(STAGE2_RAW) $(STAGE2_SEAL)
+	$(Q)$(STAGE2_SEAL) $< $@
+
+ALL_TARGETS += $(STAGE2_BIN)
+
+# Sizes of the BIOS stages. stage1's 440-byte limit is enforced when it assembles (mbr.asm's
+# TIMES directives); this prints how much of it is code. stage2 over the legacy-gap goal only
+# warns: GPT disks and aligned MBR layouts have room, --dos-compat layouts do not.
+.PHONY: size
+size:: $(STAGE1_BIN) $(STAGE2_BIN)
+	@code=$$(awk '/code_end:/ { getline; print strtonum("0x" $$2) }' $(STAGE1_LST) 2>/dev/null || true); \
+	code=$${code:-$$(sed -n '/code_end:/{n;s/^ *[0-9]* \([0-9A-F]*\).*/\1/p}' $(STAGE1_LST))}; \
+	printf 'stage1: %d bytes of code before the patch block (limit %d of %d boot-code bytes)\n' \
+		"0x$$code" $$(( 0x1A4 - 4 )) 440
+	@s=$$(stat -c %s $(STAGE2_BIN)); \
+	printf 'stage2: %d bytes (goal %d, the legacy LBA-63 gap)\n' $$s $(STAGE2_SIZE_GOAL); \
+	if [ $$s -gt $(STAGE2_SIZE_GOAL) ]; then \
+		echo "WARNING: stage2 is $$(( s - $(STAGE2_SIZE_GOAL) )) bytes over $(STAGE2_SIZE_GOAL): it will not fit the gap of a --dos-compat (LBA 63) disk"; \
+	fi

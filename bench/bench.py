@@ -18,7 +18,9 @@ import csv
 import datetime
 import fnmatch
 import glob
+import importlib.util
 import json
+import re
 import os
 import statistics
 import subprocess
@@ -28,9 +30,16 @@ import traceback
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import boot    # noqa: E402
 import disks   # noqa: E402
-import initramfs   # noqa: E402
 
-MARKER = initramfs.DEFAULT_MARKER
+# The initramfs is the QEMU tests' (one builder in the tree): its /init prints
+# "ANYSECTOR-LINUX-OK cmdline=[...] filler_md5=..." over a ~6 MiB initrd and powers off.
+_spec = importlib.util.spec_from_file_location(
+    "qemu_initramfs", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests",
+                                   "qemu", "initramfs.py"))
+initramfs = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(initramfs)
+
+MARKER = "ANYSECTOR-LINUX-OK"
 CMDLINE = "console=ttyS0 quiet panic=-1"
 DISK_SIZE = 128 * disks.MiB
 GRUB_4KN_REASON = ("cannot boot 4Kn: boot.img/diskboot count in 512-byte sectors "
@@ -66,11 +75,29 @@ def find_kernel():
 
 
 def build_initrd(work):
-    """The busybox initramfs whose /init prints MARKER and powers off (bench/initramfs.py)."""
+    """The busybox initramfs from tests/qemu/initramfs.py; returns (path, filler md5)."""
     out = os.path.join(work, "initrd.img")
-    initramfs_file = os.path.abspath(initramfs.__file__)
-    subprocess.run([sys.executable, initramfs_file, out, "--marker", MARKER], check=True)
-    return out
+    data = initramfs.build()
+    if not os.path.exists(out) or open(out, "rb").read() != data:
+        with open(out + ".tmp", "wb") as f:
+            f.write(data)
+        os.replace(out + ".tmp", out)
+    return out, initramfs.filler_md5()
+
+
+def marker_check(md5):
+    """The marker line must show our command line and the initrd's md5: a loader that
+    truncated the initrd or lost the command line does not get a time."""
+    def check(line):
+        m = re.search(r"cmdline=\[(.*)\] filler_md5=([0-9a-f]+)", line)
+        if not m:
+            return f"marker line malformed: {line.strip()!r}"
+        if CMDLINE not in m.group(1):
+            return f"kernel command line is {m.group(1)!r}, not {CMDLINE!r}"
+        if m.group(2) != md5:
+            return f"initrd filler md5 {m.group(2)}, expected {md5} (initrd damaged)"
+        return None
+    return check
 
 
 class Loader:
@@ -168,7 +195,7 @@ def table(name, fw, fe, lss, loaders, runs):
     pname = peer.name.split()[0]
     if a is not None and p is not None:
         lines.append(f"  ratio anysector/{pname} = {a / p:.2f}"
-                     + (f"   (above -kernel: anysector +{a - f:.2f} s, {pname} +{p - f:.2f} s)"
+                     + (f"   (above -kernel: anysector {a - f:+.2f} s, {pname} {p - f:+.2f} s)"
                         if f is not None else ""))
     else:
         lines.append(f"  ratio anysector/{pname} = n/a")
@@ -203,7 +230,8 @@ def main():
                  + " ".join(case_name(*c) for c in CASES))
 
     kernel = find_kernel()
-    initrd = build_initrd(work)
+    initrd, md5 = build_initrd(work)
+    check = marker_check(md5)
     print(f"bench: kernel {kernel}, initrd {initrd} ({os.path.getsize(initrd)} bytes), "
           f"cmdline \"{CMDLINE}\", {a.label} disks of {DISK_SIZE >> 20} MiB", flush=True)
     images = prepare(work, tmp, kernel, initrd, a.label, build)
@@ -236,7 +264,7 @@ def main():
                 cmd = boot.qemu_cmd(fw, fe, lss, ld.disk, vars_copy, ld.direct)
                 log = os.path.join(logs, f"{name}-{ld.name.split()[0]}-{r + 1}.serial")
                 secs, why = boot.timed_boot(cmd, MARKER, run_timeout(loaders, a.timeout), log,
-                                            vars_copy)
+                                            vars_copy, check)
                 ld.samples.append(secs)
                 w.writerow([name, ld.name, r + 1, "" if secs is None else f"{secs:.4f}", why, log])
                 samples_f.flush()

@@ -43,22 +43,28 @@ def qemu_cmd(firmware, frontend, lss, disk, vars_copy=None, direct=None, memory=
     return cmd
 
 
-def timed_boot(cmd, marker, timeout, log_path, vars_copy=None):
-    """Returns (seconds or None, reason). The serial output is written to log_path."""
+def timed_boot(cmd, marker, timeout, log_path, vars_copy=None, check=None):
+    """Returns (seconds or None, reason). The time is taken when the marker arrives; the rest
+    of its line is then read and given to check(line), which returns None or what is wrong.
+    The serial output is written to log_path."""
     if vars_copy:
         shutil.copyfile(OVMF_VARS, vars_copy)   # fresh variables every run
     needle = marker.encode()
     buf = bytearray()
     reason = "timeout"
+    at = -1
     t0 = time.monotonic()
     p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE)
     elapsed = None
+    err = ""
     try:
         fd = p.stdout.fileno()
         os.set_blocking(fd, False)
         deadline = t0 + timeout
         while True:
+            if at >= 0 and buf.find(b"\n", at) >= 0:
+                break
             left = deadline - time.monotonic()
             if left <= 0:
                 break
@@ -68,15 +74,17 @@ def timed_boot(cmd, marker, timeout, log_path, vars_copy=None):
             chunk = os.read(fd, 65536)
             if not chunk:
                 p.wait()
-                reason = f"QEMU exited ({p.returncode}) before the marker"
+                if at < 0:
+                    reason = f"QEMU exited ({p.returncode}) before the marker"
                 break
             # search only the tail that could hold a marker split across reads
             start = max(0, len(buf) - len(needle))
             buf += chunk
-            if buf.find(needle, start) >= 0:
-                elapsed = time.monotonic() - t0
-                reason = "ok"
-                break
+            if at < 0:
+                at = buf.find(needle, start)
+                if at >= 0:
+                    elapsed = time.monotonic() - t0
+                    reason = "ok"
     finally:
         if p.poll() is None:
             p.kill()
@@ -88,6 +96,11 @@ def timed_boot(cmd, marker, timeout, log_path, vars_copy=None):
             f.write(buf)
             if err:
                 f.write(b"\n--- qemu stderr ---\n" + err.encode())
+    if elapsed is not None and check:
+        line = buf[at:].split(b"\n", 1)[0].decode(errors="replace")
+        bad = check(line)
+        if bad:
+            return None, bad
     if elapsed is None and reason == "timeout":
         reason = f"no marker within {timeout:g} s"
     if elapsed is None and err.strip():

@@ -27,6 +27,7 @@ import subprocess
 import sys
 import traceback
 
+sys.dont_write_bytecode = True   # keep bench/ free of __pycache__
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import boot    # noqa: E402
 import disks   # noqa: E402

@@ -85,7 +85,8 @@ class Suite:
         p = subprocess.run(cmd, capture_output=True, text=True, input=stdin)
         out = p.stdout + p.stderr
         shown = "$ %s\n%s" % (" ".join(cmd[1:]), out[-3000:])
-        if "ERROR: AddressSanitizer" in out or "runtime error:" in out:
+        if "ERROR: AddressSanitizer" in out or "ERROR: LeakSanitizer" in out or \
+                "runtime error:" in out:
             self.fail("sanitizer report\n" + shown)
         if rc is not None:
             self.check(p.returncode == rc, "exit %d, want %d\n%s" % (p.returncode, rc, shown))

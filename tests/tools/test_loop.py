@@ -148,6 +148,18 @@ def t_loop_install_restore(s):
                 s.anysector("restore", lo.dev, backup, has=["restored"])
                 s.eq(sha(lo.dev), before, "restore on a %d-byte device" % lss)
                 os.unlink(backup)
+                # mkimage makes files only; a backup for other sectors does not fit this disk
+                s.anysector("mkimage", lo.dev, "--size", "32M", "--force", rc=3,
+                            has=["is not a regular file: mkimage only makes image files"])
+                other = s.path("other-%d.img" % lss)
+                sparse(other, 32 * MIB)
+                s.anysector("partition", other, "--sector-size", 4608 - lss)
+                s.anysector("install", other, "--sector-size", 4608 - lss, "--backup",
+                            other + ".bak")
+                s.anysector("restore", lo.dev, other + ".bak", rc=3,
+                            has=["was made for %d-byte sectors; %s has %d-byte sectors" %
+                                 (4608 - lss, lo.dev, lss)])
+                s.eq(sha(lo.dev), before, "refused restore changed the device")
             finally:
                 os.chdir(cwd)
 

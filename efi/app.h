@@ -50,7 +50,8 @@ void con_flush_keys(void);
 /* ---- memory (memory.c) ---- */
 void *efi_alloc(size_t bytes);                /* pool memory, zeroed; NULL on failure */
 void efi_free(void *p);                       /* NULL is fine */
-/* Page-aligned memory (EfiLoaderData), zeroed; *pages receives the page count for efi_free_pages. */
+/* Page-aligned memory (EfiLoaderData), not zeroed (it holds files of many megabytes that are
+ * read over at once); *pages receives the page count for efi_free_pages. */
 void *efi_alloc_pages(size_t bytes, UINTN *pages);
 void efi_free_pages(void *p, UINTN pages);
 

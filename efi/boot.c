@@ -66,7 +66,8 @@ static int load_initrds(struct boot_volume *v, const struct cfg_entry *e, struct
 	}
 	uint64_t off = 0;
 	for (unsigned i = 0; i < e->ninitrd; i++) {
-		off = (off + INITRD_JOIN_ALIGN - 1) / INITRD_JOIN_ALIGN * INITRD_JOIN_ALIGN;
+		while (off % INITRD_JOIN_ALIGN)
+			out->data[off++] = 0;
 		if ((rc = fat_read(v->fs, &f[i], 0, out->data + off, f[i].size, d))) {
 			diag_error(d, "efi.initrd", "entry %s: reading initrd %s failed (%s)", e->name,
 				   e->initrd[i], as_strerror(rc));

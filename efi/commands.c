@@ -72,8 +72,12 @@ static EFI_STATUS cmd_check(void)
 		if (fat_open(v.fs, "/" CFG_FILE_NAME, &f, NULL))
 			diag_warn(&cd.d, "efi.no_config", "no /%s on the partition this program is on",
 				  CFG_FILE_NAME);
-		else if (bootvol_load_config(&v, c, &cd.d) == 0)
+		else if (bootvol_load_config(&v, c, &cd.d) == 0) {
+			int def = cfg_default_index(c);
+			con_printf("  /%s is valid: entries %u, default %s, timeout %u s\n", CFG_FILE_NAME,
+				   c->nentries, def >= 0 ? c->entries[def].name : "(none)", c->timeout);
 			entry_files_check(&v, c, &cd.d);
+		}
 		bootvol_close(&v);
 	}
 	efi_free(c);

@@ -22,7 +22,5 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *st)
 	args_get(&a, cmd_is_command);
 	if (a.argc)
 		return cmd_run(&a);
-	/* The firmware arms a 5-minute watchdog for boot options; a menu may wait longer. */
-	g_bs->SetWatchdogTimer(0, 0, 0, NULL);
 	return cmd_boot_default();
 }

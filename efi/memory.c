@@ -28,7 +28,6 @@ void *efi_alloc_pages(size_t bytes, UINTN *pages)
 	if (EFI_ERROR(g_bs->AllocatePages(AllocateAnyPages, EfiLoaderData, n, &addr)))
 		return NULL;
 	*pages = n;
-	memset((void *)(uintptr_t)addr, 0, n * PAGE_BYTES);
 	return (void *)(uintptr_t)addr;
 }
 

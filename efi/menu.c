@@ -35,6 +35,8 @@ EFI_STATUS menu_run(struct boot_volume *v, const struct cfg *c, struct diag *d)
 
 	if (sel < 0)
 		return EFI_NOT_FOUND;
+	/* The firmware arms a 5-minute watchdog for boot options; a menu may wait longer. */
+	g_bs->SetWatchdogTimer(0, 0, 0, NULL);
 	con_flush_keys();
 	for (;;) {
 		show(c, sel);

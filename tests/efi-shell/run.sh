@@ -73,6 +73,8 @@ printf '%s\r\n' \
 	'echo "AS-STATUS cat %lasterror%"' \
 	'anysector.efi boot nosuchentry' \
 	'echo "AS-STATUS boot %lasterror%"' \
+	'anysector.efi boot 1' \
+	'echo "AS-STATUS boot1 %lasterror%"' \
 	'reset -s' > "$nsh"
 cfg=$work/anysector.cfg
 printf 'timeout 5\ndefault demo\n\nentry demo\n  title Shell test entry\n  kernel /vmlinuz\n  cmdline console=ttyS0 marker=cfg-cat-ok\n' > "$cfg"
@@ -161,6 +163,9 @@ expect "cat prints the config" 'cmdline console=ttyS0 marker=cfg-cat-ok'
 expect "cat exit status" 'AS-STATUS cat 0x0'
 expect "boot of a missing entry is a sentence" 'error: anysector.cfg has no entry nosuchentry'
 expect "boot of a missing entry exit status (EFI_NOT_FOUND)" 'AS-STATUS boot 0xE'
+expect "boot by number refuses a kernel without an EFI stub" \
+	'error: entry demo: kernel /vmlinuz is not an EFI executable (no PE header): a Linux kernel needs CONFIG_EFI_STUB to boot from UEFI'
+expect "boot of a non-PE kernel exit status (EFI_UNSUPPORTED)" 'AS-STATUS boot1 0x3'
 if [ $fail != 0 ]; then
 	echo "--- serial log ($text), last 60 lines:"
 	tail -n 60 "$text"

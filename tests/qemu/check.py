@@ -9,12 +9,14 @@ PAYLOAD_ERROR_RE = re.compile(r"ANYSECTOR-PAYLOAD-ERROR [^\n]*")
 LINUX_RE = re.compile(r"ANYSECTOR-LINUX-OK cmdline=\[(?P<cmdline>[^\]\n]*)\] filler_md5=(?P<md5>[0-9a-f]{32})")
 ANSI_RE = re.compile(r"\x1b(\[[0-9;=?]*[A-Za-z]|[()][A-Z0-9]|[=>])")
 
-# Signs, in the serial or debugcon log, that nothing more will come: (where, pattern, sentence).
+# Signs, in the serial or debugcon log, that nothing more will come: (where, regex, sentence).
 GIVE_UP = [
-    ("debugcon", "No bootable device", "SeaBIOS found no bootable device"),
-    ("serial", "Kernel panic", "the kernel panicked"),
-    ("serial", "UEFI Interactive Shell", "OVMF booted nothing and started the UEFI shell"),
-    ("serial", "No bootable option or device was found", "OVMF found no bootable option"),
+    ("debugcon", r"No bootable device", "SeaBIOS found no bootable device"),
+    ("serial", r"(?m)^E[1-9]$", "stage1 stopped with an error code (see the README's list)"),
+    ("serial", r"anysector: halted", "stage2 halted"),
+    ("serial", r"Kernel panic", "the kernel panicked"),
+    ("serial", r"UEFI Interactive Shell", "OVMF booted nothing and started the UEFI shell"),
+    ("serial", r"No bootable option or device was found", "OVMF found no bootable option"),
 ]
 
 
@@ -56,7 +58,7 @@ def gave_up(serial, debugcon):
     """The first give-up sentence found, or None."""
     for where, pattern, sentence in GIVE_UP:
         text = debugcon if where == "debugcon" else serial
-        if pattern in text:
+        if re.search(pattern, text):
             return sentence
     return None
 

@@ -80,6 +80,10 @@ def checker(run_mod, runner):
             problems.append(f"a wrong {what} was accepted")
     if check.escape_cmdline('a"b\\c\u00e9\u20ac') != "a\\x22b\\x5cc\\xe9\\u20ac":
         problems.append("escape_cmdline does not match the payloads' escaping")
+    for text, want in (("x\nE4", True), ("E4\nmore", True), ("E820 map\nE42", False),
+                       ("anysector: halted.", True), ("all fine", False)):
+        if bool(check.gave_up(text, "")) != want:
+            problems.append(f"give-up detection is wrong for {text!r}")
     lx = "ANYSECTOR-LINUX-OK cmdline=[console=ttyS0 anysector.test=k] filler_md5=" + "0" * 32
     if check.check_linux(lx, "anysector.test=k", "0" * 32) is not None:
         problems.append("the right Linux line was rejected")

@@ -9,6 +9,7 @@
 
 #include "tools/cli.h"
 #include "tools/entries.h"
+#include "tools/mounts.h"
 #include "tools/util.h"
 
 static void usage(FILE *f)
@@ -110,6 +111,13 @@ int cmd_mkimage(int argc, char **argv)
 			t_error("refuse.exists", "%s exists already; use --force to replace it", out);
 			return EXIT_REFUSED;
 		}
+		/* --force replaces the file, never one a loop device has mounted */
+		struct hostdev old;
+		if ((rc = hostdev_open(&old, out, false)) || (rc = refuse_if_in_use(&old))) {
+			hostdev_close(&old);
+			return rc;
+		}
+		hostdev_close(&old);
 	}
 
 	struct stages s;

@@ -167,9 +167,11 @@ int esp_mkdir_p(struct esp_session *s, const char *dir)
 
 int esp_put(struct esp_session *s, const char *src, const char *dst)
 {
-	char target[1100];
+	char target[1100], source[4200];
 	snprintf(target, sizeof target, "::%s", dst);
-	const char *argv[] = { "mcopy", "-o", "-i", s->path, src, target, NULL };
+	/* a file name starting with '-' must not read as an option */
+	snprintf(source, sizeof source, "%s%.4000s", src[0] == '-' ? "./" : "", src);
+	const char *argv[] = { "mcopy", "-o", "-i", s->path, source, target, NULL };
 	return mtool("copying a file to the ESP", argv);
 }
 

@@ -191,6 +191,7 @@ def t_mounted_refusal(s):
             s.anysector("restore", lo.dev, img, rc=3, has=msg)
             s.anysector("install", img, rc=3,
                         has=msg[:1] + ["(a loop device backed by this image)"])
+            s.anysector("mkimage", img, "--size", "64M", "--force", rc=3, has=msg)
             s.anysector("info", part, rc=64, has=["is a partition", "give the disk"])
             s.eq(sha(img), before, "refusals changed the image")
         finally:

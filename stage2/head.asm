@@ -11,7 +11,7 @@
 bits 16
 section .head progbits alloc exec write align=16
 
-extern stage2_main
+extern stage2_unpack
 extern __bss_start, __bss_end, __stack_top
 
 CODE32          equ 0x08
@@ -69,7 +69,7 @@ entry32:
         rep     stosb
         push    esi                     ; stage1's bytes per sector
         push    ebx                     ; BIOS drive
-        call    stage2_main
+        call    stage2_unpack
 .halt:
         cli
         hlt
@@ -222,6 +222,3 @@ gdt_end:
 gdt_desc:
         dw      gdt_end - gdt - 1
         dd      gdt
-
-global __head_end
-__head_end:

@@ -1,6 +1,8 @@
 /* Stage2's memory below 1 MiB, defined once in linker.ld:
  *   0x00500 .. __stack_top      stack (real-mode reachable: SS = 0)
- *   0x08000 .. __bss_end        stage2 image and bss
+ *   0x08000 .. __head_end       stage2's uncompressed head (header, real-mode code, unpacker),
+ *                               followed in the loaded image by the DEFLATE-compressed body
+ *   __body_start .. __body_end  the body, unpacked, then its bss up to __bss_end
  *   __bounce (64 KiB, aligned)  int 13h transfers and other BIOS buffers
  *   __linux_rm (64 KiB)         the kernel's real-mode setup, heap, stack and command line
  * and the protected-mode kernel at LINUX_KERNEL_ADDR (1 MiB). */
@@ -14,7 +16,9 @@ extern uint8_t __bounce_end[];
 extern uint8_t __linux_rm[];
 extern uint8_t __linux_rm_end[];
 extern uint8_t __image_start[];
-extern uint8_t __image_end[];
+extern uint8_t __head_end[];
+extern uint8_t __body_start[];
+extern uint8_t __body_end[];
 extern uint8_t __bss_end[];
 
 #define BOUNCE_BYTES ((uint32_t)(__bounce_end - __bounce))

@@ -1,5 +1,5 @@
-/* stage2's boot flow: check itself, A20, the disk, the boot partition, the configuration, the
- * menu, Linux. Every failure is a sentence on the screen and COM1; a failed boot returns to the
+/* stage2's boot flow, once unpack.c has checked the image and unpacked this body: A20, the disk,
+ * the boot partition, the configuration, the menu, Linux. Every failure is a sentence on the screen and COM1; a failed boot returns to the
  * menu, a failure before there is one halts with the reason. */
 #include "common/bootinfo.h"
 #include "common/errors.h"
@@ -21,25 +21,6 @@ static struct fat_fs fs;
 static struct cfg cfg;
 static struct stage2_identity id;
 
-/* Before anything writes to the image: the bytes stage1 loaded must be the sealed ones. */
-static void self_check(void)
-{
-	const uint8_t *img = __image_start;
-	uint32_t len = le32_load(img + STAGE2_LENGTH_OFF);
-	uint32_t built = (uint32_t)(__image_end - __image_start);
-
-	if (len < built || len > STAGE2_MAX_SIZE)
-		halt_with("stage2's header says it is %u bytes long, but this stage2 has %u: it was "
-			  "not sealed, or the header is damaged; reinstall with anysector install",
-			  len, built);
-	uint32_t want = le32_load(img + STAGE2_CRC_OFF);
-	uint32_t got = stage2_image_crc(img, len);
-	if (want != got)
-		halt_with("stage2 is damaged: the CRC32 of its %u bytes is %08X, but its header records "
-			  "%08X; the install was torn or something overwrote it; reinstall with "
-			  "anysector install", len, got, want);
-}
-
 void stage2_main(uint32_t drive, uint32_t stage1_bps)
 {
 	const char *how;
@@ -48,7 +29,6 @@ void stage2_main(uint32_t drive, uint32_t stage1_bps)
 	con_init();
 	con_printf("\nanysector stage2 (drive 0x%02x, stage1 read %u-byte sectors)\n", drive,
 		   stage1_bps);
-	self_check();
 	if (!(how = a20_enable()))
 		halt_with("cannot enable the A20 gate (BIOS, keyboard controller and port 0x92 all "
 			  "failed), so memory above 1 MiB is out of reach");

@@ -1,38 +1,51 @@
 # stage2: the BIOS loader. 32-bit freestanding C plus head.asm (header, real-mode entry, call
-# gate), linked by the top-level linker.ld against common/ ($(COMMON_FS32_LIB)) and the 32-bit
-# libgcc (64-bit division), flattened by objcopy and sealed (length + CRC32 in the header).
+# gate), linked by the top-level linker.ld with common/ and the 32-bit libgcc (64-bit division).
+# The image is the uncompressed head followed by the DEFLATE-compressed body (pack.py), sealed
+# by the host program seal (length + CRC32 in the header, common/bootinfo.h).
 STAGE2_BIN := $(BUILD)/stage2/stage2.bin
 STAGE2_ELF := $(BUILD)/stage2/stage2.elf
-STAGE2_RAW := $(BUILD)/stage2/stage2.raw
+STAGE2_PACKED := $(BUILD)/stage2/stage2.packed
 STAGE2_SEAL := $(BUILD)/host/stage2/seal
 STAGE2_SRCS := $(filter-out stage2/seal.c,$(wildcard stage2/*.c))
-STAGE2_OBJS := $(BUILD)/fs32/stage2/head.o $(patsubst %.c,$(BUILD)/fs32/%.o,$(STAGE2_SRCS))
+STAGE2_OBJS := $(BUILD)/stage2/head.o $(patsubst %.c,$(BUILD)/%.o,$(STAGE2_SRCS))
+# common/ compiled again with stage2's flags: one section per function, so the link keeps only
+# what stage2 calls, and linker.ld can place the few functions the head needs in .head.
+STAGE2_COMMON_OBJS := $(patsubst common/%.c,$(BUILD)/stage2/common/%.o,$(COMMON_FS_SRCS))
 # min-pagesize=0: the BIOS data area lives at small fixed addresses GCC would take for NULL+n.
 STAGE2_CFLAGS := $(FS32_CFLAGS) -ffunction-sections -fdata-sections --param=min-pagesize=0
 STAGE2_LIBGCC := $(shell $(HOSTCC) -m32 -print-libgcc-file-name)
 # The legacy DOS layout leaves 62 sectors of 512 bytes before LBA 63.
 STAGE2_SIZE_GOAL := 31744
 
-$(BUILD)/fs32/stage2/%.o: stage2/%.c
+$(BUILD)/stage2/%.o: stage2/%.c
 	@mkdir -p $(@D)
 	$(Q)$(HOSTCC) $(STAGE2_CFLAGS) $(DEPFLAGS) -c $< -o $@
-$(BUILD)/fs32/stage2/head.o: stage2/head.asm $(STAGE1_INC)
+$(BUILD)/stage2/common/%.o: common/%.c
+	@mkdir -p $(@D)
+	$(Q)$(HOSTCC) $(STAGE2_CFLAGS) $(DEPFLAGS) -c $< -o $@
+$(BUILD)/stage2/head.o: stage2/head.asm $(STAGE1_INC)
 	@mkdir -p $(@D)
 	$(Q)$(NASM) -f elf32 -I$(dir $(STAGE1_INC)) -o $@ $<
 
-$(STAGE2_ELF): $(STAGE2_OBJS) $(COMMON_FS32_LIB) linker.ld
-	@mkdir -p $(@D)
-	$(Q)ld -m elf_i386 -T linker.ld --gc-sections -nostdlib -z noexecstack --no-warn-rwx-segments -Map=$(BUILD)/stage2/stage2.map \
-		-o $@ $(STAGE2_OBJS) --start-group $(COMMON_FS32_LIB) $(STAGE2_LIBGCC) --end-group
-$(STAGE2_RAW): $(STAGE2_ELF)
-	$(Q)objcopy -O binary $< $@
+$(STAGE2_ELF): $(STAGE2_OBJS) $(STAGE2_COMMON_OBJS) linker.ld stage2/check_head.py
+	$(Q)ld -m elf_i386 -T linker.ld --gc-sections -nostdlib -z noexecstack --no-warn-rwx-segments \
+		-Map=$(BUILD)/stage2/stage2.map -o $@.tmp $(STAGE2_OBJS) $(STAGE2_COMMON_OBJS) $(STAGE2_LIBGCC)
+	$(Q)python3 stage2/check_head.py $@.tmp
+	$(Q)mv $@.tmp $@
+
+# head + DEFLATE(body), which must fit below the body's link address.
+$(STAGE2_PACKED): $(STAGE2_ELF) stage2/pack.py
+	$(Q)objcopy -O binary -j .head $< $(BUILD)/stage2/head.bin
+	$(Q)objcopy -O binary -j .text -j .rodata -j .data $< $(BUILD)/stage2/body.bin
+	$(Q)python3 stage2/pack.py $(BUILD)/stage2/head.bin $(BUILD)/stage2/body.bin $@ \
+		$$(( 0x$$(nm $< | awk '$$3 == "__body_start" { print $$1 }') - 0x$$(nm $< | awk '$$3 == "__image_start" { print $$1 }') ))
 
 $(BUILD)/host/stage2/seal.o: stage2/seal.c
 	@mkdir -p $(@D)
 	$(Q)$(HOSTCC) $(HOST_CFLAGS) $(DEPFLAGS) -c $< -o $@
 $(STAGE2_SEAL): $(BUILD)/host/stage2/seal.o $(COMMON_HOST_LIB)
 	$(Q)$(HOSTCC) $(HOST_CFLAGS) $^ -o $@
-$(STAGE2_BIN): $(STAGE2_RAW) $(STAGE2_SEAL)
+$(STAGE2_BIN): $(STAGE2_PACKED) $(STAGE2_SEAL)
 	$(Q)$(STAGE2_SEAL) $< $@
 
 ALL_TARGETS += $(STAGE2_BIN)

@@ -1,0 +1,98 @@
+/* The uncompressed part of stage2 after head.asm: check the image stage1 loaded against its
+ * sealed CRC32, then unpack the DEFLATE-compressed body (everything else) to where it was linked
+ * and run it. This file, inflate.c, bioscall.c and the common/ functions they call are placed in
+ * .head by linker.ld; the build checks they call nothing in the body. Failures here are printed
+ * through the BIOS teletype and COM1 directly: the body's console does not exist yet. */
+#include "common/bootinfo.h"
+#include "common/le.h"
+#include "stage2/bioscall.h"
+#include "stage2/inflate.h"
+#include "stage2/io.h"
+#include "stage2/layout.h"
+
+void stage2_unpack(uint32_t drive, uint32_t stage1_bps);
+void stage2_main(uint32_t drive, uint32_t stage1_bps);
+
+#define COM1 0x3F8u
+
+static void early_putc(char c)
+{
+	struct biosregs r;
+
+	for (unsigned i = 0; i < 100000 && !(inb(COM1 + 5) & 0x20); i++)
+		;
+	outb(COM1, (uint8_t)c);
+	initregs(&r);
+	r.ah = 0x0E;
+	r.al = (uint8_t)c;
+	bios_call(0x10, &r, 0);
+}
+
+static void early_puts(const char *s)
+{
+	while (*s) {
+		if (*s == '\n')
+			early_putc('\r');
+		early_putc(*s++);
+	}
+}
+
+static void early_hex(uint32_t v)
+{
+	for (int i = 28; i >= 0; i -= 4)
+		early_putc("0123456789ABCDEF"[(v >> i) & 15]);
+}
+
+__attribute__((noreturn)) static void early_halt(void)
+{
+	early_puts("\nanysector: halted.\n");
+	for (;;)
+		__asm__ volatile("cli; hlt");
+}
+
+static void early_serial_init(void)
+{
+	outb(COM1 + 3, 0x80);
+	outb(COM1 + 0, 1);                /* 115200 */
+	outb(COM1 + 1, 0);
+	outb(COM1 + 3, 0x03);             /* 8N1 */
+	outb(COM1 + 2, 0x07);
+	outb(COM1 + 4, 0x03);
+}
+
+void stage2_unpack(uint32_t drive, uint32_t stage1_bps)
+{
+	const uint8_t *img = __image_start;
+	uint32_t len = le32_load(img + STAGE2_LENGTH_OFF);
+	uint32_t head = (uint32_t)(__head_end - __image_start);
+	uint32_t body = (uint32_t)(__body_end - __body_start);
+	size_t got = 0;
+
+	if (len <= head || len > STAGE2_MAX_SIZE) {
+		early_serial_init();
+		early_puts("\nanysector stage2: the header's image length is wrong (0x");
+		early_hex(len);
+		early_puts("): this stage2 was not sealed or its header is damaged; reinstall with "
+			   "anysector install");
+		early_halt();
+	}
+	uint32_t want = le32_load(img + STAGE2_CRC_OFF);
+	uint32_t crc = stage2_image_crc(img, len);
+	if (crc != want) {
+		early_serial_init();
+		early_puts("\nanysector stage2 is damaged: the CRC32 of its image is ");
+		early_hex(crc);
+		early_puts(" but its header records ");
+		early_hex(want);
+		early_puts("; the install was torn or something overwrote it. Reinstall with "
+			   "anysector install.");
+		early_halt();
+	}
+	if (!inflate(img + head, len - head, __body_start, body, &got) || got != body) {
+		early_serial_init();
+		early_puts("\nanysector stage2: its packed body does not unpack to the linked size; "
+			   "the build is broken");
+		early_halt();
+	}
+	stage2_main(drive, stage1_bps);
+}

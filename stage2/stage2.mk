@@ -14,7 +14,7 @@ STAGE2_COMMON_OBJS := $(patsubst common/%.c,$(BUILD)/stage2/common/%.o,$(COMMON_
 # min-pagesize=0: the BIOS data area lives at small fixed addresses GCC would take for NULL+n.
 STAGE2_CFLAGS := $(FS32_CFLAGS) -ffunction-sections -fdata-sections --param=min-pagesize=0
 STAGE2_LIBGCC := $(shell $(HOSTCC) -m32 -print-libgcc-file-name)
-# The legacy DOS layout leaves 62 sectors of 512 bytes before LBA 63.
+# The legacy DOS layout leaves LBAs 1..62 free before the first partition at LBA 63.
 STAGE2_SIZE_GOAL := 31744
 
 $(BUILD)/stage2/%.o: stage2/%.c

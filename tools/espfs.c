@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "common/errors.h"
+#include "tools/inspect.h"
 #include "tools/run.h"
 #include "tools/util.h"
 
@@ -115,6 +116,8 @@ int esp_read_file(struct esp_session *s, const char *path, char **buf, size_t *l
 		return rc;
 	if (f.is_dir)
 		return AS_EISDIR;
+	if (f.size > CFG_FILE_MAX_BYTES)
+		return AS_ETOOBIG;
 	*buf = xmalloc((size_t)f.size + 1);
 	if ((rc = fat_read(s->fs, &f, 0, *buf, f.size, NULL))) {
 		free(*buf);

@@ -30,7 +30,8 @@ void esp_close(struct esp_session *s);
 
 /* Whether path exists on the copy (and is a directory). */
 bool esp_exists(struct esp_session *s, const char *path, bool *is_dir);
-/* Reads a whole file of the copy into a NUL-terminated malloc'd buffer; AS_ENOENT when absent. */
+/* Reads a whole file (at most CFG_FILE_MAX_BYTES) of the copy into a NUL-terminated malloc'd
+ * buffer; AS_ENOENT when absent, AS_ETOOBIG when larger. */
 int esp_read_file(struct esp_session *s, const char *path, char **buf, size_t *len);
 /* Creates every missing directory of an absolute path ("/EFI/BOOT"). */
 int esp_mkdir_p(struct esp_session *s, const char *dir);

@@ -424,6 +424,11 @@ static void check_config(struct fat_ctx *c, bool ours, struct report *r)
 			      CFG_FILE_NAME);
 		return;
 	}
+	if (f.size > CFG_FILE_MAX_BYTES) {
+		report_printf(r, DIAG_ERROR, "boot.config_size", "%s is %u bytes, more than %u",
+			      CFG_FILE_NAME, (unsigned)f.size, CFG_FILE_MAX_BYTES);
+		return;
+	}
 	char *text = xmalloc(f.size + 1);
 	int rc = fat_read(&c->fs, &f, 0, text, f.size, &r->diag);
 	cfg = xcalloc(1, sizeof *cfg);

@@ -82,7 +82,11 @@ class Suite:
         """Runs anysector; asserts the exit code and that the output (stdout+stderr) contains
         every string of has and none of lacks. Returns (stdout, stderr)."""
         cmd = [ANYSECTOR] + [str(a) for a in args]
-        p = subprocess.run(cmd, capture_output=True, text=True, input=stdin)
+        try:
+            p = subprocess.run(cmd, capture_output=True, text=True, input=stdin, timeout=120)
+        except subprocess.TimeoutExpired:
+            self.fail("hung (killed after 120 s): $ " + " ".join(cmd[1:]))
+            return "", ""
         out = p.stdout + p.stderr
         shown = "$ %s\n%s" % (" ".join(cmd[1:]), out[-3000:])
         if "ERROR: AddressSanitizer" in out or "ERROR: LeakSanitizer" in out or \

@@ -630,13 +630,43 @@ def t_mkimage(s):
     s.check(not os.path.exists(s.path("fail.img")), "failed mkimage left its image")
 
 
+def t_garbage(s):
+    """check, info and install on randomly damaged images: an exit status, never a crash, a hang
+    or a sanitizer report (the harness fails on those)."""
+    import random
+    rnd = random.Random(1234)
+    base = s.path("garbage-base.img")
+    k = s.path("gk")
+    open(k, "wb").write(os.urandom(20000))
+    s.anysector("mkimage", base, "--size", "8M", "--kernel", k, "--label", "gpt")
+    mbr = s.path("garbage-mbr.img")
+    s.anysector("mkimage", mbr, "--size", "8M", "--kernel", k, "--label", "mbr")
+    for i in range(60):
+        src = base if i % 2 == 0 else mbr
+        img = s.path("garbage.img")
+        data = bytearray(open(src, "rb").read())
+        # hit LBA 0 and the GPT, stage2 (GPT: 1 MiB), the FAT metadata (2 MiB; MBR: 1 MiB)
+        # and the backup GPT
+        regions = [(0, 17408), (MIB, MIB + 32768), (2 * MIB, 2 * MIB + 65536),
+                   (len(data) - 17408, len(data))]
+        for _ in range(rnd.choice((1, 4, 32))):
+            lo, hi = rnd.choice(regions)
+            data[rnd.randrange(lo, hi)] = rnd.randrange(256)
+        open(img, "wb").write(bytes(data))
+        flags = ["--sector-size", "512"]
+        s.anysector("check", img, *flags, rc=None)
+        s.anysector("info", img, "--json", *flags, rc=None)
+        s.anysector("install", img, "--dry-run", *flags, rc=None)
+
+
 def main():
     s = Suite("tools")
     s.cleanup = []
     rc = s.run([t_cli, t_mocked_topologies, t_gpt_worked_numbers, t_mbr_limit, t_fat_types,
                 t_dos_compat, t_check_misaligned, t_gpt_rules, t_mbr_rules, t_detection,
                 t_install_layouts, t_reinstall_and_backups, t_foreign_gap, t_refusals,
-                t_restore_safety, t_stage2_damage, t_add, t_add_invalid_config, t_mkimage])
+                t_restore_safety, t_stage2_damage, t_add, t_add_invalid_config, t_mkimage,
+                t_garbage])
     for p in s.cleanup:
         if os.path.exists(p):
             os.unlink(p)

@@ -14,6 +14,7 @@ gnu-efi
 libcmocka-dev pkg-config
 dosfstools mtools
 fdisk gdisk util-linux
+e2fsprogs mount
 qemu-system-x86 ovmf seabios
 python3
 busybox-static cpio gzip

@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+"""Boot-time tests of stage1's paths under SeaBIOS: each case builds a small raw disk (stage1 in
+LBA 0, stage2 at a byte offset, the patch block filled in by hand, no partition table), boots it
+and waits for the line stage1 or stage2 must print on COM1. A case passes when the expected text
+appears (and nothing it forbids); it fails on a timeout. QEMU is stopped as soon as the outcome
+is known, so the suite takes seconds.
+
+usage: run.py STAGE1 STAGE1_FORCE_CHS STAGE2 WORKDIR
+Writes "pass=N fail=M skip=0" to $RESULTS/test-stage1 when RESULTS is set; serial logs of failed
+cases stay in WORKDIR."""
+import os
+import struct
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+QEMU = "qemu-system-x86_64"
+SEABIOS = "/usr/share/seabios/bios-256k.bin"
+TIMEOUT = 20.0                   # seconds per case; a pass takes about one
+PATCH_OFFSET, PATCH_LENGTH = 0x1A8, 0x1B0          # common/bootinfo.h
+TIMESTAMP = 0xDA                                   # common/mbr.h MBR_TIMESTAMP_OFF
+STAGE2_CRC_OFF = 0x18
+MiB = 1 << 20
+
+
+class Case:
+    def __init__(self, name, frontend, lss, expect, s2_offset=MiB, s2_length=None, chs=False,
+                 size=8 * MiB, corrupt=None, bad_sector=None, timestamp=None, forbid=None):
+        self.name, self.frontend, self.lss, self.expect = name, frontend, lss, expect
+        self.s2_offset, self.s2_length, self.chs, self.size = s2_offset, s2_length, chs, size
+        self.corrupt, self.bad_sector, self.timestamp, self.forbid = corrupt, bad_sector, timestamp, forbid
+
+
+CASES = [
+    # stage1 finds and starts stage2, passing the sector size it used (CX) to it
+    Case("loads-ide-512", "ide", 512, "anysector stage2 (drive 0x80, stage1 read 512-byte sectors)"),
+    Case("loads-nvme-4Kn", "nvme", 4096, "anysector stage2 (drive 0x80, stage1 read 4096-byte sectors)"),
+    # a Windows timestamp in bytes 0xDA..0xDF (0xCC = int3 if it were ever executed)
+    Case("timestamp-kept-nvme-4Kn", "nvme", 4096, "stage1 read 4096-byte sectors",
+         timestamp=b"\xcc" * 6),
+    # without int 13h extensions (forced): CHS reads, one sector at a time
+    Case("chs-ide-512", "ide", 512, "anysector stage2 (drive 0x80, stage1 read 512-byte sectors)",
+         chs=True),
+    Case("E1-length-zero", "ide", 512, "E1\r\n", s2_length=0),
+    Case("E1-length-too-large", "nvme", 4096, "E1\r\n", s2_length=0x78001),
+    # 1 MiB + 512 is a whole 512-byte sector but not a whole 4096-byte one
+    Case("E2-offset-not-whole-sector-4Kn", "nvme", 4096, "E2\r\n", s2_offset=MiB + 512),
+    Case("E3-chs-beyond-reach", "ide", 512, "E3\r\n", chs=True, s2_offset=9 << 30, size=(9 << 30) + 4 * MiB),
+    Case("E4-read-error-nvme-4Kn", "nvme", 4096, "E4\r\n", bad_sector=(MiB + 4096) // 512),
+    Case("E4-read-error-virtio-512", "virtio-blk", 512, "E4\r\n", bad_sector=MiB // 512 + 40),
+    Case("E5-no-stage2-there", "ide", 512, "E5\r\n", s2_offset=2 * MiB),
+    # a torn install: one byte of stage2 differs from what its CRC was sealed over
+    Case("torn-stage2-crc", "ide", 512, "anysector stage2 is damaged: the CRC32 of its image is",
+         corrupt=0x3000),
+    Case("torn-stage2-header-crc", "nvme", 4096, "anysector stage2 is damaged", corrupt=STAGE2_CRC_OFF),
+]
+
+
+def build_disk(case, stage1, stage2, path):
+    s1 = bytearray(stage1)
+    length = len(stage2) if case.s2_length is None else case.s2_length
+    struct.pack_into("<QI", s1, PATCH_OFFSET, case.s2_offset, length)
+    if case.timestamp:
+        s1[TIMESTAMP:TIMESTAMP + len(case.timestamp)] = case.timestamp
+    s2 = bytearray(stage2)
+    if case.corrupt is not None:
+        s2[case.corrupt] ^= 0x01
+    with open(path, "wb") as f:
+        f.truncate(case.size)
+        f.write(s1)
+        f.seek(MiB)                        # the patched offset may point elsewhere on purpose
+        f.write(s2)
+
+
+def qemu_args(case, disk, serial, rules):
+    drive = f"if=none,id=d0,format=raw,snapshot=on,file="
+    drive += f"blkdebug:{rules}:{disk}" if rules else disk
+    sizes = f"logical_block_size={case.lss},physical_block_size={case.lss}"
+    dev = {
+        "ide": ["-device", f"ide-hd,drive=d0,{sizes}"],
+        "virtio-blk": ["-device", f"virtio-blk-pci,drive=d0,{sizes}"],
+        "nvme": ["-device", f"nvme,drive=d0,serial=s1,{sizes}"],
+    }[case.frontend]
+    return [QEMU, "-machine", "pc", "-accel", "tcg", "-m", "128", "-nodefaults", "-vga", "std",
+            "-display", "none", "-no-reboot", "-nic", "none", "-monitor", "none",
+            "-chardev", f"file,id=ser0,path={serial}", "-serial", "chardev:ser0",
+            "-bios", SEABIOS, "-drive", drive] + dev
+
+
+def run_case(case, stage1, stage1_chs, stage2, work):
+    disk = os.path.join(work, case.name + ".img")
+    serial = os.path.join(work, case.name + ".serial")
+    build_disk(case, stage1_chs if case.chs else stage1, stage2, disk)
+    rules = None
+    if case.bad_sector is not None:
+        rules = os.path.join(work, case.name + ".blkdebug")
+        with open(rules, "w") as f:
+            f.write('[inject-error]\nevent = "read_aio"\nerrno = "5"\n'
+                    f'sector = "{case.bad_sector}"\nonce = "off"\n')
+    open(serial, "w").close()
+    start = time.monotonic()
+    proc = subprocess.Popen(qemu_args(case, disk, serial, rules), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    text, ok = "", False
+    try:
+        while time.monotonic() - start < TIMEOUT:
+            with open(serial, "rb") as f:
+                text = f.read().decode("latin-1")
+            if case.expect in text:
+                ok = True
+                time.sleep(0.3)            # let a forbidden follow-up show, if it is coming
+                with open(serial, "rb") as f:
+                    text = f.read().decode("latin-1")
+                break
+            if proc.poll() is not None:
+                break
+            time.sleep(0.1)
+    finally:
+        proc.kill()
+        proc.wait()
+    if ok and case.forbid and case.forbid in text:
+        ok = False
+    secs = time.monotonic() - start
+    if ok:
+        os.remove(disk)
+        return True, f"PASS  {secs:4.1f}s  {case.name}"
+    last = text.strip().splitlines()[-1:] or ["(no serial output)"]
+    return False, (f"FAIL  {secs:4.1f}s  {case.name}: expected {case.expect!r}; serial log "
+                   f"{serial} ends: {last[0]!r}")
+
+
+def main():
+    stage1_path, stage1_chs_path, stage2_path, work = sys.argv[1:5]
+    os.makedirs(work, exist_ok=True)
+    stage1 = open(stage1_path, "rb").read()
+    stage1_chs = open(stage1_chs_path, "rb").read()
+    stage2 = open(stage2_path, "rb").read()
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        results = list(pool.map(lambda c: run_case(c, stage1, stage1_chs, stage2, work), CASES))
+    for _, line in results:
+        print(line)
+    npass = sum(1 for ok, _ in results if ok)
+    nfail = len(results) - npass
+    print(f"stage1: pass={npass} fail={nfail} skip=0")
+    if os.environ.get("RESULTS"):
+        with open(os.path.join(os.environ["RESULTS"], "test-stage1"), "w") as f:
+            f.write(f"pass={npass} fail={nfail} skip=0\n")
+    sys.exit(1 if nfail else 0)
+
+
+if __name__ == "__main__":
+    main()

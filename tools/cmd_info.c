@@ -130,6 +130,7 @@ static void print_json(struct hostdev *h, struct disk_info *di, const struct rep
 		}
 		json_bool(&j, "boot_partition", (int)i == di->esp);
 		json_bool(&j, "physically_aligned", p->phys_aligned);
+		json_bool(&j, "mib_aligned", p->mib_aligned);
 		json_bool(&j, "grain_aligned", p->grain_aligned);
 		json_u64(&j, "physically_aligned_start", p->phys_up);
 		json_u64(&j, "grain_aligned_start", p->grain_up);
@@ -194,22 +195,22 @@ static void print_text(struct hostdev *h, struct disk_info *di)
 		printf("label:     none\n");
 	}
 	if (di->nparts) {
-		printf("\n  #  %-12s %-12s %-12s %10s  phys  grain  type\n", "start", "end", "sectors",
-		       "size");
+		printf("\n  #  %-12s %-12s %-12s %10s  phys  1MiB  grain  type\n", "start", "end",
+		       "sectors", "size");
 		for (unsigned i = 0; i < di->nparts; i++) {
 			const struct part_info *p = &di->parts[i];
 			const char *tn = part_type_name(di, p);
 			char ty[64];
 			type_text(di, p, ty, sizeof ty);
-			printf("%3u  %-12llu %-12llu %-12llu %10s  %-4s  %-5s  %s%s%s%s\n", p->number,
+			printf("%3u  %-12llu %-12llu %-12llu %10s  %-4s  %-4s  %-5s  %s%s%s\n", p->number,
 			       (unsigned long long)p->first,
 			       (unsigned long long)(p->first + p->sectors - 1),
 			       (unsigned long long)p->sectors,
 			       human_size(p->sectors * t->lss, b, sizeof b),
 			       p->container ? "-" : p->phys_aligned ? "yes" : "NO",
+			       p->container ? "-" : p->mib_aligned ? "yes" : "no",
 			       p->container ? "-" : p->grain_aligned ? "yes" : "no", tn ? tn : ty,
-			       p->active ? " (active)" : "", (int)i == di->esp ? " [boot]" : "",
-			       p->name[0] ? "" : "");
+			       p->active ? " (active)" : "", (int)i == di->esp ? " [boot]" : "");
 		}
 	}
 	if (di->has_stage1)

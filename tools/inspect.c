@@ -192,10 +192,12 @@ static void compute_alignment(const struct hostdev *h, struct disk_info *di)
 	pt.io_min = pt.io_opt = 0;
 	di->grain = align_grain(&h->topo, true);
 	di->pgrain = align_grain(&pt, false);
+	di->mgrain = align_grain(&pt, true);
 	di->first_part_lba = UINT64_MAX;
 	for (unsigned i = 0; i < di->nparts; i++) {
 		struct part_info *p = &di->parts[i];
 		p->phys_aligned = align_lba_ok(&h->topo, p->first, di->pgrain);
+		p->mib_aligned = align_lba_ok(&h->topo, p->first, di->mgrain);
 		p->grain_aligned = align_lba_ok(&h->topo, p->first, di->grain);
 		p->phys_up = align_up(&h->topo, p->first, di->pgrain);
 		p->grain_up = align_up(&h->topo, p->first, di->grain);

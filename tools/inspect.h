@@ -24,7 +24,9 @@ struct part_info {
 	bool active;                     /* MBR */
 	bool container;                  /* an MBR extended partition (holds logical ones) */
 	char name[GPT_NAME_UNITS + 1];
-	bool phys_aligned, grain_aligned;
+	bool phys_aligned;               /* LBA*LSS = AOFF (mod PSS) */
+	bool mib_aligned;                /* ... (mod lcm(PSS, 1 MiB)) */
+	bool grain_aligned;              /* ... (mod the full grain: with io_min and io_opt too) */
 	uint64_t phys_up, grain_up;      /* the aligned starts it could have had */
 };
 
@@ -41,7 +43,7 @@ struct disk_info {
 	int esp;                         /* the boot partition (GPT ESP / MBR FAT boot), -1 none */
 	int bios_boot;                   /* GPT BIOS boot partition, -1 none */
 	uint64_t first_part_lba;         /* lowest partition start (UINT64_MAX: none) */
-	uint64_t grain, pgrain;          /* bytes: full alignment grain, physical-sector grain */
+	uint64_t grain, pgrain, mgrain;  /* bytes: full grain, physical sector, lcm(PSS, 1 MiB) */
 	/* our boot code in LBA 0 */
 	bool has_stage1;
 	uint16_t s1_version;

@@ -673,6 +673,34 @@ def t_garbage(s):
         s.anysector("install", img, "--dry-run", *flags, rc=None)
 
 
+def t_real_stages(s):
+    """The real stage1/stage2/BOOTX64.EFI from $BUILD/stages (once their builds exist) install and
+    check clean on every label and sector size, and restore byte for byte."""
+    from harness import BUILD, ROOT
+    real = os.path.join(ROOT, BUILD, "stages")
+    names = ("stage1.bin", "stage2.bin", "BOOTX64.EFI")
+    if not all(os.path.exists(os.path.join(real, n)) for n in names):
+        raise Skip("%s does not hold all of %s yet" % (real, ", ".join(names)))
+    k = s.path("rk")
+    open(k, "wb").write(b"MZ" + os.urandom(30000))
+    for label in ("gpt", "mbr"):
+        for lss in (512, 4096):
+            img = s.path("real-%s-%d.img" % (label, lss))
+            s.anysector("mkimage", img, "--size", "32M", "--label", label, "--sector-size", lss,
+                        "--stages", real, "--kernel", k)
+            s.anysector("check", img, "--sector-size", lss, rc=0, has=["stage2 intact"])
+            s1 = open(os.path.join(real, "stage1.bin"), "rb").read()
+            s.eq(read_at(img, 0, 0xDA), s1[:0xDA], "real stage1 in LBA 0")
+            plain = s.path("plain-%s-%d.img" % (label, lss))
+            sparse(plain, 32 * MIB)
+            s.anysector("partition", plain, "--label", label, "--sector-size", lss)
+            before = sha(plain)
+            s.anysector("install", plain, "--sector-size", lss, "--stages", real, "--backup",
+                        plain + ".b")
+            s.anysector("restore", plain, plain + ".b")
+            s.eq(sha(plain), before, "real stages: restore %s %d" % (label, lss))
+
+
 def main():
     s = Suite("tools")
     s.cleanup = []
@@ -680,7 +708,7 @@ def main():
                 t_dos_compat, t_check_misaligned, t_gpt_rules, t_mbr_rules, t_detection,
                 t_install_layouts, t_reinstall_and_backups, t_foreign_gap, t_refusals,
                 t_restore_safety, t_stage2_damage, t_add, t_add_invalid_config, t_mkimage,
-                t_garbage])
+                t_garbage, t_real_stages])
     for p in s.cleanup:
         if os.path.exists(p):
             os.unlink(p)

@@ -78,6 +78,10 @@ static int read_chunk(struct blockdev *dev, uint64_t lba, uint32_t count, uint8_
 		if (t)
 			int13_reset();
 		if (int13_read_once(lba, count)) {
+			if (t)
+				con_printf("disk 0x%02x: LBA %llu+%u read on try %d, after BIOS error "
+					   "0x%02x\n", disk.drive, (unsigned long long)lba, count, t + 1,
+					   disk.status);
 			memcpy(buf, __bounce, (size_t)count * dev->sector_size);
 			return 0;
 		}

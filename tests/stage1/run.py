@@ -5,10 +5,17 @@ and waits for the line stage1 or stage2 must print on COM1. A case passes when t
 appears (and nothing it forbids); it fails on a timeout. QEMU is stopped as soon as the outcome
 is known, so the suite takes seconds.
 
-usage: run.py STAGE1 STAGE1_FORCE_CHS STAGE2 WORKDIR
+A second group boots disks made by the installer (`anysector mkimage`, GPT on a 4Kn NVMe disk,
+the BIOS test payload with a 1 MiB initrd) to check stage2's error handling: a read error in the
+initrd (named by LBA, then the menu again), a transient read error (retried, boot succeeds), a
+configuration error (its line number, then a halt with the reason).
+
+usage: run.py STAGE1 STAGE1_FORCE_CHS STAGE2 WORKDIR ANYSECTOR STAGES_DIR PAYLOAD
 Writes "pass=N fail=M skip=0" to $RESULTS/test-stage1 when RESULTS is set; serial logs of failed
 cases stay in WORKDIR."""
 import os
+import random
+import re
 import struct
 import subprocess
 import sys
@@ -26,10 +33,14 @@ MiB = 1 << 20
 
 class Case:
     def __init__(self, name, frontend, lss, expect, s2_offset=MiB, s2_length=None, chs=False,
-                 size=8 * MiB, corrupt=None, bad_sector=None, timestamp=None, forbid=None):
+                 size=8 * MiB, corrupt=None, bad_sector=None, timestamp=None, forbid=None,
+                 installed=None, once=False, then=None):
         self.name, self.frontend, self.lss, self.expect = name, frontend, lss, expect
         self.s2_offset, self.s2_length, self.chs, self.size = s2_offset, s2_length, chs, size
         self.corrupt, self.bad_sector, self.timestamp, self.forbid = corrupt, bad_sector, timestamp, forbid
+        # installed: made by anysector mkimage, then "initrd-error" or "config-error"
+        self.installed, self.once = installed, once
+        self.then = then                 # must follow expect in the log
 
 
 CASES = [
@@ -42,19 +53,54 @@ CASES = [
     # without int 13h extensions (forced): CHS reads, one sector at a time
     Case("chs-ide-512", "ide", 512, "anysector stage2 (drive 0x80, stage1 read 512-byte sectors)",
          chs=True),
-    Case("E1-length-zero", "ide", 512, "E1\r\n", s2_length=0),
-    Case("E1-length-too-large", "nvme", 4096, "E1\r\n", s2_length=0x78001),
+    Case("E1-length-zero", "ide", 512, "E1\n", s2_length=0),
+    Case("E1-length-too-large", "nvme", 4096, "E1\n", s2_length=0x78001),
     # 1 MiB + 512 is a whole 512-byte sector but not a whole 4096-byte one
-    Case("E2-offset-not-whole-sector-4Kn", "nvme", 4096, "E2\r\n", s2_offset=MiB + 512),
-    Case("E3-chs-beyond-reach", "ide", 512, "E3\r\n", chs=True, s2_offset=9 << 30, size=(9 << 30) + 4 * MiB),
-    Case("E4-read-error-nvme-4Kn", "nvme", 4096, "E4\r\n", bad_sector=(MiB + 4096) // 512),
-    Case("E4-read-error-virtio-512", "virtio-blk", 512, "E4\r\n", bad_sector=MiB // 512 + 40),
-    Case("E5-no-stage2-there", "ide", 512, "E5\r\n", s2_offset=2 * MiB),
+    Case("E2-offset-not-whole-sector-4Kn", "nvme", 4096, "E2\n", s2_offset=MiB + 512),
+    Case("E3-chs-beyond-reach", "ide", 512, "E3\n", chs=True, s2_offset=9 << 30, size=(9 << 30) + 4 * MiB),
+    Case("E4-read-error-nvme-4Kn", "nvme", 4096, "E4\n", bad_sector=(MiB + 4096) // 512),
+    Case("E4-read-error-virtio-512", "virtio-blk", 512, "E4\n", bad_sector=MiB // 512 + 40),
+    Case("E5-no-stage2-there", "ide", 512, "E5\n", s2_offset=2 * MiB),
     # a torn install: one byte of stage2 differs from what its CRC was sealed over
     Case("torn-stage2-crc", "ide", 512, "anysector stage2 is damaged: the CRC32 of its image is",
          corrupt=0x3000),
     Case("torn-stage2-header-crc", "nvme", 4096, "anysector stage2 is damaged", corrupt=STAGE2_CRC_OFF),
+    # stage2 on an installed disk: the initrd's sector 200 cannot be read
+    Case("stage2-read-error-back-to-menu", "nvme", 4096,
+         "booting 1) failed: device I/O error\n\nanysector boot menu", installed="initrd-error",
+         forbid="ANYSECTOR-PAYLOAD"),
+    # ... or fails once: the retry after a reset reads it
+    Case("stage2-transient-error-retried", "nvme", 4096,
+         "read on try 2, after BIOS error", installed="initrd-error", once=True,
+         then="ANYSECTOR-PAYLOAD proto=2.15", forbid="cannot read LBA"),
+    Case("stage2-config-error-halts", "nvme", 4096, "unknown key 'timeoux'",
+         installed="config-error"),
 ]
+
+INITRD = random.Random(4096).randbytes(MiB + 123)
+
+
+def build_installed(case, work, tools, path):
+    anysector, stages, payload = tools
+    initrd = os.path.join(work, "initrd.bin")
+    if not os.path.exists(initrd):
+        with open(initrd, "wb") as f:
+            f.write(INITRD)
+    subprocess.run([anysector, "mkimage", path, "--force", "--size", "48M", "--label", "gpt",
+                    "--sector-size", str(case.lss), "--stages", stages, "--kernel", payload,
+                    "--initrd", initrd, "--cmdline", "console=ttyS0"],
+                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    with open(path, "r+b") as f:
+        img = bytearray(f.read())
+        if case.installed == "initrd-error":
+            at = img.find(INITRD[:4096])
+            assert at > 0, "the initrd is not on the disk"
+            case.bad_sector = (at + 200 * case.lss) // 512      # blkdebug counts 512-byte units
+        elif case.installed == "config-error":
+            m = re.search(rb"\ntimeout [0-9]+\n", img)
+            assert m, "anysector.cfg is not on the disk"
+            f.seek(m.start() + 1)
+            f.write(b"timeoux ")                              # an unknown key
 
 
 def build_disk(case, stage1, stage2, path):
@@ -88,16 +134,19 @@ def qemu_args(case, disk, serial, rules):
             "-bios", SEABIOS, "-drive", drive] + dev
 
 
-def run_case(case, stage1, stage1_chs, stage2, work):
+def run_case(case, stage1, stage1_chs, stage2, work, tools):
     disk = os.path.join(work, case.name + ".img")
     serial = os.path.join(work, case.name + ".serial")
-    build_disk(case, stage1_chs if case.chs else stage1, stage2, disk)
+    if case.installed:
+        build_installed(case, work, tools, disk)
+    else:
+        build_disk(case, stage1_chs if case.chs else stage1, stage2, disk)
     rules = None
     if case.bad_sector is not None:
         rules = os.path.join(work, case.name + ".blkdebug")
         with open(rules, "w") as f:
             f.write('[inject-error]\nevent = "read_aio"\nerrno = "5"\n'
-                    f'sector = "{case.bad_sector}"\nonce = "off"\n')
+                    f'sector = "{case.bad_sector}"\nonce = "{"on" if case.once else "off"}"\n')
     open(serial, "w").close()
     start = time.monotonic()
     proc = subprocess.Popen(qemu_args(case, disk, serial, rules), stdout=subprocess.DEVNULL,
@@ -106,12 +155,13 @@ def run_case(case, stage1, stage1_chs, stage2, work):
     try:
         while time.monotonic() - start < TIMEOUT:
             with open(serial, "rb") as f:
-                text = f.read().decode("latin-1")
-            if case.expect in text:
+                text = f.read().decode("latin-1").replace("\r", "")
+            hit = text.find(case.expect)
+            if hit >= 0 and (not case.then or case.then in text[hit:]):
                 ok = True
                 time.sleep(0.3)            # let a forbidden follow-up show, if it is coming
                 with open(serial, "rb") as f:
-                    text = f.read().decode("latin-1")
+                    text = f.read().decode("latin-1").replace("\r", "")
                 break
             if proc.poll() is not None:
                 break
@@ -119,25 +169,27 @@ def run_case(case, stage1, stage1_chs, stage2, work):
     finally:
         proc.kill()
         proc.wait()
-    if ok and case.forbid and case.forbid in text:
-        ok = False
+    forbidden = bool(case.forbid) and case.forbid in text
     secs = time.monotonic() - start
-    if ok:
+    if ok and not forbidden:
         os.remove(disk)
         return True, f"PASS  {secs:4.1f}s  {case.name}"
     last = text.strip().splitlines()[-1:] or ["(no serial output)"]
-    return False, (f"FAIL  {secs:4.1f}s  {case.name}: expected {case.expect!r}; serial log "
+    want = f"no {case.forbid!r}" if forbidden else \
+        repr(case.expect) + (f" then {case.then!r}" if case.then else "")
+    return False, (f"FAIL  {secs:4.1f}s  {case.name}: expected {want}; serial log "
                    f"{serial} ends: {last[0]!r}")
 
 
 def main():
     stage1_path, stage1_chs_path, stage2_path, work = sys.argv[1:5]
+    tools = sys.argv[5:8]
     os.makedirs(work, exist_ok=True)
     stage1 = open(stage1_path, "rb").read()
     stage1_chs = open(stage1_chs_path, "rb").read()
     stage2 = open(stage2_path, "rb").read()
     with ThreadPoolExecutor(max_workers=2) as pool:
-        results = list(pool.map(lambda c: run_case(c, stage1, stage1_chs, stage2, work), CASES))
+        results = list(pool.map(lambda c: run_case(c, stage1, stage1_chs, stage2, work, tools), CASES))
     for _, line in results:
         print(line)
     npass = sum(1 for ok, _ in results if ok)

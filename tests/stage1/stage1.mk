@@ -7,7 +7,13 @@ $(STAGE1_CHS_BIN): stage1/mbr.asm $(STAGE1_INC)
 	@mkdir -p $(@D)
 	$(Q)$(NASM) -f bin -DTEST_FORCE_CHS -I$(dir $(STAGE1_INC)) -o $@ $<
 
+# The stage2 cases also need the installer, the assembled stages and the BIOS test payload
+# (their rules live in tools/ and tests/payload/; these are the agreed artifact paths).
+STAGE1_TEST_TOOLS := $(BUILD)/tools/anysector $(BUILD)/stages/stage1.bin $(BUILD)/stages/stage2.bin \
+	$(BUILD)/payload/bios/payload.bzImage
+
 .PHONY: test-stage1
-test-stage1: $(STAGE1_BIN) $(STAGE1_CHS_BIN) $(STAGE2_BIN)
-	@python3 tests/stage1/run.py $(STAGE1_BIN) $(STAGE1_CHS_BIN) $(STAGE2_BIN) $(BUILD)/tests/stage1
+test-stage1: $(STAGE1_BIN) $(STAGE1_CHS_BIN) $(STAGE2_BIN) $(STAGE1_TEST_TOOLS)
+	@python3 tests/stage1/run.py $(STAGE1_BIN) $(STAGE1_CHS_BIN) $(STAGE2_BIN) $(BUILD)/tests/stage1 \
+		$(BUILD)/tools/anysector $(BUILD)/stages $(BUILD)/payload/bios/payload.bzImage
 TEST_SUITES += 60:test-stage1

@@ -132,6 +132,8 @@ bits 16
         pop     es
         pop     ds
         popfd
+        cli                             ; as "int" does: the handler starts with IF = 0, and
+                                        ; its iret restores the caller's FLAGS from the frame
         retf                            ; into the handler; its iret comes back below
 
 rm_return:

@@ -92,6 +92,13 @@ int linux_boot(struct fat_fs *fs, const struct cfg_entry *e)
 
 	if (!memmap_read(&mm))
 		return AS_EUNSUPP;
+	uint32_t rm_bytes = (uint32_t)(__linux_rm_end - __linux_rm);
+	if (!memmap_usable(&mm, (uintptr_t)__linux_rm, rm_bytes)) {
+		con_printf("the kernel's real-mode segment at 0x%x (%u KiB) is not free RAM in the BIOS "
+			   "memory map (an extended BIOS data area this low?)\n",
+			   (unsigned)(uintptr_t)__linux_rm, rm_bytes >> 10);
+		return AS_ENOSPC;
+	}
 	uint64_t kernel_span = h.kernel_bytes > h.init_size ? h.kernel_bytes : h.init_size;
 	if (!memmap_usable(&mm, LINUX_KERNEL_ADDR, kernel_span)) {
 		con_printf("the kernel needs %u KiB of RAM at 1 MiB, which the BIOS memory map does not "

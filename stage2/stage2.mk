@@ -55,10 +55,8 @@ ALL_TARGETS += $(STAGE2_BIN)
 # warns: GPT disks and aligned MBR layouts have room, --dos-compat layouts do not.
 .PHONY: size
 size:: $(STAGE1_BIN) $(STAGE2_BIN)
-	@code=$$(awk '/code_end:/ { getline; print strtonum("0x" $$2) }' $(STAGE1_LST) 2>/dev/null || true); \
-	code=$${code:-$$(sed -n '/code_end:/{n;s/^ *[0-9]* \([0-9A-F]*\).*/\1/p}' $(STAGE1_LST))}; \
-	printf 'stage1: %d bytes of code before the patch block (limit %d of %d boot-code bytes)\n' \
-		"0x$$code" $$(( 0x1A4 - 4 )) 440
+	@code=$$(sed -n '/code_end:/{n;s/^ *[0-9]* \([0-9A-F]*\).*/\1/p}' $(STAGE1_LST)); \
+	printf 'stage1: %d bytes of code and data before the DAP and patch block at 0x1A0 (of 440 boot-code bytes)\n' "0x$$code"
 	@s=$$(stat -c %s $(STAGE2_BIN)); \
 	printf 'stage2: %d bytes (goal %d, the legacy LBA-63 gap)\n' $$s $(STAGE2_SIZE_GOAL); \
 	if [ $$s -gt $(STAGE2_SIZE_GOAL) ]; then \

@@ -101,7 +101,10 @@ EFI_DEVICE_PATH *dp_append_file(const EFI_DEVICE_PATH *dp, const char *path)
 		return NULL;
 	while (path[plen])
 		plen++;
-	size_t node = NODE_HDR + (plen + 1) * sizeof(CHAR16);
+	/* File-path nodes are absolute: "vmlinuz" in the config means "\vmlinuz". */
+	bool root = plen && (path[0] == '/' || path[0] == '\\');
+	size_t units = plen + (root ? 0 : 1);
+	size_t node = NODE_HDR + (units + 1) * sizeof(CHAR16);
 	if (node > 0xFFFF)
 		return NULL;
 	size_t keep = size - NODE_HDR;
@@ -113,9 +116,14 @@ EFI_DEVICE_PATH *dp_append_file(const EFI_DEVICE_PATH *dp, const char *path)
 	n[0] = MEDIA_DEVICE_PATH;
 	n[1] = MEDIA_FILEPATH_DP;
 	le16_store(n + 2, (uint16_t)node);
+	uint8_t *name = n + NODE_HDR;
+	if (!root) {
+		le16_store(name, '\\');
+		name += 2;
+	}
 	for (size_t i = 0; i < plen; i++)
-		le16_store(n + NODE_HDR + 2 * i, path[i] == '/' ? '\\' : (uint8_t)path[i]);
-	le16_store(n + NODE_HDR + 2 * plen, 0);
+		le16_store(name + 2 * i, path[i] == '/' ? '\\' : (uint8_t)path[i]);
+	le16_store(name + 2 * plen, 0);
 	n += node;
 	n[0] = END_DEVICE_PATH_TYPE;
 	n[1] = END_ENTIRE_DEVICE_PATH_SUBTYPE;

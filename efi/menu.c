@@ -47,8 +47,10 @@ EFI_STATUS menu_run(struct boot_volume *v, const struct cfg *c, struct diag *d)
 			sel = (sel + n - 1) % n;
 		else if (key == KEY_DOWN)
 			sel = (sel + 1) % n;
-		else if (key >= '1' && key <= '9' && key - '1' < n)
-			sel = key - '1', go = true;
+		else if (key >= '1' && key <= '9' && key - '1' < n) {
+			sel = key - '1';
+			go = true;
+		}
 		else if (key == KEY_ENTER)
 			go = true;
 		if (go) {

@@ -4,9 +4,9 @@
 ; STAGE1_MAGIC_OFF, in units of the drive's own logical sector (AH=48h; 512 when that fails or
 ; answers nonsense), and enters it at 0000:8000 with DL = drive and CX = bytes per sector used.
 ;
-; Every transfer is at most 127 sectors and never crosses a 64 KiB physical boundary, so it
-; also stays within 64 KiB (SeaBIOS refuses more, old BIOSes stop at 127 sectors). Without
-; int 13h extensions it falls back to CHS (AH=08h/02h) one sector at a time.
+; Each AH=42h transfer moves 32 KiB (64 sectors of 512, 8 of 4096: within SeaBIOS's 64 KiB and
+; old BIOSes' 127 sectors) into a 32 KiB-aligned buffer, so none crosses a 64 KiB boundary.
+; Without int 13h extensions it falls back to CHS (AH=08h/02h) one sector at a time.
 ;
 ; Errors print "E<digit>" on screen and COM1 and halt; the README lists them:
 ;   E1 stage2 length is 0 (not installed) or larger than STAGE2_MAX_SIZE
@@ -16,7 +16,7 @@
 ;   E5 the bytes loaded are not a stage2 (magic "ANYSECT2" missing)
 ;
 ; Some BIOSes clobber registers in int 13h (Hyper-V: AX after AH=42h): every call goes through
-; int13, which preserves everything but the low words of AX/BX/CX/DX and the flags.
+; int13, which preserves every register but the BX, CX and DH a call returns.
 
 %include "bootinfo.inc"
 

@@ -106,10 +106,12 @@ static void report_table(unsigned dev_no, struct efi_blockdev *bd, bool check, s
 		if (!check)
 			con_puts("  no partition table\n");
 	} else if (!mbr_is_protective(&m->mbr)) {
-		if (rc == 0 || check)
-			rc = mbr_read(dev, m, d); /* again, to say what is wrong */
+		rc = mbr_read(dev, m, d); /* again, to say what is wrong */
 		if (rc == 0)
 			report_mbr(dev_no, m, &t, check, d);
+		else
+			diag_error(d, "efi.mbr", "device %u: its MBR cannot be used (%s)", dev_no,
+				   as_strerror(rc));
 	} else {
 		diag_error(d, "efi.pmbr_no_gpt", "device %u: a protective MBR but no GPT at LBA 1 "
 			   "for %u-byte sectors (was the table written for another sector size?)",

@@ -59,12 +59,34 @@ static void read_e801(struct memmap *m)
 	add(m, 0x1000000u, (uint64_t)high_blocks << 16, E820_RAM);
 }
 
+/* Some BIOSes list one stretch of RAM as several adjacent or overlapping entries (E801 always
+ * splits at 16 MiB): merge them, so a kernel or initrd may span the seams. */
+static void merge_ram(struct memmap *m)
+{
+	for (unsigned i = 0; i < m->count; i++) {
+		struct memmap_entry *a = &m->e[i];
+		if (a->type != E820_RAM)
+			continue;
+		for (unsigned j = i + 1; j < m->count; j++) {
+			struct memmap_entry *b = &m->e[j];
+			if (b->type != E820_RAM || b->base > a->base + a->len || a->base > b->base + b->len)
+				continue;
+			uint64_t end = a->base + a->len > b->base + b->len ? a->base + a->len : b->base + b->len;
+			a->base = a->base < b->base ? a->base : b->base;
+			a->len = end - a->base;
+			*b = m->e[--m->count];
+			j = i;          /* a grew: look at every other entry again */
+		}
+	}
+}
+
 bool memmap_read(struct memmap *m)
 {
 	m->count = 0;
 	read_e820(m);
 	if (!m->count)
 		read_e801(m);
+	merge_ram(m);
 	if (!m->count) {
 		con_printf("memory: the BIOS gives no memory map (int 15h E820 and E801 both failed)\n");
 		return false;

@@ -9,6 +9,7 @@ appended), RUN_DISK=FRONTEND:SECTORS (default nvme:4Kn), RUN_STAGES (instead of 
 Quit a boot early with Ctrl-A X.
 """
 import os
+import shlex
 import subprocess
 import sys
 import time
@@ -58,7 +59,7 @@ def main():
     mk += ["--stages", paths.stages, "--kernel", kernel, "--cmdline", cmdline]
     if initrd:
         mk += ["--initrd", initrd]
-    print("make run: " + " ".join(mk), flush=True)
+    print("make run: " + shlex.join(mk), flush=True)
     if subprocess.run(mk, stdin=subprocess.DEVNULL).returncode != 0:
         sys.exit("make run: anysector mkimage failed")
 

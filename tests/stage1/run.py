@@ -10,7 +10,11 @@ the BIOS test payload with a 1 MiB initrd) to check stage2's error handling: a r
 initrd (named by LBA, then the menu again), a transient read error (retried, boot succeeds), a
 configuration error (its line number, then a halt with the reason).
 
-usage: run.py STAGE1 STAGE1_FORCE_CHS STAGE2 WORKDIR ANYSECTOR STAGES_DIR PAYLOAD
+Before the boots, stage2's DEFLATE decoder is checked on the host (INFLATE_CHECK, built with
+ASan+UBSan): stored, fixed-code and dynamic-code streams of stage2's own body, text, random and
+empty data decode exactly, and damaged copies fail without a memory error.
+
+usage: run.py STAGE1 STAGE1_FORCE_CHS STAGE2 WORKDIR ANYSECTOR STAGES_DIR PAYLOAD INFLATE_CHECK BODY
 Writes "pass=N fail=M skip=0" to $RESULTS/test-stage1 when RESULTS is set; serial logs of failed
 cases stay in WORKDIR."""
 import os
@@ -20,6 +24,7 @@ import struct
 import subprocess
 import sys
 import time
+import zlib
 from concurrent.futures import ThreadPoolExecutor
 
 QEMU = "qemu-system-x86_64"
@@ -181,15 +186,57 @@ def run_case(case, stage1, stage1_chs, stage2, work, tools):
                    f"{serial} ends: {last[0]!r}")
 
 
+def inflate_vectors(work, body_path):
+    """(stream, expected) file pairs for every block type zlib can be made to write."""
+    rng = random.Random(1951)
+    data = {
+        "body": open(body_path, "rb").read(),
+        "text": b"anysector boots any sector size. " * 3000,
+        "random": rng.randbytes(20000),
+        "empty": b"",
+    }
+    styles = {
+        "stored": (0, zlib.Z_DEFAULT_STRATEGY),
+        "fixed": (9, zlib.Z_FIXED),
+        "dynamic": (9, zlib.Z_DEFAULT_STRATEGY),
+        "rle": (6, zlib.Z_RLE),
+        "huffman": (1, zlib.Z_HUFFMAN_ONLY),
+    }
+    d = os.path.join(work, "inflate")
+    os.makedirs(d, exist_ok=True)
+    args = []
+    for dname, raw in data.items():
+        with open(os.path.join(d, dname), "wb") as f:
+            f.write(raw)
+        for sname, (level, strategy) in styles.items():
+            c = zlib.compressobj(level, zlib.DEFLATED, -15, 9, strategy)
+            path = os.path.join(d, f"{dname}.{sname}.deflate")
+            with open(path, "wb") as f:
+                f.write(c.compress(raw) + c.flush())
+            args += [path, os.path.join(d, dname)]
+    return args
+
+
+def check_inflate(checker, work, body_path):
+    proc = subprocess.run([checker] + inflate_vectors(work, body_path), capture_output=True, text=True)
+    lines = proc.stdout.splitlines() + proc.stderr.splitlines()
+    ok = [(line.startswith("PASS"), line) for line in lines if line.startswith(("PASS", "FAIL"))]
+    if proc.returncode and all(good for good, _ in ok):
+        ok.append((False, f"FAIL  {checker} exited {proc.returncode}: " + " | ".join(lines[-3:])))
+    return ok
+
+
 def main():
     stage1_path, stage1_chs_path, stage2_path, work = sys.argv[1:5]
     tools = sys.argv[5:8]
+    checker, body_path = sys.argv[8:10]
     os.makedirs(work, exist_ok=True)
     stage1 = open(stage1_path, "rb").read()
     stage1_chs = open(stage1_chs_path, "rb").read()
     stage2 = open(stage2_path, "rb").read()
+    results = check_inflate(checker, work, body_path)
     with ThreadPoolExecutor(max_workers=2) as pool:
-        results = list(pool.map(lambda c: run_case(c, stage1, stage1_chs, stage2, work, tools), CASES))
+        results += list(pool.map(lambda c: run_case(c, stage1, stage1_chs, stage2, work, tools), CASES))
     for _, line in results:
         print(line)
     npass = sum(1 for ok, _ in results if ok)

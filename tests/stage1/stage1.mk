@@ -12,8 +12,15 @@ $(STAGE1_CHS_BIN): stage1/mbr.asm $(STAGE1_INC)
 STAGE1_TEST_TOOLS := $(BUILD)/tools/anysector $(BUILD)/stages/stage1.bin $(BUILD)/stages/stage2.bin \
 	$(BUILD)/payload/bios/payload.bzImage
 
+# stage2's DEFLATE decoder on the host, with the sanitizers.
+INFLATE_CHECK := $(BUILD)/asan/tests/stage1/inflate_check
+$(INFLATE_CHECK): tests/stage1/inflate_check.c stage2/inflate.c stage2/inflate.h
+	@mkdir -p $(@D)
+	$(Q)$(HOSTCC) $(ASAN_CFLAGS) tests/stage1/inflate_check.c stage2/inflate.c -o $@
+
 .PHONY: test-stage1
-test-stage1: $(STAGE1_BIN) $(STAGE1_CHS_BIN) $(STAGE2_BIN) $(STAGE1_TEST_TOOLS)
+test-stage1: $(STAGE1_BIN) $(STAGE1_CHS_BIN) $(STAGE2_BIN) $(STAGE1_TEST_TOOLS) $(INFLATE_CHECK)
 	@python3 tests/stage1/run.py $(STAGE1_BIN) $(STAGE1_CHS_BIN) $(STAGE2_BIN) $(BUILD)/tests/stage1 \
-		$(BUILD)/tools/anysector $(BUILD)/stages $(BUILD)/payload/bios/payload.bzImage
+		$(BUILD)/tools/anysector $(BUILD)/stages $(BUILD)/payload/bios/payload.bzImage \
+		$(INFLATE_CHECK) $(BUILD)/stage2/body.bin
 TEST_SUITES += 60:test-stage1

@@ -4,6 +4,7 @@
  * .head by linker.ld; the build checks they call nothing in the body. Failures here are printed
  * through the BIOS teletype and COM1 directly: the body's console does not exist yet. */
 #include "common/bootinfo.h"
+#include "common/fmt.h"
 #include "common/le.h"
 #include "stage2/bioscall.h"
 #include "stage2/inflate.h"
@@ -37,27 +38,26 @@ static void early_puts(const char *s)
 	}
 }
 
-static void early_hex(uint32_t v)
+/* Prints "anysector stage2" and the sentence, and stops. */
+__attribute__((noreturn, format(printf, 1, 2))) static void early_halt(const char *fmt, ...)
 {
-	for (int i = 28; i >= 0; i -= 4)
-		early_putc("0123456789ABCDEF"[(v >> i) & 15]);
-}
+	static char msg[256];
+	fmt_va_list ap;
 
-__attribute__((noreturn)) static void early_halt(void)
-{
-	early_puts("\nanysector: halted.\n");
-	for (;;)
-		__asm__ volatile("cli; hlt");
-}
-
-static void early_serial_init(void)
-{
 	outb(COM1 + 3, 0x80);
 	outb(COM1 + 0, 1);                /* 115200 */
 	outb(COM1 + 1, 0);
 	outb(COM1 + 3, 0x03);             /* 8N1 */
-	outb(COM1 + 2, 0x07);
-	outb(COM1 + 4, 0x03);
+	outb(COM1 + 2, 0x07);             /* FIFOs */
+	outb(COM1 + 4, 0x03);             /* DTR, RTS */
+	fmt_va_start(ap, fmt);
+	fmt_vsnprintf(msg, sizeof msg, fmt, ap);
+	fmt_va_end(ap);
+	early_puts("\nanysector stage2");
+	early_puts(msg);
+	early_puts("\nanysector: halted.\n");
+	for (;;)
+		__asm__ volatile("cli; hlt");
 }
 
 void stage2_unpack(uint32_t drive, uint32_t stage1_bps)
@@ -68,31 +68,18 @@ void stage2_unpack(uint32_t drive, uint32_t stage1_bps)
 	uint32_t body = (uint32_t)(__body_end - __body_start);
 	size_t got = 0;
 
-	if (len <= head || len > STAGE2_MAX_SIZE) {
-		early_serial_init();
-		early_puts("\nanysector stage2: the header's image length is wrong (0x");
-		early_hex(len);
-		early_puts("): this stage2 was not sealed or its header is damaged; reinstall with "
-			   "anysector install");
-		early_halt();
-	}
+	if (len <= head || len > STAGE2_MAX_SIZE)
+		early_halt(": the header says the image is %u bytes, but its head alone is %u and the "
+			   "most is %u: this stage2 was not sealed or its header is damaged; reinstall "
+			   "with anysector install", len, head, STAGE2_MAX_SIZE);
 	uint32_t want = le32_load(img + STAGE2_CRC_OFF);
 	uint32_t crc = stage2_image_crc(img, len);
-	if (crc != want) {
-		early_serial_init();
-		early_puts("\nanysector stage2 is damaged: the CRC32 of its image is ");
-		early_hex(crc);
-		early_puts(" but its header records ");
-		early_hex(want);
-		early_puts("; the install was torn or something overwrote it. Reinstall with "
-			   "anysector install.");
-		early_halt();
-	}
-	if (!inflate(img + head, len - head, __body_start, body, &got) || got != body) {
-		early_serial_init();
-		early_puts("\nanysector stage2: its packed body does not unpack to the linked size; "
-			   "the build is broken");
-		early_halt();
-	}
+	if (crc != want)
+		early_halt(" is damaged: the CRC32 of its image is %08X but its header records %08X; "
+			   "the install was torn or something overwrote it. Reinstall with anysector "
+			   "install.", crc, want);
+	if (!inflate(img + head, len - head, __body_start, body, &got) || got != body)
+		early_halt(": its packed body does not unpack to the %u bytes it was linked as; the "
+			   "build is broken", body);
 	stage2_main(drive, stage1_bps);
 }

@@ -13,7 +13,7 @@
 ;   E2 stage2 offset is not a whole number of sectors
 ;   E3 no int 13h extensions and no usable CHS geometry, or stage2 lies beyond CHS reach
 ;   E4 disk read failed after reset and retries
-;   E5 the bytes loaded are not a stage2 (magic "ANYSECT2" missing)
+;   E5 the bytes loaded are not a stage2 (bytes 8..11 are not "ANYS" of its magic "ANYSECT2")
 ;
 ; Some BIOSes clobber registers in int 13h (Hyper-V: AX after AH=42h): every call goes through
 ; int13, which preserves every register but the BX, CX and DH a call returns.

@@ -180,11 +180,12 @@ def table(name, fw, fe, lss, loaders, runs):
     fwname = "SeaBIOS" if fw == "bios" else "OVMF"
     lines = [f"{name}: {fwname}, {fe}, {lss}-byte sectors, tcg, {runs} alternating runs",
              f"  {'loader':<20}{'median s':>9}{'min':>7}{'max':>7}{'ok':>7}"]
-    med = {}
+    med, low = {}, {}
     for ld in loaders:
         ok = [s for s in ld.samples if s is not None]
         if ok:
             med[ld.name] = statistics.median(ok)
+            low[ld.name] = min(ok)
             lines.append(f"  {ld.name:<20}{med[ld.name]:>9.2f}{min(ok):>7.2f}{max(ok):>7.2f}"
                          f"{len(ok):>4}/{len(ld.samples)}"
                          + (f"  ({ld.reason})" if ld.reason else ""))
@@ -196,6 +197,7 @@ def table(name, fw, fe, lss, loaders, runs):
     pname = peer.name.split()[0]
     if a is not None and p is not None:
         lines.append(f"  ratio anysector/{pname} = {a / p:.2f}"
+                     f" (of the minimums {low[ANYSECTOR] / low[peer.name]:.2f})"
                      + (f"   (above -kernel: anysector {a - f:+.2f} s, {pname} {p - f:+.2f} s)"
                         if f is not None else ""))
     else:
@@ -240,7 +242,7 @@ def main():
     samples_path = os.path.join(work, "samples.csv")
     samples_f = open(samples_path, "w", newline="")
     w = csv.writer(samples_f)
-    w.writerow(["case", "loader", "run", "seconds", "status", "log"])
+    w.writerow(["case", "loader", "run", "seconds", "status", "load1", "log"])
 
     head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
                           text=True).stdout.strip()
@@ -263,11 +265,13 @@ def main():
                     continue
                 vars_copy = os.path.join(tmp, "OVMF_VARS.fd") if fw == "uefi" else None
                 cmd = boot.qemu_cmd(fw, fe, lss, ld.disk, vars_copy, ld.direct)
-                log = os.path.join(logs, f"{name}-{ld.name.split()[0]}-{r + 1}.serial")
+                log = os.path.join(logs, f"{name}-{ld.name.split()[0].lstrip('-')}-{r + 1}.serial")
+                load1 = os.getloadavg()[0]
                 secs, why = boot.timed_boot(cmd, MARKER, run_timeout(loaders, a.timeout), log,
                                             vars_copy, check)
                 ld.samples.append(secs)
-                w.writerow([name, ld.name, r + 1, "" if secs is None else f"{secs:.4f}", why, log])
+                w.writerow([name, ld.name, r + 1, "" if secs is None else f"{secs:.4f}", why,
+                            f"{load1:.2f}", log])
                 samples_f.flush()
                 line.append(f"{ld.name.split()[0]} {fmt(secs)}")
                 if secs is None and r == 0:

@@ -237,6 +237,10 @@ def main():
     check = marker_check(md5)
     print(f"bench: kernel {kernel}, initrd {initrd} ({os.path.getsize(initrd)} bytes), "
           f"cmdline \"{CMDLINE}\", {a.label} disks of {DISK_SIZE >> 20} MiB", flush=True)
+    load1 = os.getloadavg()[0]
+    if load1 > max(1, (os.cpu_count() or 1) - 1):
+        print(f"bench: warning: load average {load1:.1f} on {os.cpu_count()} CPUs; other work "
+              "will widen the spread (compare the minimums, or raise BENCH_RUNS)", flush=True)
     images = prepare(work, tmp, kernel, initrd, a.label, build)
 
     samples_path = os.path.join(work, "samples.csv")

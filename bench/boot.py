@@ -4,6 +4,7 @@ The time is wall clock from just before QEMU is started to the moment the marker
 read, so firmware, loader, kernel and initramfs are all inside it and nothing else is.
 """
 import os
+import resource
 import select
 import shutil
 import subprocess
@@ -44,18 +45,20 @@ def qemu_cmd(firmware, frontend, lss, disk, vars_copy=None, direct=None, memory=
 
 
 def timed_boot(cmd, marker, timeout, log_path, vars_copy=None, check=None):
-    """Returns (seconds or None, reason). The time is taken when the marker arrives; the rest
-    of its line is then read and given to check(line), which returns None or what is wrong.
-    The serial output is written to log_path."""
+    """Returns (seconds or None, reason, cpu seconds). The time is taken when the marker
+    arrives; the rest of its line is then read and given to check(line), which returns None or
+    what is wrong. cpu is QEMU's user+system time (all its threads), which other load on the
+    host disturbs much less than the wall time. The serial output is written to log_path."""
     if vars_copy:
         shutil.copyfile(OVMF_VARS, vars_copy)   # fresh variables every run
     needle = marker.encode()
     buf = bytearray()
     reason = "timeout"
     at = -1
+    errf = open(log_path + ".stderr", "w+b")
+    ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.monotonic()
-    p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE)
+    p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=errf)
     elapsed = None
     err = ""
     try:
@@ -89,9 +92,13 @@ def timed_boot(cmd, marker, timeout, log_path, vars_copy=None, check=None):
         if p.poll() is None:
             p.kill()
         p.wait()
-        err = p.stderr.read().decode(errors="replace")
+        ru1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (ru1.ru_utime - ru0.ru_utime) + (ru1.ru_stime - ru0.ru_stime)
         p.stdout.close()
-        p.stderr.close()
+        errf.seek(0)
+        err = errf.read().decode(errors="replace")
+        errf.close()
+        os.unlink(log_path + ".stderr")
         with open(log_path, "wb") as f:
             f.write(buf)
             if err:
@@ -100,12 +107,12 @@ def timed_boot(cmd, marker, timeout, log_path, vars_copy=None, check=None):
         line = buf[at:].split(b"\n", 1)[0].decode(errors="replace")
         bad = check(line)
         if bad:
-            return None, bad
+            return None, bad, cpu
     if elapsed is None and reason == "timeout":
         reason = f"no marker within {timeout:g} s"
     if elapsed is None and err.strip():
         reason += ": " + err.strip().splitlines()[-1]
-    return elapsed, reason
+    return elapsed, reason, cpu
 
 
 def tail(log_path, n=3):

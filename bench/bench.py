@@ -3,15 +3,16 @@
 
 Each case is one firmware, one disk front-end and one sector size. Every loader in a case boots
 the same Debian kernel and busybox initramfs with the same command line from a disk with the same
-partition table and FAT (only the loader differs; see disks.py), plus QEMU's direct `-kernel` as a
-floor. Runs alternate between the loaders (the order rotates every round) so drift on the host
+partition table and FAT (only the loader differs; see disks.py), plus, under SeaBIOS, QEMU's
+direct `-kernel` as a floor. Runs alternate between the loaders (the order rotates every round) so drift on the host
 hits all of them alike. The time of one run is QEMU start -> marker on the serial console.
 
 Results: a table per case on stdout and in $BUILD/bench/results.txt, every sample in
 $BUILD/bench/samples.csv, every serial log in $BUILD/bench/logs/.
 
 usage: bench.py [--runs N] [--cases GLOB,...] [--timeout S] [--label gpt|mbr]
-Environment: BUILD (default build), BENCH_RUNS, BENCH_CASES, BENCH_TIMEOUT, BENCH_KERNEL.
+Environment: BUILD (default build), BENCH_RUNS, BENCH_CASES, BENCH_TIMEOUT, BENCH_LABEL,
+BENCH_KERNEL.
 """
 import argparse
 import csv
@@ -49,7 +50,8 @@ GRUB_4KN_REASON = ("cannot boot 4Kn: boot.img/diskboot count in 512-byte sectors
 # (firmware, front-end, logical sector size); SeaBIOS cannot boot 4Kn virtio-blk or IDE.
 CASES = [
     ("bios", "ide", 512), ("bios", "virtio", 512), ("bios", "nvme", 512), ("bios", "nvme", 4096),
-    ("uefi", "virtio", 512), ("uefi", "nvme", 512), ("uefi", "virtio", 4096), ("uefi", "nvme", 4096),
+    ("uefi", "virtio", 512), ("uefi", "nvme", 512),
+    ("uefi", "virtio", 4096), ("uefi", "nvme", 4096),
 ]
 FLOOR = "-kernel"
 ANYSECTOR = "anysector"
@@ -283,8 +285,8 @@ def main():
                 ld.samples.append(secs)
                 if secs is not None:
                     ld.cpu.append(cpu)
-                w.writerow([name, ld.name, r + 1, "" if secs is None else f"{secs:.4f}", f"{cpu:.3f}", why,
-                            f"{load1:.2f}", log])
+                w.writerow([name, ld.name, r + 1, "" if secs is None else f"{secs:.4f}",
+                            f"{cpu:.3f}", why, f"{load1:.2f}", log])
                 samples_f.flush()
                 line.append(f"{ld.name.split()[0]} {fmt(secs)}")
                 if secs is None and r == 0:

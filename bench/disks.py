@@ -42,7 +42,8 @@ def run(cmd, **kw):
     if r.returncode != 0:
         lines = (r.stderr.strip() or r.stdout.strip()).splitlines()
         # the first error names the cause; later lines tend to be consequences
-        first = next((l for l in lines if "error" in l.lower()), lines[-1] if lines else "no output")
+        first = next((ln for ln in lines if "error" in ln.lower()),
+                     lines[-1] if lines else "no output")
         raise DiskError(f"{os.path.basename(cmd[0])} {cmd[1] if len(cmd) > 1 else ''} failed "
                         f"(exit {r.returncode}): {first.strip()}")
     return r.stdout
@@ -70,7 +71,8 @@ def write_gpt(path, lss, size, parts):
     array = bytearray(GPT_ENTRIES * GPT_ENTRY_SIZE)
     for i, (ptype, first, last, name) in enumerate(parts):
         if not first_usable <= first <= last <= last_usable:
-            raise DiskError(f"partition {i + 1}: LBAs {first}..{last} outside {first_usable}..{last_usable}")
+            raise DiskError(f"partition {i + 1}: LBAs {first}..{last} outside "
+                            f"{first_usable}..{last_usable}")
         struct.pack_into("<16s16sQQQ72s", array, i * GPT_ENTRY_SIZE, ptype.bytes_le,
                          PART_GUIDS[i].bytes_le, first, last, 0, name.encode("utf-16-le"))
     array_crc = binascii.crc32(array)
@@ -217,8 +219,9 @@ def make_base(image, lss, size, label, kernel, initrd, tmpdir):
         bb_first, bb_count = MiB // lss, MiB // lss
         esp_first = 2 * MiB // lss
         esp_last = (size - MiB) // lss - 1
-        write_gpt(image, lss, size, [(BIOS_BOOT_TYPE, bb_first, bb_first + bb_count - 1, "BIOS boot"),
-                                     (ESP_TYPE, esp_first, esp_last, "EFI system")])
+        write_gpt(image, lss, size,
+                  [(BIOS_BOOT_TYPE, bb_first, bb_first + bb_count - 1, "BIOS boot"),
+                   (ESP_TYPE, esp_first, esp_last, "EFI system")])
     else:
         esp_first, esp_last = MiB // lss, n - 1
         with open(image, "r+b") as f:
@@ -283,7 +286,8 @@ def make_grub(base, image, paths, cmdline, tmpdir):
     512-byte units, which is why GRUB cannot boot 4Kn)."""
     layout = read_layout(base)
     if layout["lss"] != 512:
-        raise DiskError(f"GRUB's boot.img/diskboot work in 512-byte sectors; disk has {layout['lss']}")
+        raise DiskError("GRUB's boot.img/diskboot work in 512-byte sectors; "
+                        f"the disk has {layout['lss']}")
     esp = boot_partition(layout)
     bb = bios_boot_partition(layout)
     if layout["label"] == "gpt":

@@ -1,25 +1,12 @@
 #include "efi/initrd.h"
 
 #include "common/mem.h"
-
-/* 5568e427-68fc-4f3d-ac74-ca555231cc68 (Linux include/linux/efi.h) */
-#define LINUX_EFI_INITRD_MEDIA_GUID \
-	{ 0x5568e427, 0x68fc, 0x4f3d, { 0xac, 0x74, 0xca, 0x55, 0x52, 0x31, 0xcc, 0x68 } }
-/* EFI_LOAD_FILE2_PROTOCOL: LoadFile's interface under its own GUID (UEFI spec 13.2). */
-#define LOAD_FILE2_PROTOCOL_GUID \
-	{ 0x4006c0c1, 0xfcb3, 0x403e, { 0x99, 0x6d, 0x4a, 0x6c, 0x87, 0x24, 0xe0, 0x6d } }
+#include "efi/initrd_media.h"
 
 static EFI_GUID load_file2_guid = LOAD_FILE2_PROTOCOL_GUID;
 static EFI_GUID device_path_guid = DEVICE_PATH_PROTOCOL;
 
-static struct __attribute__((packed)) {
-	VENDOR_DEVICE_PATH vendor;
-	EFI_DEVICE_PATH end;
-} media_path = {
-	{ { MEDIA_DEVICE_PATH, MEDIA_VENDOR_DP, { sizeof(VENDOR_DEVICE_PATH), 0 } },
-	  LINUX_EFI_INITRD_MEDIA_GUID },
-	{ END_DEVICE_PATH_TYPE, END_ENTIRE_DEVICE_PATH_SUBTYPE, { sizeof(EFI_DEVICE_PATH), 0 } },
-};
+static struct initrd_media_path media_path = INITRD_MEDIA_PATH_INIT;
 
 static EFI_HANDLE initrd_handle;
 static const void *initrd_data;

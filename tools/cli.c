@@ -37,6 +37,56 @@ int topo_option(int opt, const char *arg, struct topo_flags *f)
 	return 1;
 }
 
+int layout_option(int opt, const char *arg, struct layout_opts *lo, const char *cmd)
+{
+	switch (opt) {
+	case OPT_LABEL:
+		if (!strcmp(arg, "gpt")) {
+			lo->label = LABEL_GPT;
+		} else if (!strcmp(arg, "mbr") || !strcmp(arg, "dos")) {
+			lo->label = LABEL_MBR;
+		} else {
+			usage_error(cmd, "--label %s: use gpt or mbr", arg);
+			return -1;
+		}
+		return 1;
+	case OPT_ESP_SIZE: {
+		uint64_t v;
+		if (!parse_size(arg, &v) || !v) {
+			usage_error(cmd, "--esp-size %s: not a size", arg);
+			return -1;
+		}
+		lo->esp_bytes = v;
+		return 1;
+	}
+	case OPT_NO_REST:
+		lo->no_rest = true;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+int next_option(int argc, char **argv, const struct option *opts, struct common_opts *o)
+{
+	int c;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		int rc = topo_option(c, optarg, &o->topo);
+		if (rc < 0)
+			return OPT_FAILED;
+		if (rc)
+			continue;
+		if (c == OPT_FORCE)
+			o->force = true;
+		else if (c == OPT_DRY_RUN)
+			o->dry_run = true;
+		else
+			return c;
+	}
+	return -1;
+}
+
 int usage_error(const char *cmd, const char *fmt, ...)
 {
 	char msg[REPORT_MSG_MAX];

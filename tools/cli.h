@@ -1,5 +1,6 @@
-/* Command-line plumbing shared by the commands: the topology flags, opening a target, and the
- * command table. Every command returns an exit code (util.h). */
+/* Command-line plumbing shared by the commands: the options several take (topology, --force,
+ * --dry-run, the layout options), opening a target, and the command table. Every command returns
+ * an exit code (util.h). */
 #ifndef ANYSECTOR_TOOLS_CLI_H
 #define ANYSECTOR_TOOLS_CLI_H
 
@@ -8,6 +9,7 @@
 #include <stdio.h>
 
 #include "tools/hostdev.h"
+#include "tools/layout.h"
 
 enum {
 	OPT_SECTOR_SIZE = 1000,
@@ -32,6 +34,7 @@ enum {
 	OPT_DEFAULT,
 	OPT_SIZE,
 	OPT_HELP,
+	OPT_FAILED,         /* next_option: a shared option had a bad value (already reported) */
 };
 
 #define TOPO_LONG_OPTIONS                                                   \
@@ -50,8 +53,34 @@ enum {
 	"  --io-opt N           optimal I/O size in bytes (33553920 and values that are not a\n" \
 	"                       multiple of the physical size are ignored)\n"
 
+/* --label, --esp-size and --no-rest of partition and mkimage. */
+#define LAYOUT_LONG_OPTIONS                                                 \
+	{ "label", required_argument, NULL, OPT_LABEL },                    \
+	{ "esp-size", required_argument, NULL, OPT_ESP_SIZE },              \
+	{ "no-rest", no_argument, NULL, OPT_NO_REST }
+
+#define LAYOUT_HELP                                                                        \
+	"  --label gpt|mbr      partition table type (default gpt)\n"                          \
+	"  --esp-size SIZE      ESP size (default 260 MiB, or all that fits on a small disk)\n" \
+	"  --no-rest            leave the space after the ESP unpartitioned\n"
+
 /* Handles one of the topology options: 1 if it was one, 0 if not, -1 (reported) on a bad value. */
 int topo_option(int opt, const char *arg, struct topo_flags *f);
+
+/* Handles one of the layout options the same way; cmd names the command in a usage error. */
+int layout_option(int opt, const char *arg, struct layout_opts *lo, const char *cmd);
+
+/* The options every command that takes them treats alike. */
+struct common_opts {
+	struct topo_flags topo;
+	bool force;          /* --force */
+	bool dry_run;        /* --dry-run */
+};
+
+/* getopt_long(argc, argv, "", opts) that takes care of the common options itself: returns the
+ * next option that is the command's own (or getopt's '?'), -1 after the last, OPT_FAILED when a
+ * common option had a bad value (reported). Set optind = 1 before the first call. */
+int next_option(int argc, char **argv, const struct option *opts, struct common_opts *o);
 
 /* Reports a usage error, prints the command's usage line to stderr; returns EXIT_USAGE. */
 int usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

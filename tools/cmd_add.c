@@ -31,24 +31,23 @@ int cmd_add(int argc, char **argv)
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ 0 },
 	};
-	struct topo_flags f = { 0 };
+	struct common_opts o = { 0 };
 	struct entry_list l;
 	const char *backup = NULL;
-	bool dry_run = false;
 	int c, rc;
 
 	memset(&l, 0, sizeof l);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		if ((rc = topo_option(c, optarg, &f)) || (rc = entry_option(c, optarg, &l, "add"))) {
+	while ((c = next_option(argc, argv, opts, &o)) != -1) {
+		if ((rc = entry_option(c, optarg, &l, "add"))) {
 			if (rc < 0)
 				return EXIT_USAGE;
 			continue;
 		}
 		switch (c) {
 		case OPT_BACKUP: backup = optarg; break;
-		case OPT_DRY_RUN: dry_run = true; break;
 		case OPT_HELP: usage(stdout); return EXIT_OK;
+		case OPT_FAILED: return EXIT_USAGE;
 		default: return bad_option("add");
 		}
 	}
@@ -60,8 +59,8 @@ int cmd_add(int argc, char **argv)
 	struct hostdev h;
 	struct txn t;
 	memset(&t, 0, sizeof t);
-	if (!(rc = open_target(&h, argv[optind], !dry_run, &f)) && !(rc = txn_begin(&t, &h))) {
-		t.dry_run = dry_run;
+	if (!(rc = open_target(&h, argv[optind], !o.dry_run, &o.topo)) && !(rc = txn_begin(&t, &h))) {
+		t.dry_run = o.dry_run;
 		t.journal = backup != NULL;
 		t.backup = backup;
 		if (!(rc = txn_add(&t, l.e, l.n)))

@@ -238,17 +238,12 @@ static int info_or_check(int argc, char **argv, bool check)
 		{ 0 },
 	};
 	const char *cmd = check ? "check" : "info";
-	struct topo_flags f = { 0 };
+	struct common_opts o = { 0 };
 	bool json = false;
 	int c, rc;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		if ((rc = topo_option(c, optarg, &f))) {
-			if (rc < 0)
-				return EXIT_USAGE;
-			continue;
-		}
+	while ((c = next_option(argc, argv, opts, &o)) != -1) {
 		switch (c) {
 		case OPT_JSON: json = true; break;
 		case OPT_HELP:
@@ -263,6 +258,7 @@ static int info_or_check(int argc, char **argv, bool check)
 				       "partition start is\nphysically aligned and aligned to the full "
 				       "grain (1 MiB and io_min/io_opt).");
 			return EXIT_OK;
+		case OPT_FAILED: return EXIT_USAGE;
 		default: return bad_option(cmd);
 		}
 	}
@@ -275,7 +271,7 @@ static int info_or_check(int argc, char **argv, bool check)
 	report_init(&r, false);
 	/* JSON output carries the messages itself; otherwise setup failures go to stderr. */
 	g_report->echo = !json;
-	if ((rc = open_target(&h, argv[optind], false, &f))) {
+	if ((rc = open_target(&h, argv[optind], false, &o.topo))) {
 		if (json) {
 			struct json j;
 			json_init(&j, stdout);

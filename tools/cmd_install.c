@@ -39,24 +39,17 @@ int cmd_install(int argc, char **argv)
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ 0 },
 	};
-	struct topo_flags f = { 0 };
+	struct common_opts o = { 0 };
 	const char *stages_opt = NULL, *backup = NULL;
-	bool dry_run = false, force = false;
 	int c, rc;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		if ((rc = topo_option(c, optarg, &f))) {
-			if (rc < 0)
-				return EXIT_USAGE;
-			continue;
-		}
+	while ((c = next_option(argc, argv, opts, &o)) != -1) {
 		switch (c) {
 		case OPT_STAGES: stages_opt = optarg; break;
 		case OPT_BACKUP: backup = optarg; break;
-		case OPT_DRY_RUN: dry_run = true; break;
-		case OPT_FORCE: force = true; break;
 		case OPT_HELP: usage(stdout); return EXIT_OK;
+		case OPT_FAILED: return EXIT_USAGE;
 		default: return bad_option("install");
 		}
 	}
@@ -72,9 +65,9 @@ int cmd_install(int argc, char **argv)
 		return rc;
 	}
 	/* A dry run opens the target read-only: it cannot change a byte. */
-	if (!(rc = open_target(&h, argv[optind], !dry_run, &f)) && !(rc = txn_begin(&t, &h))) {
-		t.dry_run = dry_run;
-		t.force = force;
+	if (!(rc = open_target(&h, argv[optind], !o.dry_run, &o.topo)) && !(rc = txn_begin(&t, &h))) {
+		t.dry_run = o.dry_run;
+		t.force = o.force;
 		t.backup = backup;
 		if (!(rc = txn_install(&t, &s)))
 			rc = txn_commit(&t);

@@ -22,10 +22,7 @@ static void usage(FILE *f)
 		"(as 'add'). SIZE takes K/M/G/T (powers of 1024) or KB/MB/GB/TB (powers of 1000).\n"
 		"\n"
 		"options:\n"
-		"  --size SIZE          image size (a whole number of sectors)\n"
-		"  --label gpt|mbr      partition table type (default gpt)\n"
-		"  --esp-size SIZE      ESP size (default 260 MiB, or all that fits)\n"
-		"  --no-rest            no Linux partition after the ESP\n"
+		"  --size SIZE          image size (a whole number of sectors)\n" LAYOUT_HELP
 		"  --stages DIR         where stage1.bin, stage2.bin and BOOTX64.EFI are\n"
 		"  --force              replace OUT if it exists\n" ENTRY_HELP TOPO_HELP);
 }
@@ -35,27 +32,25 @@ int cmd_mkimage(int argc, char **argv)
 	static const struct option opts[] = {
 		TOPO_LONG_OPTIONS,
 		ENTRY_LONG_OPTIONS,
+		LAYOUT_LONG_OPTIONS,
 		{ "size", required_argument, NULL, OPT_SIZE },
-		{ "label", required_argument, NULL, OPT_LABEL },
-		{ "esp-size", required_argument, NULL, OPT_ESP_SIZE },
-		{ "no-rest", no_argument, NULL, OPT_NO_REST },
 		{ "stages", required_argument, NULL, OPT_STAGES },
 		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ 0 },
 	};
 	struct layout_opts lo = { .label = LABEL_GPT };
-	struct topo_flags f = { 0 };
+	struct common_opts o = { 0 };
 	struct entry_list l;
 	const char *stages_opt = NULL;
 	uint64_t size = 0;
-	bool force = false;
 	int c, rc;
 
 	memset(&l, 0, sizeof l);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		if ((rc = topo_option(c, optarg, &f)) || (rc = entry_option(c, optarg, &l, "mkimage"))) {
+	while ((c = next_option(argc, argv, opts, &o)) != -1) {
+		if ((rc = layout_option(c, optarg, &lo, "mkimage")) ||
+		    (rc = entry_option(c, optarg, &l, "mkimage"))) {
 			if (rc < 0)
 				return EXIT_USAGE;
 			continue;
@@ -65,22 +60,9 @@ int cmd_mkimage(int argc, char **argv)
 			if (!parse_size(optarg, &size) || !size)
 				return usage_error("mkimage", "--size %s: not a size", optarg);
 			break;
-		case OPT_LABEL:
-			if (!strcmp(optarg, "gpt"))
-				lo.label = LABEL_GPT;
-			else if (!strcmp(optarg, "mbr") || !strcmp(optarg, "dos"))
-				lo.label = LABEL_MBR;
-			else
-				return usage_error("mkimage", "--label %s: use gpt or mbr", optarg);
-			break;
-		case OPT_ESP_SIZE:
-			if (!parse_size(optarg, &lo.esp_bytes) || !lo.esp_bytes)
-				return usage_error("mkimage", "--esp-size %s: not a size", optarg);
-			break;
-		case OPT_NO_REST: lo.no_rest = true; break;
 		case OPT_STAGES: stages_opt = optarg; break;
-		case OPT_FORCE: force = true; break;
 		case OPT_HELP: usage(stdout); return EXIT_OK;
+		case OPT_FAILED: return EXIT_USAGE;
 		default: return bad_option("mkimage");
 		}
 	}
@@ -90,9 +72,9 @@ int cmd_mkimage(int argc, char **argv)
 		return usage_error("mkimage", "--size is required");
 	if ((rc = entry_finish(&l, "mkimage", false)))
 		return rc;
-	uint32_t lss = f.has_lss ? f.lss : 512;
-	if (!f.has_lss)
-		f.lss = lss, f.has_lss = true;
+	uint32_t lss = o.topo.has_lss ? o.topo.lss : 512;
+	if (!o.topo.has_lss)
+		o.topo.lss = lss, o.topo.has_lss = true;
 	if (!is_pow2_u64(lss) || lss < 512 || size % lss)
 		return usage_error("mkimage", "--size %llu is not a whole number of %u-byte sectors",
 				   (unsigned long long)size, (unsigned)lss);
@@ -107,7 +89,7 @@ int cmd_mkimage(int argc, char **argv)
 				out);
 			return EXIT_REFUSED;
 		}
-		if (!force) {
+		if (!o.force) {
 			t_error("refuse.exists", "%s exists already; use --force to replace it", out);
 			return EXIT_REFUSED;
 		}
@@ -138,7 +120,7 @@ int cmd_mkimage(int argc, char **argv)
 	struct hostdev h;
 	struct txn t;
 	memset(&t, 0, sizeof t);
-	if (!(rc = open_target(&h, out, true, &f)) && !(rc = partition_disk(&h, &lo, false)) &&
+	if (!(rc = open_target(&h, out, true, &o.topo)) && !(rc = partition_disk(&h, &lo, false)) &&
 	    !(rc = txn_begin(&t, &h))) {
 		t.journal = false; /* a new image has nothing to restore */
 		if (!(rc = txn_install(&t, &s)) && (!l.n || !(rc = txn_add(&t, l.e, l.n))))

@@ -263,10 +263,7 @@ static void usage(FILE *f)
 		"GPT: BIOS boot (1 MiB) + ESP + the rest as a Linux filesystem partition.\n"
 		"MBR: FAT boot partition (type 0xEF, active) + the rest (0x83).\n"
 		"\n"
-		"options:\n"
-		"  --label gpt|mbr      partition table type (default gpt)\n"
-		"  --esp-size SIZE      ESP size (default 260 MiB, or all that fits on a small disk)\n"
-		"  --no-rest            leave the space after the ESP unpartitioned\n"
+		"options:\n" LAYOUT_HELP
 		"  --dos-compat         MBR only: legacy layout, first partition at LBA 63 and the\n"
 		"                       others on cylinder boundaries (warns about misalignment)\n"
 		"  --force              replace an existing partition table or filesystem\n"
@@ -277,9 +274,7 @@ int cmd_partition(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		TOPO_LONG_OPTIONS,
-		{ "label", required_argument, NULL, OPT_LABEL },
-		{ "esp-size", required_argument, NULL, OPT_ESP_SIZE },
-		{ "no-rest", no_argument, NULL, OPT_NO_REST },
+		LAYOUT_LONG_OPTIONS,
 		{ "dos-compat", no_argument, NULL, OPT_DOS_COMPAT },
 		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
@@ -287,35 +282,20 @@ int cmd_partition(int argc, char **argv)
 		{ 0 },
 	};
 	struct layout_opts lo = { .label = LABEL_GPT };
-	struct topo_flags f = { 0 };
-	bool force = false, dry_run = false;
+	struct common_opts o = { 0 };
 	int c, rc;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		if ((rc = topo_option(c, optarg, &f))) {
+	while ((c = next_option(argc, argv, opts, &o)) != -1) {
+		if ((rc = layout_option(c, optarg, &lo, "partition"))) {
 			if (rc < 0)
 				return EXIT_USAGE;
 			continue;
 		}
 		switch (c) {
-		case OPT_LABEL:
-			if (!strcmp(optarg, "gpt"))
-				lo.label = LABEL_GPT;
-			else if (!strcmp(optarg, "mbr") || !strcmp(optarg, "dos"))
-				lo.label = LABEL_MBR;
-			else
-				return usage_error("partition", "--label %s: use gpt or mbr", optarg);
-			break;
-		case OPT_ESP_SIZE:
-			if (!parse_size(optarg, &lo.esp_bytes) || !lo.esp_bytes)
-				return usage_error("partition", "--esp-size %s: not a size", optarg);
-			break;
-		case OPT_NO_REST: lo.no_rest = true; break;
 		case OPT_DOS_COMPAT: lo.dos_compat = true; break;
-		case OPT_FORCE: force = true; break;
-		case OPT_DRY_RUN: dry_run = true; break;
 		case OPT_HELP: usage(stdout); return EXIT_OK;
+		case OPT_FAILED: return EXIT_USAGE;
 		default: return bad_option("partition");
 		}
 	}
@@ -324,11 +304,11 @@ int cmd_partition(int argc, char **argv)
 
 	struct hostdev h;
 	char what[256];
-	if ((rc = open_target(&h, argv[optind], !dry_run, &f)))
+	if ((rc = open_target(&h, argv[optind], !o.dry_run, &o.topo)))
 		goto out;
 	if ((rc = refuse_if_in_use(&h)))
 		goto out;
-	if (!force && existing_content(&h, what, sizeof what)) {
+	if (!o.force && existing_content(&h, what, sizeof what)) {
 		t_error("refuse.has_table",
 			"%s already holds %s; use --force to replace it (everything on the disk will be "
 			"lost)",
@@ -336,7 +316,7 @@ int cmd_partition(int argc, char **argv)
 		rc = EXIT_REFUSED;
 		goto out;
 	}
-	rc = partition_disk(&h, &lo, dry_run);
+	rc = partition_disk(&h, &lo, o.dry_run);
 out:
 	hostdev_close(&h);
 	return rc;

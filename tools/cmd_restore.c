@@ -33,21 +33,14 @@ int cmd_restore(int argc, char **argv)
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ 0 },
 	};
-	struct topo_flags f = { 0 };
-	bool force = false, dry_run = false;
+	struct common_opts o = { 0 };
 	int c, rc;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		if ((rc = topo_option(c, optarg, &f))) {
-			if (rc < 0)
-				return EXIT_USAGE;
-			continue;
-		}
+	while ((c = next_option(argc, argv, opts, &o)) != -1) {
 		switch (c) {
-		case OPT_FORCE: force = true; break;
-		case OPT_DRY_RUN: dry_run = true; break;
 		case OPT_HELP: usage(stdout); return EXIT_OK;
+		case OPT_FAILED: return EXIT_USAGE;
 		default: return bad_option("restore");
 		}
 	}
@@ -55,14 +48,14 @@ int cmd_restore(int argc, char **argv)
 		return usage_error("restore", "restore needs TARGET and BACKUP");
 
 	struct hostdev h;
-	if ((rc = hostdev_open(&h, argv[optind], !dry_run)))
+	if ((rc = hostdev_open(&h, argv[optind], !o.dry_run)))
 		goto out;
 	/* A device's sector size comes from the kernel; an image's from the backup itself. */
-	if (h.is_block && (rc = hostdev_set_topology(&h, &f)))
+	if (h.is_block && (rc = hostdev_set_topology(&h, &o.topo)))
 		goto out;
 	if ((rc = refuse_if_in_use(&h)))
 		goto out;
-	rc = journal_restore(&h, argv[optind + 1], force, dry_run);
+	rc = journal_restore(&h, argv[optind + 1], o.force, o.dry_run);
 out:
 	hostdev_close(&h);
 	return rc;

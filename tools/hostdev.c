@@ -22,11 +22,12 @@
 /* Most bytes one driver call moves: big enough to be quick, small enough for any buffer. */
 #define HOSTDEV_MAX_IO_BYTES (8u << 20)
 
-int pread_full(int fd, void *buf, size_t len, uint64_t off)
+/* pread or pwrite until all len bytes have moved: an interrupted or short transfer goes on
+ * where it stopped. -errno, or -EIO when the file ends first. */
+static int transfer_full(int fd, uint8_t *p, size_t len, uint64_t off, bool write)
 {
-	uint8_t *p = buf;
 	while (len) {
-		ssize_t n = pread(fd, p, len, (off_t)off);
+		ssize_t n = write ? pwrite(fd, p, len, (off_t)off) : pread(fd, p, len, (off_t)off);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
@@ -38,20 +39,14 @@ int pread_full(int fd, void *buf, size_t len, uint64_t off)
 	return 0;
 }
 
+int pread_full(int fd, void *buf, size_t len, uint64_t off)
+{
+	return transfer_full(fd, buf, len, off, false);
+}
+
 int pwrite_full(int fd, const void *buf, size_t len, uint64_t off)
 {
-	const uint8_t *p = buf;
-	while (len) {
-		ssize_t n = pwrite(fd, p, len, (off_t)off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		p += n;
-		len -= (size_t)n;
-		off += (uint64_t)n;
-	}
-	return 0;
+	return transfer_full(fd, (uint8_t *)buf, len, off, true); /* pwrite only reads it */
 }
 
 static int host_read(struct blockdev *dev, uint64_t lba, uint32_t count, void *buf)

@@ -14,3 +14,4 @@ TOOLS_UNIT_OBJS = $(addprefix $(BUILD)/asan/tools/,layout.o report.o util.o fatf
 UNIT_EXTRA_tools_layout = $(TOOLS_UNIT_OBJS)
 UNIT_EXTRA_tools_journal = $(addprefix $(BUILD)/asan/tools/,journal.o plan.o hostdev.o mounts.o \
 	report.o util.o)
+UNIT_EXTRA_tools_cli = $(BUILD)/asan/tools/cli.o $(TOOLS_UNIT_OBJS)

@@ -11,8 +11,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "common/crc32.h"
+#include "common/fmt.h"
 #include "common/le.h"
+#include "stage2/io.h"
+#include "tests/payload/report_line.h"
 
 #define COM1 0x3F8
 #define EXIT_PORT 0xF4
@@ -31,18 +33,6 @@
 #define HDR_MAGIC 0x53726448u /* "HdrS" */
 
 void payload_main(uint32_t boot_params) __attribute__((noreturn));
-
-static inline void outb(uint16_t port, uint8_t v)
-{
-	__asm__ volatile("outb %0, %1" : : "a"(v), "Nd"(port));
-}
-
-static inline uint8_t inb(uint16_t port)
-{
-	uint8_t v;
-	__asm__ volatile("inb %1, %0" : "=a"(v) : "Nd"(port));
-	return v;
-}
 
 static void serial_init(void)
 {
@@ -69,40 +59,6 @@ static void put_str(const char *s)
 		put_char(*s++);
 }
 
-static void put_dec(uint32_t v)
-{
-	char buf[11];
-	int i = 0;
-	do {
-		buf[i++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (i)
-		put_char(buf[--i]);
-}
-
-static void put_hex(uint32_t v, int digits)
-{
-	static const char hex[] = "0123456789abcdef";
-	while (digits--)
-		put_char(hex[(v >> (digits * 4)) & 15]);
-}
-
-/* The command line as given, except that '"', '\\' and bytes outside printable ASCII are
- * written as \xHH so the line stays one parseable line. */
-static void put_cmdline(const uint8_t *p, uint32_t max)
-{
-	for (uint32_t i = 0; i < max && p[i]; i++) {
-		uint8_t c = p[i];
-		if (c < 0x20 || c > 0x7E || c == '"' || c == '\\') {
-			put_str("\\x");
-			put_hex(c, 2);
-		} else {
-			put_char((char)c);
-		}
-	}
-}
-
 static void __attribute__((noreturn)) leave(uint8_t code)
 {
 	outb(EXIT_PORT, code);
@@ -112,11 +68,10 @@ static void __attribute__((noreturn)) leave(uint8_t code)
 
 static void __attribute__((noreturn)) fail(const char *what, uint32_t value)
 {
-	put_str("ANYSECTOR-PAYLOAD-ERROR ");
-	put_str(what);
-	put_str(" (0x");
-	put_hex(value, 8);
-	put_str(")\r\n");
+	char text[160];
+	fmt_snprintf(text, sizeof text, "ANYSECTOR-PAYLOAD-ERROR %s (0x%08x)\r\n", what,
+		     (unsigned)value);
+	put_str(text);
 	leave(EXIT_ERROR);
 }
 
@@ -142,20 +97,16 @@ void payload_main(uint32_t boot_params)
 	if (rd_size && (rd_image == 0 || rd_image > rd_max || rd_max - rd_image < rd_size - 1))
 		fail("initrd does not lie below initrd_addr_max; ramdisk_image", rd_image);
 
-	uint32_t crc = rd_size ? crc32((const void *)(uintptr_t)rd_image, rd_size) : 0;
-
-	put_str("ANYSECTOR-PAYLOAD proto=");
-	put_dec(version >> 8);
-	put_char('.');
-	put_dec((version & 0xFF) / 10);
-	put_dec((version & 0xFF) % 10);
-	put_str(" cmdline=\"");
-	if (cmd_ptr)
-		put_cmdline((const uint8_t *)(uintptr_t)cmd_ptr, cmd_max);
-	put_str("\" initrd_size=");
-	put_dec(rd_size);
-	put_str(" initrd_crc32=");
-	put_hex(crc, 8);
+	static struct report_line line;
+	char proto[8];
+	fmt_snprintf(proto, sizeof proto, "%u.%02u", (unsigned)(version >> 8),
+		     (unsigned)(version & 0xFF));
+	line_begin(&line, proto);
+	const uint8_t *cmd = (const uint8_t *)(uintptr_t)cmd_ptr;
+	for (uint32_t i = 0; cmd && i < cmd_max && cmd[i]; i++)
+		line_cmdline_char(&line, cmd[i]);
+	line_end(&line, (const void *)(uintptr_t)rd_image, rd_size);
+	put_str(line.text);
 	put_str("\r\n");
 	leave(EXIT_REPORTED);
 }

@@ -9,24 +9,14 @@
  * LoadOptions (the rest of the line, UCS-2) + StartImage — the protocol our loader implements. */
 #include <efi.h>
 
-#define LINUX_EFI_INITRD_MEDIA_GUID \
-	{ 0x5568e427, 0x68fc, 0x4f3d, { 0xac, 0x74, 0xca, 0x55, 0x52, 0x31, 0xcc, 0x68 } }
-#define LOAD_FILE2_PROTOCOL_GUID \
-	{ 0x4006c0c1, 0xfcb3, 0x403e, { 0x99, 0x6d, 0x4a, 0x6c, 0x87, 0x24, 0xe0, 0x6d } }
+#include "efi/initrd_media.h"
 
 static EFI_GUID load_file2_guid = LOAD_FILE2_PROTOCOL_GUID;
 static EFI_GUID device_path_guid = DEVICE_PATH_PROTOCOL;
 static EFI_GUID loaded_image_guid = LOADED_IMAGE_PROTOCOL;
 static EFI_GUID sfs_guid = SIMPLE_FILE_SYSTEM_PROTOCOL;
 
-static struct __attribute__((packed)) {
-	VENDOR_DEVICE_PATH vendor;
-	EFI_DEVICE_PATH_PROTOCOL end;
-} initrd_media_path = {
-	{ { MEDIA_DEVICE_PATH, MEDIA_VENDOR_DP, { sizeof(VENDOR_DEVICE_PATH), 0 } },
-	  LINUX_EFI_INITRD_MEDIA_GUID },
-	{ END_DEVICE_PATH_TYPE, END_ENTIRE_DEVICE_PATH_SUBTYPE, { sizeof(EFI_DEVICE_PATH_PROTOCOL), 0 } },
-};
+static struct initrd_media_path initrd_media_path = INITRD_MEDIA_PATH_INIT;
 
 static EFI_SYSTEM_TABLE *st;
 static void *initrd_data;

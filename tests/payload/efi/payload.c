@@ -8,93 +8,27 @@
  * <sentence>" when the LoadFile2 protocol misbehaves), then shuts the machine down. */
 #include <efi.h>
 
-#include "common/crc32.h"
-
-#define LINE_MAX_BYTES 8192
-
-/* 5568e427-68fc-4f3d-ac74-ca555231cc68 (include/linux/efi.h) */
-#define LINUX_EFI_INITRD_MEDIA_GUID \
-	{ 0x5568e427, 0x68fc, 0x4f3d, { 0xac, 0x74, 0xca, 0x55, 0x52, 0x31, 0xcc, 0x68 } }
-/* EFI_LOAD_FILE2_PROTOCOL: same interface as LoadFile, its own GUID (UEFI spec 13.2). */
-#define LOAD_FILE2_PROTOCOL_GUID \
-	{ 0x4006c0c1, 0xfcb3, 0x403e, { 0x99, 0x6d, 0x4a, 0x6c, 0x87, 0x24, 0xe0, 0x6d } }
+#include "common/fmt.h"
+#include "efi/initrd_media.h"
+#include "tests/payload/report_line.h"
 
 static EFI_GUID load_file2_guid = LOAD_FILE2_PROTOCOL_GUID;
 static EFI_GUID loaded_image_guid = LOADED_IMAGE_PROTOCOL;
 
-/* The device path the stub looks for: one vendor media node, then the end node. */
-static const struct __attribute__((packed)) {
-	VENDOR_DEVICE_PATH vendor;
-	EFI_DEVICE_PATH_PROTOCOL end;
-} initrd_media_path = {
-	{ { MEDIA_DEVICE_PATH, MEDIA_VENDOR_DP, { sizeof(VENDOR_DEVICE_PATH), 0 } },
-	  LINUX_EFI_INITRD_MEDIA_GUID },
-	{ END_DEVICE_PATH_TYPE, END_ENTIRE_DEVICE_PATH_SUBTYPE, { sizeof(EFI_DEVICE_PATH_PROTOCOL), 0 } },
-};
+/* The device path the stub looks for. */
+static const struct initrd_media_path initrd_media_path = INITRD_MEDIA_PATH_INIT;
 
 static EFI_SYSTEM_TABLE *st;
 
-/* The report line is assembled in ASCII, then widened for ConOut. */
-static char line[LINE_MAX_BYTES];
-static UINTN line_len;
-
-static void add_char(char c)
+/* ASCII text on its own line on ConOut. */
+static void print_line(const char *text)
 {
-	if (line_len < LINE_MAX_BYTES - 1)
-		line[line_len++] = c;
-}
-
-static void add_str(const char *s)
-{
-	while (*s)
-		add_char(*s++);
-}
-
-static void add_dec(UINT64 v)
-{
-	char buf[21];
-	int i = 0;
-	do {
-		buf[i++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (i)
-		add_char(buf[--i]);
-}
-
-static void add_hex(UINT64 v, int digits)
-{
-	static const char hex[] = "0123456789abcdef";
-	while (digits--)
-		add_char(hex[(v >> (digits * 4)) & 15]);
-}
-
-/* UCS-2 -> ASCII as the BIOS payload prints its command line: printable ASCII as is; '"', '\\',
- * control characters and 0x7F..0xFF as \xHH; anything above 0xFF as \uHHHH. */
-static void add_load_options(const CHAR16 *s, UINT32 bytes)
-{
-	for (UINT32 i = 0; s && i < bytes / sizeof(CHAR16) && s[i]; i++) {
-		CHAR16 c = s[i];
-		if (c >= 0x20 && c <= 0x7E && c != '"' && c != '\\') {
-			add_char((char)c);
-		} else if (c <= 0xFF) {
-			add_str("\\x");
-			add_hex(c, 2);
-		} else {
-			add_str("\\u");
-			add_hex(c, 4);
-		}
-	}
-}
-
-static void print_line(void)
-{
-	static CHAR16 wide[LINE_MAX_BYTES + 3];
+	static CHAR16 wide[REPORT_LINE_MAX + 4];
 	UINTN n = 0;
 	wide[n++] = '\r';
 	wide[n++] = '\n';
-	for (UINTN i = 0; i < line_len; i++)
-		wide[n++] = (CHAR16)(unsigned char)line[i];
+	for (UINTN i = 0; text[i] && n < REPORT_LINE_MAX + 1; i++)
+		wide[n++] = (CHAR16)(unsigned char)text[i];
 	wide[n++] = '\r';
 	wide[n++] = '\n';
 	wide[n] = 0;
@@ -110,13 +44,10 @@ static void __attribute__((noreturn)) shut_down(void)
 
 static void __attribute__((noreturn)) fail(const char *what, EFI_STATUS status)
 {
-	line_len = 0;
-	add_str("ANYSECTOR-PAYLOAD-ERROR ");
-	add_str(what);
-	add_str(" (status 0x");
-	add_hex(status, 16);
-	add_str(")");
-	print_line();
+	char text[160];
+	fmt_snprintf(text, sizeof text, "ANYSECTOR-PAYLOAD-ERROR %s (status 0x%016llx)", what,
+		     (unsigned long long)status);
+	print_line(text);
 	shut_down();
 }
 
@@ -170,14 +101,15 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 		fail("HandleProtocol(LoadedImage) on our own image failed", s);
 	EFI_STATUS rd = load_initrd(&initrd, &initrd_size);
 
-	add_str("ANYSECTOR-PAYLOAD proto=efi cmdline=\"");
-	add_load_options(li->LoadOptions, li->LoadOptionsSize);
-	add_str("\" initrd_size=");
-	add_dec(initrd_size);
-	add_str(" initrd_crc32=");
-	add_hex(initrd_size ? crc32(initrd, initrd_size) : 0, 8);
+	static struct report_line line;
+	const CHAR16 *opt = li->LoadOptions;
+	line_begin(&line, "efi");
+	/* LoadOptions up to their first NUL or their size */
+	for (UINT32 i = 0; opt && i < li->LoadOptionsSize / sizeof(CHAR16) && opt[i]; i++)
+		line_cmdline_char(&line, opt[i]);
+	line_end(&line, initrd, initrd_size);
 	if (rd == EFI_NOT_FOUND)
-		add_str(" initrd=none");
-	print_line();
+		line_add(&line, " initrd=none");
+	print_line(line.text);
 	shut_down();
 }

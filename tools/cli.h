@@ -33,6 +33,7 @@ enum {
 	OPT_NAME,
 	OPT_DEFAULT,
 	OPT_SIZE,
+	OPT_TIMEOUT,
 	OPT_HELP,
 	OPT_FAILED,         /* next_option: a shared option had a bad value (already reported) */
 };

@@ -12,6 +12,22 @@
 #include "tools/mounts.h"
 #include "tools/util.h"
 
+/* Decimal seconds as anysector.cfg takes them: 0..CFG_TIMEOUT_MAX. */
+static bool parse_seconds(const char *s, unsigned *out)
+{
+	unsigned v = 0;
+
+	if (!*s || strspn(s, "0123456789") != strlen(s))
+		return false;
+	for (; *s; s++) {
+		v = v * 10 + (unsigned)(*s - '0');
+		if (v > CFG_TIMEOUT_MAX)
+			return false;
+	}
+	*out = v;
+	return true;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -24,7 +40,10 @@ static void usage(FILE *f)
 		"options:\n"
 		"  --size SIZE          image size (a whole number of sectors)\n" LAYOUT_HELP
 		"  --stages DIR         where stage1.bin, stage2.bin and BOOTX64.EFI are\n"
-		"  --force              replace OUT if it exists\n" ENTRY_HELP TOPO_HELP);
+		"  --force              replace OUT if it exists\n"
+		"  --timeout SECONDS    the boot menu's timeout in the new anysector.cfg (default %u;\n"
+		"                       0 boots the default entry at once; needs a --kernel)\n" ENTRY_HELP
+		TOPO_HELP, CFG_DEFAULT_TIMEOUT);
 }
 
 int cmd_mkimage(int argc, char **argv)
@@ -36,6 +55,7 @@ int cmd_mkimage(int argc, char **argv)
 		{ "size", required_argument, NULL, OPT_SIZE },
 		{ "stages", required_argument, NULL, OPT_STAGES },
 		{ "force", no_argument, NULL, OPT_FORCE },
+		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ 0 },
 	};
@@ -44,6 +64,8 @@ int cmd_mkimage(int argc, char **argv)
 	struct entry_list l;
 	const char *stages_opt = NULL;
 	uint64_t size = 0;
+	unsigned timeout = CFG_DEFAULT_TIMEOUT;
+	bool has_timeout = false;
 	int c, rc;
 
 	memset(&l, 0, sizeof l);
@@ -61,6 +83,12 @@ int cmd_mkimage(int argc, char **argv)
 				return usage_error("mkimage", "--size %s: not a size", optarg);
 			break;
 		case OPT_STAGES: stages_opt = optarg; break;
+		case OPT_TIMEOUT:
+			if (!parse_seconds(optarg, &timeout))
+				return usage_error("mkimage", "--timeout %s: not a number of seconds from 0 "
+						   "to %u", optarg, CFG_TIMEOUT_MAX);
+			has_timeout = true;
+			break;
 		case OPT_HELP: usage(stdout); return EXIT_OK;
 		case OPT_FAILED: return EXIT_USAGE;
 		default: return bad_option("mkimage");
@@ -72,6 +100,9 @@ int cmd_mkimage(int argc, char **argv)
 		return usage_error("mkimage", "--size is required");
 	if ((rc = entry_finish(&l, "mkimage", false)))
 		return rc;
+	if (has_timeout && !l.n)
+		return usage_error("mkimage", "--timeout needs a --kernel: without an entry no "
+				   "anysector.cfg is written");
 	uint32_t lss = o.topo.has_lss ? o.topo.lss : 512;
 	if (!o.topo.has_lss)
 		o.topo.lss = lss, o.topo.has_lss = true;
@@ -123,6 +154,7 @@ int cmd_mkimage(int argc, char **argv)
 	if (!(rc = open_target(&h, out, true, &o.topo)) && !(rc = partition_disk(&h, &lo, false)) &&
 	    !(rc = txn_begin(&t, &h))) {
 		t.journal = false; /* a new image has nothing to restore */
+		t.cfg_timeout = timeout;
 		if (!(rc = txn_install(&t, &s)) && (!l.n || !(rc = txn_add(&t, l.e, l.n))))
 			rc = txn_commit(&t);
 	}

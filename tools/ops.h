@@ -30,6 +30,7 @@ struct txn {
 	bool force;
 	bool journal;               /* save the old bytes first (mkimage on a new image does not) */
 	const char *backup;         /* journal path; NULL: the default */
+	unsigned cfg_timeout;       /* the menu timeout of a new anysector.cfg (seconds) */
 	struct esp_session esp;
 	struct plan pre;            /* stage2 */
 	struct plan post;           /* LBA 0 */

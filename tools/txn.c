@@ -35,6 +35,7 @@ int txn_begin(struct txn *t, struct hostdev *h)
 	memset(t, 0, sizeof *t);
 	t->h = h;
 	t->journal = true;
+	t->cfg_timeout = CFG_DEFAULT_TIMEOUT;
 	plan_init(&t->pre, h->topo.lss);
 	plan_init(&t->post, h->topo.lss);
 	if ((rc = refuse_if_in_use(h)))
@@ -369,8 +370,12 @@ int txn_add(struct txn *t, const struct add_entry *entries, unsigned n)
 		goto out;
 	int err = esp_read_file(&t->esp, "/" CFG_FILE_NAME, &text, &len);
 	if (err == AS_ENOENT) {
-		text = xstrdup("# anysector.cfg: the boot menu (see anysector(8)); written by 'anysector "
-			       "add'\ntimeout 3\n");
+		char head[160];
+		snprintf(head, sizeof head,
+			 "# anysector.cfg: the boot menu (see anysector(8)); written by 'anysector "
+			 "add'\ntimeout %u\n",
+			 t->cfg_timeout);
+		text = xstrdup(head);
 	} else if (err) {
 		t_error("add.config_read", "reading %s from the ESP failed: %s", CFG_FILE_NAME,
 			as_strerror(err));

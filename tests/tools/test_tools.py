@@ -644,6 +644,38 @@ def t_mkimage(s):
     s.check(not os.path.exists(s.path("fail.img")), "failed mkimage left its image")
 
 
+def esp_offset(s, img, *flags):
+    """Byte offset of the boot partition (the ESP), from info --json."""
+    j = s.json("info", img, *flags, rc=0)
+    esp = [p for p in j.get("partitions", []) if p.get("boot_partition")]
+    s.eq(len(esp), 1, "%s: boot partitions" % img)
+    return esp[0]["start"] * j["topology"]["logical_sector_size"] if esp else 0
+
+
+def t_mkimage_timeout(s):
+    """--timeout SECONDS is the timeout line of the new anysector.cfg; 3 without it."""
+    k = s.path("tk")
+    open(k, "wb").write(os.urandom(20000))
+    for label, lss, timeout in (("gpt", 512, None), ("gpt", 4096, "0"), ("mbr", 512, "17"),
+                                ("mbr", 4096, "3600")):
+        img = s.path("to-%s-%d.img" % (label, lss))
+        opt = ["--timeout", timeout] if timeout is not None else []
+        s.anysector("mkimage", img, "--size", "16M", "--label", label, "--sector-size", lss,
+                    "--kernel", k, *opt, has=["bootable"])
+        cfg = mtype(img, esp_offset(s, img, "--sector-size", str(lss)), "/anysector.cfg")
+        want = "timeout %s" % (timeout if timeout is not None else 3)
+        s.check(cfg is not None and [ln for ln in cfg.splitlines() if ln.startswith("timeout")]
+                == [want], "mkimage %s: anysector.cfg %r has no line %r" % (opt, cfg, want))
+        s.anysector("check", img, "--sector-size", lss, rc=0, has=["anysector.cfg: 1 entry"])
+    # bad values and a timeout with no entry to boot are usage errors; nothing is made
+    for bad in ("3601", "-1", "1.5", "0x10", "", "soon"):
+        s.anysector("mkimage", s.path("tbad.img"), "--size", "16M", "--kernel", k, "--timeout",
+                    bad, rc=64, has=["--timeout %s: not a number of seconds" % bad])
+    s.anysector("mkimage", s.path("tbad.img"), "--size", "16M", "--timeout", "5", rc=64,
+                has=["--timeout needs a --kernel"])
+    s.check(not os.path.exists(s.path("tbad.img")), "a refused mkimage made its image")
+
+
 def t_garbage(s):
     """check, info and install on randomly damaged images: an exit status, never a crash, a hang
     or a sanitizer report (the harness fails on those)."""
@@ -708,7 +740,7 @@ def main():
                 t_dos_compat, t_check_misaligned, t_gpt_rules, t_mbr_rules, t_detection,
                 t_install_layouts, t_reinstall_and_backups, t_foreign_gap, t_refusals,
                 t_restore_safety, t_stage2_damage, t_add, t_add_invalid_config, t_mkimage,
-                t_garbage, t_real_stages])
+                t_mkimage_timeout, t_garbage, t_real_stages])
     for p in s.cleanup:
         if os.path.exists(p):
             os.unlink(p)

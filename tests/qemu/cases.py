@@ -4,12 +4,16 @@ them.
 A case-list line is
 
     FIRMWARE FRONTEND SECTORS LABEL PAYLOAD [expect=boot|seabios-refuses] [timeout=SECONDS]
+                                            [menu=SECONDS]
 
     FIRMWARE  seabios | ovmf
     FRONTEND  ide | virtio-blk | virtio-scsi | nvme
     SECTORS   512n | 512e (512 logical, 4096 physical) | 4Kn (4096 both)
     LABEL     gpt | mbr
     PAYLOAD   bios-payload | efi-payload | dual-payload | linux
+    timeout   the hang guard (default: DEFAULT_TIMEOUT for the payload)
+    menu      the boot menu's countdown written into anysector.cfg (mkimage --timeout), default 0:
+              most cases boot at once; the few with a countdown must show it on the serial line
 
 '#' starts a comment. The case name is the columns joined by '-' (seabios-nvme-4Kn-gpt-bios-payload).
 """
@@ -28,6 +32,7 @@ EXPECTS = ("boot", "seabios-refuses")
 # times). Linux needs more: a 14 MB kernel read through int13 or BlockIo, then its own boot.
 DEFAULT_TIMEOUT = {"bios-payload": 45, "efi-payload": 45, "dual-payload": 45, "linux": 120}
 REFUSE_TIMEOUT = 30
+MENU_MAX = 10           # a countdown longer than this only costs time
 
 
 class CaseError(Exception):
@@ -43,6 +48,7 @@ class Case:
     payload: str
     expect: str = "boot"
     timeout: int = 0
+    menu: int = 0
 
     @property
     def name(self):
@@ -59,7 +65,8 @@ class Case:
     @property
     def image_key(self):
         """Cases with equal keys boot the same image (QEMU runs it with snapshot=on)."""
-        return f"{self.sectors}-{self.label}-{self.payload}"
+        key = f"{self.sectors}-{self.label}-{self.payload}"
+        return f"{key}-menu{self.menu}" if self.menu else key
 
     @property
     def cmdline(self):
@@ -81,18 +88,21 @@ def parse_line(text, where):
                                  (payload, PAYLOADS, "payload")):
         if value not in allowed:
             raise CaseError(f"{where}: unknown {what} {value!r} (one of {', '.join(allowed)})")
-    expect, timeout = "boot", 0
+    expect, timeout, menu = "boot", 0, 0
     for opt in words[5:]:
         key, _, val = opt.partition("=")
         if key == "expect" and val in EXPECTS:
             expect = val
         elif key == "timeout" and val.isdigit() and int(val) > 0:
             timeout = int(val)
+        elif key == "menu" and val.isdigit() and int(val) <= MENU_MAX:
+            menu = int(val)
         else:
-            raise CaseError(f"{where}: bad option {opt!r} (expect={'|'.join(EXPECTS)}, timeout=SECONDS)")
+            raise CaseError(f"{where}: bad option {opt!r} (expect={'|'.join(EXPECTS)}, "
+                            f"timeout=SECONDS, menu=0..{MENU_MAX})")
     if not timeout:
         timeout = REFUSE_TIMEOUT if expect == "seabios-refuses" else DEFAULT_TIMEOUT[payload]
-    return Case(fw, fe, sec, label, payload, expect, timeout)
+    return Case(fw, fe, sec, label, payload, expect, timeout, menu)
 
 
 def load(path):

@@ -9,6 +9,14 @@ PAYLOAD_ERROR_RE = re.compile(r"ANYSECTOR-PAYLOAD-ERROR [^\n]*")
 LINUX_RE = re.compile(r"ANYSECTOR-LINUX-OK cmdline=\[(?P<cmdline>[^\]\n]*)\] filler_md5=(?P<md5>[0-9a-f]{32})")
 ANSI_RE = re.compile(r"\x1b(\[[0-9;=?]*[A-Za-z]|[()][A-Z0-9]|[=>])")
 
+# The loaders' boot menu (stage2/menu.c, efi/menu.c): its title, shown before any countdown, and
+# one countdown line a second, "in 2 s", "in 1 s", on the serial console.
+MENU_TITLE = "anysector boot menu"
+COUNTDOWN_RE = {
+    "seabios": re.compile(r"booting \d+\) in (\d+) s; press a key for the menu"),
+    "ovmf": re.compile(r"Booting \S+ in (\d+) s; press any key for the menu\."),
+}
+
 # Signs, in the serial or debugcon log, that nothing more will come: (where, regex, sentence).
 GIVE_UP = [
     ("debugcon", r"No bootable device", "SeaBIOS found no bootable device"),
@@ -90,6 +98,23 @@ def check_payload(serial, proto, cmdline, size, crc):
     if m["crc"] != f"{crc:08x}":
         problems.append(f"initrd_crc32={m['crc']}, expected {crc:08x}")
     return "; ".join(problems) or None
+
+
+def check_menu(serial, firmware, seconds):
+    """None when the loader showed its menu and counted down from seconds to 1 (no countdown at
+    all for 0, the timeout the case's anysector.cfg was written with), else why not."""
+    if MENU_TITLE not in serial:
+        return f"the loader's menu (\"{MENU_TITLE}\") is not on the serial console"
+    shown = []
+    for m in COUNTDOWN_RE[firmware].finditer(serial):
+        if not shown or shown[-1] != int(m[1]):     # a redrawn line is the same second
+            shown.append(int(m[1]))
+    want = list(range(seconds, 0, -1))
+    if shown == want:
+        return None
+    said = ", ".join(f"{s} s" for s in shown) or "nothing"
+    return (f"the menu was written with timeout {seconds}, so the countdown should show "
+            f"{', '.join(f'{s} s' for s in want) or 'nothing'}; it showed {said}")
 
 
 def check_linux(serial, token, md5):

@@ -131,7 +131,7 @@ def mkimage_command(paths, case, kernel, initrd, out):
     if case.physical != case.logical:
         cmd += ["--physical-size", str(case.physical)]
     return cmd + ["--stages", paths.stages, "--kernel", kernel, "--initrd", initrd,
-                  "--cmdline", case.cmdline]
+                  "--cmdline", case.cmdline, "--timeout", str(case.menu)]
 
 
 class Images:
@@ -225,6 +225,11 @@ class Runner:
         serial = check.read_log(logs["serial.log"])
         debugcon = check.read_log(logs["debugcon.log"])
         status, why = self.judge(case, rc, stopped, serial, debugcon)
+        if status == "PASS":
+            # Only matrix cases go through our loaders' menu (the self-tests boot without them).
+            why = check.check_menu(serial, case.firmware, case.menu)
+            status = "FAIL" if why else status
+            why = why or ""
         if status == "FAIL" or self.keep:
             kept = tuple(f for f in logs.values() if os.path.exists(f))
         else:
@@ -437,7 +442,7 @@ def main():
         case_list = [c for c in case_list if fnmatch.fnmatch(c.name, a.only)]
     if a.list:
         for c in case_list:
-            print(f"{c.name}  expect={c.expect} timeout={c.timeout}s")
+            print(f"{c.name}  expect={c.expect} timeout={c.timeout}s menu={c.menu}s")
         return 0
     if not a.suite:
         ap.error("--suite NAME is required to run cases")

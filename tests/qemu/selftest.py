@@ -2,7 +2,8 @@
 broken loader. None needs stage1/stage2, BOOTX64.EFI or the installer:
 
   selftest-payload-header     the BIOS payload's setup header is what the README promises
-  selftest-checker            the line checks accept the right report and reject each wrong field
+  selftest-checker            the line checks accept the right report and reject each wrong field;
+                              the menu check accepts only the countdown of the case's timeout
   selftest-bios-direct        SeaBIOS + QEMU's own -kernel/-initrd loader boot the BIOS payload;
                               judged exactly like a matrix case
   selftest-hang-times-out     a disk whose boot sector spins forever ends as a timeout FAIL
@@ -84,6 +85,18 @@ def checker(run_mod, runner):
                        ("anysector: halted.", True), ("all fine", False)):
         if bool(check.gave_up(text, "")) != want:
             problems.append(f"give-up detection is wrong for {text!r}")
+    # the menu check: title and countdown as stage2 and BOOTX64.EFI print them
+    title = "anysector boot menu\n * 1) x\n"
+    bios2 = title + "".join(f"booting 1) in {n} s; press a key for the menu \n" for n in (2, 1))
+    efi2 = title + "".join(f"Booting x in {n} s; press any key for the menu. \n" for n in (2, 1))
+    for text, fw, seconds, want in ((bios2, "seabios", 2, True), (efi2, "ovmf", 2, True),
+                                    (title, "seabios", 0, True), (title, "ovmf", 0, True),
+                                    (bios2, "seabios", 0, False), (bios2, "seabios", 3, False),
+                                    (efi2, "seabios", 2, False), (efi2, "ovmf", 1, False),
+                                    (title, "ovmf", 2, False), (bios2.replace(title, ""),
+                                                                 "seabios", 2, False)):
+        if (check.check_menu(text, fw, seconds) is None) != want:
+            problems.append(f"the menu check is wrong for {fw} timeout {seconds} on {text!r}")
     lx = "ANYSECTOR-LINUX-OK cmdline=[console=ttyS0 anysector.test=k] filler_md5=" + "0" * 32
     if check.check_linux(lx, "anysector.test=k", "0" * 32) is not None:
         problems.append("the right Linux line was rejected")

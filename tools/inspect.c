@@ -271,16 +271,23 @@ void disk_check_alignment(const struct hostdev *h, const struct disk_info *di, s
 		if (!p->phys_aligned) {
 			uint32_t aoff = align_effective_offset(t);
 			uint64_t into = (byte % t->pss + t->pss - aoff % t->pss) % t->pss;
+			char also[64] = "";
+			/* Name the grain start only when it differs from the physical one. */
+			if (p->grain_up != p->phys_up)
+				snprintf(also, sizeof also, " (or LBA %llu for %s alignment)",
+					 (unsigned long long)p->grain_up,
+					 human_size(di->grain, g, sizeof g));
+			else
+				snprintf(also, sizeof also, ", which is also %s-aligned",
+					 human_size(di->grain, g, sizeof g));
 			report_printf(r, DIAG_WARN, "align.partition",
 				      "partition %u starts at LBA %llu (byte %llu), %llu bytes into a "
 				      "%u-byte physical sector%s: every 4 KiB block in it straddles two "
-				      "physical sectors; it should start at LBA %llu (or LBA %llu for "
-				      "%s alignment)",
+				      "physical sectors; it should start at LBA %llu%s",
 				      p->number, (unsigned long long)p->first, (unsigned long long)byte,
 				      (unsigned long long)into, (unsigned)t->pss,
 				      aoff ? " (the drive's alignment offset is nonzero)" : "",
-				      (unsigned long long)p->phys_up, (unsigned long long)p->grain_up,
-				      human_size(di->grain, g, sizeof g));
+				      (unsigned long long)p->phys_up, also);
 		} else if (!p->grain_aligned) {
 			report_printf(r, DIAG_INFO, "align.partition_grain",
 				      "partition %u starts at LBA %llu: physically aligned, but not on a "

@@ -8,6 +8,25 @@
 
 %include "bootinfo.inc"
 
+; Leaves 32-bit protected mode for real mode at %1 (a label in segment 0): through the 16-bit
+; protected-mode segment first, because CR0.PE may only be cleared from 16-bit code with 64 KiB
+; limits loaded, then a far jump so CS holds a real-mode value. Leaves NASM in "bits 16".
+%macro pm32_to_real_mode 1
+        jmp     CODE16:%%pm16
+bits 16
+%%pm16:
+        mov     ax, DATA16
+        mov     ds, ax
+        mov     es, ax
+        mov     fs, ax
+        mov     gs, ax
+        mov     ss, ax
+        mov     eax, cr0
+        and     al, 0xFE
+        mov     cr0, eax
+        jmp     0:%1
+%endmacro
+
 bits 16
 section .head progbits alloc exec write align=16
 
@@ -104,20 +123,7 @@ bios_call:
         mov     edi, esp
         mov     ecx, 11
         rep     movsd
-        jmp     CODE16:.pm16
-
-bits 16
-.pm16:
-        mov     ax, DATA16
-        mov     ds, ax
-        mov     es, ax
-        mov     fs, ax
-        mov     gs, ax
-        mov     ss, ax
-        mov     eax, cr0
-        and     al, 0xFE
-        mov     cr0, eax
-        jmp     0:.rm
+        pm32_to_real_mode .rm
 
 .rm:
         xor     ax, ax
@@ -184,20 +190,7 @@ linux_enter_real_mode:
         cli
         movzx   ebx, word [esp+4]
         movzx   ecx, word [esp+8]
-        jmp     CODE16:.pm16
-
-bits 16
-.pm16:
-        mov     ax, DATA16
-        mov     ds, ax
-        mov     es, ax
-        mov     fs, ax
-        mov     gs, ax
-        mov     ss, ax
-        mov     eax, cr0
-        and     al, 0xFE
-        mov     cr0, eax
-        jmp     0:.rm
+        pm32_to_real_mode .rm
 
 .rm:
         mov     ds, bx

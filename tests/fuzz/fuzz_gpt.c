@@ -12,6 +12,7 @@
 #include "common/errors.h"
 #include "common/gpt.h"
 #include "common/memdisk.h"
+#include "tests/fuzz/fuzz_disk.h"
 
 static void check_emit(struct diag *d, enum diag_level level, const char *code, const char *msg)
 {
@@ -100,24 +101,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (unsigned pass = 0; pass < 8; pass++) {
 		unsigned z = pass % 4;
 		uint32_t lss = sizes[z];
-		uint64_t sectors = (size + lss - 1) / lss;
-		if (sectors < 1)
+		if (!size)
 			continue;
-		uint8_t *img = calloc(sectors, lss);
-		uint8_t *scratch = malloc(lss);
-		struct blockdev dev;
-		struct memdisk md = { .data = img, .size = sectors * lss };
-		if (!img || !scratch)
-			__builtin_trap();
-		memcpy(img, data, size);
+		struct fuzz_disk fd;
+		fuzz_disk_open(&fd, data, size, lss, z & 1 ? 3 : 0);
+		uint64_t sectors = fd.sectors;
 		if (pass >= 4) {
-			reseal(img, sectors, lss, 1);
-			reseal(img, sectors, lss, sectors - 1);
+			reseal(fd.md.data, sectors, lss, 1);
+			reseal(fd.md.data, sectors, lss, sectors - 1);
 		}
-		if (memdisk_init(&dev, &md, lss, lss, 0, z & 1 ? 3 : 0, scratch))
-			__builtin_trap();
-
-		int rc = gpt_read(&dev, &g, &d);
+		int rc = gpt_read(&fd.dev, &g, &d);
 		if (rc == 0) {
 			check_accepted(&g, sectors);
 			if (g.used_backup == g.primary_valid)
@@ -126,11 +119,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		} else if (rc != AS_ENOENT && rc != AS_ECORRUPT && rc != AS_EUNSUPP) {
 			__builtin_trap();
 		}
-		rc = gpt_read_at(&dev, sectors - 1, NULL, &d);
+		rc = gpt_read_at(&fd.dev, sectors - 1, NULL, &d);
 		if (rc > 0)
 			__builtin_trap();
-		free(img);
-		free(scratch);
+		fuzz_disk_close(&fd);
 	}
 	return 0;
 }

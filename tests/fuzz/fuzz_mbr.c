@@ -9,6 +9,7 @@
 #include "common/errors.h"
 #include "common/mbr.h"
 #include "common/memdisk.h"
+#include "tests/fuzz/fuzz_disk.h"
 
 static void check_emit(struct diag *d, enum diag_level level, const char *code, const char *msg)
 {
@@ -81,25 +82,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	for (unsigned z = 0; z < 2; z++) {
 		uint32_t lss = sizes[z];
-		uint64_t sectors = (size + lss - 1) / lss;
-		if (!sectors)
+		if (!size)
 			continue;
-		uint8_t *img = calloc(sectors, lss);
-		uint8_t *scratch = malloc(lss);
-		struct blockdev dev;
-		struct memdisk md = { .data = img, .size = sectors * lss };
-		if (!img || !scratch)
-			__builtin_trap();
-		memcpy(img, data, size);
-		if (memdisk_init(&dev, &md, lss, lss, 0, 0, scratch))
-			__builtin_trap();
-		int rc = mbr_read(&dev, &t, &d);
+		struct fuzz_disk fd;
+		fuzz_disk_open(&fd, data, size, lss, 0);
+		uint64_t sectors = fd.sectors;
+		int rc = mbr_read(&fd.dev, &t, &d);
 		if (rc == 0)
 			check_accepted(&t, sectors);
 		else if (rc != AS_ENOENT && rc != AS_ECORRUPT)
 			__builtin_trap();
-		free(img);
-		free(scratch);
+		fuzz_disk_close(&fd);
 	}
 	return 0;
 }

@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/errors.h"
 #include "tools/util.h"
@@ -10,6 +11,33 @@ void plan_init(struct plan *p, uint32_t lss)
 {
 	memset(p, 0, sizeof *p);
 	p->lss = lss;
+	p->crash_after = -1;
+}
+
+long plan_crash_hook(void)
+{
+	const char *v = getenv(PLAN_CRASH_ENV);
+	char *end;
+
+	if (!v || !*v)
+		return -1;
+	long k = strtol(v, &end, 10);
+	return *end || k < 0 ? -1 : k;
+}
+
+/* Stops the process as a power cut would: no buffers flushed, no atexit handlers, nothing undone
+ * (the writes so far were each synced by plan_execute). */
+static void crash_if(const struct plan *p, unsigned done)
+{
+	if (p->crash_after < 0 || (unsigned long)p->crash_after != done)
+		return;
+	char msg[160];
+	int n = snprintf(msg, sizeof msg, "anysector: %s=%ld: stopping dead after write %u of %u\n",
+			 PLAN_CRASH_ENV, p->crash_after, done, p->n);
+	if (write(2, msg, (size_t)n) < 0) {
+		/* nothing to do: we are about to vanish anyway */
+	}
+	_exit(PLAN_CRASH_EXIT);
 }
 
 void plan_free(struct plan *p)
@@ -76,6 +104,7 @@ void plan_print(const struct plan *p, FILE *f)
 
 int plan_execute(struct hostdev *h, const struct plan *p)
 {
+	crash_if(p, 0);
 	for (unsigned i = 0; i < p->n; i++) {
 		const struct write_op *o = &p->ops[i];
 		size_t len = (size_t)(o->count * p->lss);
@@ -100,6 +129,7 @@ int plan_execute(struct hostdev *h, const struct plan *p)
 				(unsigned long long)(o->lba + o->count - 1), o->what);
 			return EXIT_ERRORS;
 		}
+		crash_if(p, i + 1);
 	}
 	return 0;
 }

@@ -21,7 +21,16 @@ struct plan {
 	uint32_t lss;
 	struct write_op *ops;
 	unsigned n, cap;
+	long crash_after;     /* test hook: _exit after this many writes; -1 never (plan_init) */
 };
+
+/* The test-only crash hook: ANYSECTOR_TEST_CRASH_AFTER_WRITE=K makes plan_execute of an install
+ * or add stop dead (_exit, no cleanup, no journal removal) right after its write number K (0:
+ * after the backup file is saved, before any write), so tests/crash can check every prefix of
+ * a plan. Returns K, or -1 when the variable is unset or not a number. */
+#define PLAN_CRASH_ENV "ANYSECTOR_TEST_CRASH_AFTER_WRITE"
+#define PLAN_CRASH_EXIT 99
+long plan_crash_hook(void);
 
 void plan_init(struct plan *p, uint32_t lss);
 void plan_free(struct plan *p);

@@ -558,6 +558,7 @@ int txn_commit(struct txn *t)
 		printf("saved the original bytes of %llu sectors to %s (undo: anysector restore %s %s)\n",
 		       (unsigned long long)plan_sectors(&all), path, h->path, path);
 	}
+	all.crash_after = plan_crash_hook();
 	if ((rc = plan_execute(h, &all)))
 		goto out;
 	for (unsigned i = 0; i < t->nsummary; i++)

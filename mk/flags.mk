@@ -1,0 +1,17 @@
+# Objects are rebuilt when the compiler flags change, not only when sources do: every target
+# depends on a stamp holding the flags, rewritten only when they differ. (A build made with
+# other flags once linked stale -mregparm objects into the test payload.)
+FLAGS_STAMP := $(BUILD)/flags.stamp
+FLAGS_VARS = $(filter-out MAKEFLAGS GNUMAKEFLAGS MFLAGS,$(sort $(foreach v,$(filter %FLAGS,$(.VARIABLES)),$(if $(filter default automatic,$(origin $(v))),,$(v)))))
+FLAGS_TEXT = $(foreach v,$(FLAGS_VARS),$(v)=$($(v)))
+
+.EXTRA_PREREQS := $(FLAGS_STAMP)
+$(FLAGS_STAMP): .EXTRA_PREREQS :=
+$(FLAGS_STAMP): FORCE
+	@mkdir -p $(@D)
+	@printf '%s\n' '$(subst ','\'',$(FLAGS_TEXT))' > $@.new; \
+	if cmp -s $@.new $@; then rm -f $@.new; else mv -f $@.new $@; fi
+
+.PHONY: FORCE
+FORCE: .EXTRA_PREREQS :=
+FORCE:

@@ -1,9 +1,14 @@
-/* libFuzzer: the input is a disk image, read through the memory driver at each sector size
- * (and with a small max_io so reads get split). gpt_read and gpt_read_at must end in a verdict,
- * never a crash, and what they accept must obey the rules they promise. An accepted table is
- * also written back with gpt_write onto a fresh disk and read again. Each image is read twice:
- * as it is, and with both headers' CRCs recomputed, so mutations reach the rules behind the
- * CRC checks instead of dying at them. */
+/* libFuzzer: the input is a mode byte and a disk image, read through the memory driver.
+ * gpt_read and gpt_read_at must end in a verdict, never a crash, and what they accept must obey
+ * the rules they promise. An accepted table is also written back with gpt_write onto a fresh
+ * disk and read again.
+ *
+ * Mode byte: bits 0-1 the logical sector size 512 << n; bit 2 a small max_io (3 sectors) so
+ * reads get split; bit 3 both headers' CRCs recomputed before reading, so mutations reach the
+ * rules behind the CRC checks instead of dying at them. (An earlier version read every input in
+ * all eight modes: eight times the CRC work per input, ~1,400 exec/s. The fuzzer flips the mode
+ * bits itself, so each image still meets every sector size.) */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,35 +99,33 @@ static void reseal(uint8_t *img, uint64_t sectors, uint32_t lss, uint64_t lba)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const uint32_t sizes[] = { 512, 1024, 2048, 4096 };
 	static struct gpt g;
 	struct diag d = { .emit = check_emit };
+	struct fuzz_disk fd;
 
-	for (unsigned pass = 0; pass < 8; pass++) {
-		unsigned z = pass % 4;
-		uint32_t lss = sizes[z];
-		if (!size)
-			continue;
-		struct fuzz_disk fd;
-		fuzz_disk_open(&fd, data, size, lss, z & 1 ? 3 : 0);
-		uint64_t sectors = fd.sectors;
-		if (pass >= 4) {
-			reseal(fd.md.data, sectors, lss, 1);
-			reseal(fd.md.data, sectors, lss, sectors - 1);
-		}
-		int rc = gpt_read(&fd.dev, &g, &d);
-		if (rc == 0) {
-			check_accepted(&g, sectors);
-			if (g.used_backup == g.primary_valid)
-				__builtin_trap();
-			rewrite(&g, lss, sectors);
-		} else if (rc != AS_ENOENT && rc != AS_ECORRUPT && rc != AS_EUNSUPP) {
-			__builtin_trap();
-		}
-		rc = gpt_read_at(&fd.dev, sectors - 1, NULL, &d);
-		if (rc > 0)
-			__builtin_trap();
-		fuzz_disk_close(&fd);
+	if (size < 2)
+		return 0;
+	uint32_t lss = 512u << (data[0] & 3);
+	uint32_t max_io = data[0] & 4 ? 3 : 0;
+	bool reseal_headers = data[0] & 8;
+	fuzz_disk_open(&fd, data + 1, size - 1, lss, max_io);
+	uint64_t sectors = fd.sectors;
+	if (reseal_headers) {
+		reseal(fd.md.data, sectors, lss, 1);
+		reseal(fd.md.data, sectors, lss, sectors - 1);
 	}
+	int rc = gpt_read(&fd.dev, &g, &d);
+	if (rc == 0) {
+		check_accepted(&g, sectors);
+		if (g.used_backup == g.primary_valid)
+			__builtin_trap();
+		rewrite(&g, lss, sectors);
+	} else if (rc != AS_ENOENT && rc != AS_ECORRUPT && rc != AS_EUNSUPP) {
+		__builtin_trap();
+	}
+	rc = gpt_read_at(&fd.dev, sectors - 1, NULL, &d);
+	if (rc > 0)
+		__builtin_trap();
+	fuzz_disk_close(&fd);
 	return 0;
 }

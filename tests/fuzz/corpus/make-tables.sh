@@ -1,7 +1,7 @@
 #!/bin/sh
 # Regenerates the seed corpora of fuzz_gpt and fuzz_mbr (committed as the small files beside this
 # script): valid tables at every sector size written by our gpt_write and by sfdisk, and broken
-# ones that each break one rule. Every image is at most 64 KiB (the fuzzers' max_len).
+# ones that each break one rule. Every image is at most 64 KiB (the fuzzers' max_len), plus fuzz_gpt's mode byte.
 # usage: tests/fuzz/corpus/make-tables.sh [GPT_TOOL]   (default $BUILD/asan/tests/loop/gpt_tool)
 set -eu
 cd "$(dirname "$0")"
@@ -124,4 +124,11 @@ blank mbr/bad-lba32.img 4K
 entry mbr/bad-lba32.img 512 0 0 00 83 4294967040 4096
 dd if=gpt/ours-512.img of=mbr/pmbr-512.img bs=512 count=1 status=none
 cp gpt/ours-4096-n4.img mbr/pmbr-4096.img
+
+# fuzz_gpt's mode byte in front of each GPT image: its sector size (and reads split at 3 sectors
+# for 1024 and 4096); CRCs are taken as they are.
+for f in gpt/*.img; do
+	case $f in *-1024*) m=05 ;; *-2048*) m=02 ;; *-4096*) m=07 ;; *) m=00 ;; esac
+	{ printf '%s' $m | xxd -r -p; cat "$f"; } >"$f.tmp" && mv "$f.tmp" "$f"
+done
 ls gpt mbr | wc -l

@@ -1,0 +1,364 @@
+#!/usr/bin/env python3
+"""Installer crash-safety (issue 6): `anysector install` stopped dead after each of its writes
+must leave a disk that boots the previous state or the new one, and `anysector restore` must
+return it byte-identical.
+
+For each scenario (firmware, disk front-end, sector sizes, label):
+  1. "old" and "new" stages are made from the real ones ($BUILD/stages), so the two states differ
+     where a torn install hurts: in one of them (per scenario) stage2 is 4 KiB longer (resealed)
+     and BOOTX64.EFI 8 KiB longer; the old BOOTX64.EFI's configuration path "/anysector.cfg" is
+     patched to "/old-state.cfg";
+  2. the previous state P: `anysector mkimage` with the old stages and the test payload, command
+     line "anysector.test=crash-new" in anysector.cfg; then old-state.cfg, the same file with
+     "anysector.test=crash-old", is copied to the ESP and the installed stage2's configuration
+     path patched to it (CRC resealed). So P boots "crash-old" under both firmwares, and a
+     complete install of the new stages boots "crash-new";
+  3. N = the number of writes `anysector install --dry-run` announces; for every K in 0..N, a
+     copy of P gets `install` with ANYSECTOR_TEST_CRASH_AFTER_WRITE=K (it must die with exit 99
+     saying so), then
+       - BOOTX64.EFI on the ESP (read with mtools) must be the old or the new file, whole;
+       - the disk is booted under QEMU (tests/qemu's modules) and the payload must report
+         exactly one of the two command lines with the right initrd size and CRC32; P itself
+         must boot "crash-old" and K = N "crash-new";
+       - `anysector restore COPY BACKUP` must exit 0 and the copy's SHA-256 equal P's.
+
+usage: crash.py [--only GLOB] [--keep] [--no-ovmf]       (paths from $BUILD, default "build")
+At most 2 QEMUs at a time. The last line is "crash: pass=N fail=M skip=K", also written to
+$RESULTS/crash; the exit status is nonzero on any failure.
+"""
+import argparse
+import concurrent.futures
+import fnmatch
+import hashlib
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import time
+import types
+import zlib
+
+sys.dont_write_bytecode = True
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "qemu"))
+import check  # noqa: E402
+import qemu_cmd  # noqa: E402
+import run as qrun  # noqa: E402
+
+CRASH_ENV = "ANYSECTOR_TEST_CRASH_AFTER_WRITE"
+CRASH_EXIT = 99
+OLD_CFG = "old-state.cfg"
+CMDLINE_OLD = "anysector.test=crash-old"
+CMDLINE_NEW = "anysector.test=crash-new"
+STAGE2_PAD = 4096
+EFI_PAD = 8192
+BOOT_TIMEOUT = 45
+ESP_GPT_TYPE = bytes.fromhex("28732ac11ff8d211ba4b00a0c93ec93b")   # C12A7328-F81F-11D2-...
+
+# name: (firmware, frontend, logical, physical, label, which state has the longer stages)
+# The two directions fail differently when stage2 is overwritten in place: an old stage1 loading
+# a longer new stage2 gets a truncated image, a shorter one a stale tail.
+SCENARIOS = {
+    "seabios-nvme-512e-gpt": ("seabios", "nvme", 512, 4096, "gpt", "old"),
+    "seabios-nvme-4Kn-mbr": ("seabios", "nvme", 4096, 4096, "mbr", "new"),
+    "ovmf-nvme-4Kn-gpt": ("ovmf", "nvme", 4096, 4096, "gpt", "old"),
+}
+
+
+class Failure(Exception):
+    pass
+
+
+def sha256(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def stage2_crc(img):
+    b = bytearray(img)
+    b[0x18:0x1C] = bytes(4)
+    return zlib.crc32(bytes(b)) & 0xFFFFFFFF
+
+
+def reseal(img):
+    b = bytearray(img)
+    struct.pack_into("<I", b, 0x14, len(b))
+    struct.pack_into("<I", b, 0x18, stage2_crc(b))
+    return bytes(b)
+
+
+def make_stages(real, out, old, pad):
+    """A copy of the real stages, padded (pad) and, for the old state (old), with BOOTX64.EFI's
+    configuration path patched (see the module docstring)."""
+    os.makedirs(out, exist_ok=True)
+    shutil.copyfile(os.path.join(real, "stage1.bin"), os.path.join(out, "stage1.bin"))
+    s2 = open(os.path.join(real, "stage2.bin"), "rb").read()
+    # The head unpacks the body at its link address, well above the loaded image: a tail of
+    # filler after the DEFLATE stream is loaded and checked (CRC) but never read.
+    if pad:
+        s2 = reseal(s2 + bytes((i * 7) & 0xFF for i in range(STAGE2_PAD)))
+    with open(os.path.join(out, "stage2.bin"), "wb") as f:
+        f.write(s2)
+    efi = bytearray(open(os.path.join(real, "BOOTX64.EFI"), "rb").read())
+    if old:
+        at = efi.find(b"\0/anysector.cfg\0")
+        if at < 0 or efi.find(b"\0/anysector.cfg\0", at + 1) >= 0:
+            raise Failure("BOOTX64.EFI does not hold exactly one \"/anysector.cfg\" to patch")
+        efi[at + 1:at + 15] = ("/" + OLD_CFG).encode()
+    if pad:
+        # Data after the last section is not part of the PE image: the loader ignores it.
+        efi += bytes((i * 11) & 0xFF for i in range(EFI_PAD))
+    with open(os.path.join(out, "BOOTX64.EFI"), "wb") as f:
+        f.write(efi)
+
+
+def esp_offset(path, lss, label):
+    """Byte offset of the ESP (GPT) or the first partition (MBR)."""
+    with open(path, "rb") as f:
+        if label == "mbr":
+            f.seek(446 + 8)
+            return struct.unpack("<I", f.read(4))[0] * lss
+        f.seek(lss)
+        hdr = f.read(92)
+        entries, count, size = struct.unpack_from("<QII", hdr, 72)
+        f.seek(entries * lss)
+        table = f.read(count * size)
+    for i in range(count):
+        e = table[i * size:(i + 1) * size]
+        if e[0:16] == ESP_GPT_TYPE:
+            return struct.unpack_from("<Q", e, 32)[0] * lss
+    raise Failure(f"{path}: no ESP in the GPT")
+
+
+def mtools(args, image, offset, **kw):
+    env = dict(os.environ, MTOOLS_SKIP_CHECK="1")
+    return subprocess.run([args[0], "-i", f"{image}@@{offset}"] + args[1:], env=env,
+                          capture_output=True, **kw)
+
+
+def esp_file(image, offset, path):
+    r = mtools(["mtype", f"::{path}"], image, offset)
+    if r.returncode:
+        return None
+    return r.stdout
+
+
+def patch_stage2_config(image, lss, cfg_path):
+    """Points the installed stage2 (found through stage1's patch block) at another config."""
+    with open(image, "r+b") as f:
+        lba0 = f.read(512)
+        off, length = struct.unpack_from("<QI", lba0, 0x1A8)
+        f.seek(off)
+        s2 = bytearray(f.read(length))
+        if s2[8:16] != b"ANYSECT2":
+            raise Failure(f"{image}: no stage2 at byte {off}")
+        s2[0x40:0x80] = cfg_path.encode().ljust(64, b"\0")
+        struct.pack_into("<I", s2, 0x18, stage2_crc(s2))
+        f.seek(off)
+        f.write(s2)
+
+
+def run_tool(cmd, env=None, timeout=120):
+    e = dict(os.environ)
+    e.pop(CRASH_ENV, None)
+    e.update(env or {})
+    return subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                          errors="replace", env=e, timeout=timeout)
+
+
+def said(r):
+    return check.tail((r.stderr or "") + (r.stdout or ""), 12) or "(nothing)"
+
+
+class Scenario:
+    def __init__(self, name, spec, paths, inputs, runner, root, keep):
+        self.name = name
+        self.firmware, self.frontend, self.logical, self.physical, self.label, longer = spec
+        self.longer = longer
+        self.paths, self.inputs, self.runner, self.keep = paths, inputs, runner, keep
+        self.dir = os.path.join(root, name)
+        self.asan = os.path.join(paths.build, "asan", "tools", "anysector")
+        self.payload = "bios-payload" if self.firmware == "seabios" else "efi-payload"
+        self.case = types.SimpleNamespace(
+            firmware=self.firmware, frontend=self.frontend, logical=self.logical,
+            physical=self.physical, label=self.label, payload=self.payload, menu=0,
+            cmdline=CMDLINE_NEW)
+
+    def prepare(self):
+        """Builds P; returns the number of writes a complete install makes."""
+        if os.path.isdir(self.dir):
+            shutil.rmtree(self.dir)
+        os.makedirs(self.dir)
+        old = os.path.join(self.dir, "old-stages")
+        self.new = os.path.join(self.dir, "new-stages")
+        make_stages(self.paths.stages, old, True, self.longer == "old")
+        make_stages(self.paths.stages, self.new, False, self.longer == "new")
+        self.old_efi = open(os.path.join(old, "BOOTX64.EFI"), "rb").read()
+        self.new_efi = open(os.path.join(self.new, "BOOTX64.EFI"), "rb").read()
+        self.topo = ["--sector-size", str(self.logical), "--physical-size", str(self.physical)]
+        self.prev = os.path.join(self.dir, "previous.img")
+        kernel, initrd = self.inputs.files_for(self.payload)
+        p = types.SimpleNamespace(anysector=self.paths.anysector, stages=old)
+        r = run_tool(qrun.mkimage_command(p, self.case, kernel, initrd, self.prev), timeout=180)
+        if r.returncode:
+            raise Failure(f"mkimage of the previous state failed (exit {r.returncode}): {said(r)}")
+        self.esp = esp_offset(self.prev, self.logical, self.label)
+        cfg = esp_file(self.prev, self.esp, "/anysector.cfg")
+        if cfg is None or CMDLINE_NEW.encode() not in cfg:
+            raise Failure("the new image's anysector.cfg lacks the test command line")
+        tmp = os.path.join(self.dir, OLD_CFG)
+        with open(tmp, "wb") as f:
+            f.write(cfg.replace(CMDLINE_NEW.encode(), CMDLINE_OLD.encode()))
+        r = mtools(["mcopy", tmp, f"::/{OLD_CFG}"], self.prev, self.esp)
+        if r.returncode:
+            raise Failure(f"mcopy {OLD_CFG} failed: {r.stderr.decode(errors='replace')}")
+        patch_stage2_config(self.prev, self.logical, "/" + OLD_CFG)
+        self.prev_hash = sha256(self.prev)
+        r = run_tool([self.asan, "install", self.prev, "--dry-run", "--stages", self.new]
+                     + self.topo)
+        last = [ln for ln in r.stdout.splitlines() if ln.startswith("dry run:")]
+        if r.returncode or not last:
+            raise Failure(f"install --dry-run failed (exit {r.returncode}): {said(r)}")
+        self.dry_run = r.stdout
+        return int(last[-1].split()[2])
+
+    def boot(self, image, tag):
+        """Boots image; returns "old" or "new", or raises Failure with the serial tail."""
+        logs = {k: os.path.join(self.dir, f"{tag}.{k}")
+                for k in ("serial.log", "debugcon.log", "qemu.log", "cmd")}
+        for f in logs.values():
+            if os.path.exists(f):
+                os.unlink(f)
+        vars_copy = os.path.join(self.dir, f"{tag}.OVMF_VARS.fd")
+        cmd = qemu_cmd.case_command(self.case, image, logs["serial.log"], logs["debugcon.log"],
+                                    vars_copy)
+        with open(logs["cmd"], "w") as f:
+            f.write(" ".join(cmd) + "\n")
+        rc, stopped = self.runner.boot(cmd, logs, BOOT_TIMEOUT)
+        serial = check.read_log(logs["serial.log"])
+        debugcon = check.read_log(logs["debugcon.log"])
+        proto = "2.15" if self.firmware == "seabios" else "efi"
+        want_rc = qemu_cmd.EXIT_PAYLOAD_REPORTED if proto == "2.15" else 0
+        got, whys = None, []
+        for state, cmdline in (("old", CMDLINE_OLD), ("new", CMDLINE_NEW)):
+            why = check.check_payload(serial, proto, cmdline, self.inputs.initrd_size,
+                                      self.inputs.initrd_crc)
+            if why is None:
+                got = state
+            whys.append(why)
+        if got and rc != want_rc:
+            got, whys = None, [f"QEMU ended with {qrun.describe_exit(rc)}, not {want_rc}"]
+        if got:
+            for f in list(logs.values()) + [vars_copy]:
+                if os.path.exists(f) and not self.keep:
+                    os.unlink(f)
+            return got
+        context = stopped or check.gave_up(serial, debugcon) or qrun.describe_exit(rc)
+        raise Failure(f"booted neither state ({whys[-1]}; {context})\n"
+                      + qrun.indent(check.tail(serial, 8) or "(empty serial log)", "      "))
+
+    def crash_at(self, k, n):
+        """One K: install stopped after write k, ESP, boot, restore. Returns a result line."""
+        img = os.path.join(self.dir, f"k{k}.img")
+        backup = img + ".backup"
+        for f in (img, backup):
+            if os.path.exists(f):
+                os.unlink(f)
+        subprocess.run(["cp", "--sparse=always", self.prev, img], check=True)
+        t0 = time.monotonic()
+        r = run_tool([self.asan, "install", img, "--stages", self.new, "--backup", backup]
+                     + self.topo, env={CRASH_ENV: str(k)})
+        dead = f"{CRASH_ENV}={k}: stopping dead after write {k} of {n}"
+        if r.returncode != CRASH_EXIT or dead not in r.stderr:
+            raise Failure(f"install with {CRASH_ENV}={k} ended with exit {r.returncode}, not "
+                          f"{CRASH_EXIT} and \"{dead}\": {said(r)}")
+        efi = esp_file(img, self.esp, "/EFI/BOOT/BOOTX64.EFI")
+        if efi not in (self.old_efi, self.new_efi):
+            what = "cannot be read" if efi is None else f"is {len(efi)} bytes, neither file"
+            raise Failure(f"BOOTX64.EFI on the ESP {what} (old {len(self.old_efi)}, new "
+                          f"{len(self.new_efi)} bytes)")
+        efi_state = "old" if efi == self.old_efi else "new"
+        state = self.boot(img, f"k{k}")
+        if k == n and state != "new":
+            raise Failure(f"the complete install boots the {state} state")
+        r = run_tool([self.asan, "restore", img, backup])
+        if r.returncode:
+            raise Failure(f"restore failed (exit {r.returncode}): {said(r)}")
+        if sha256(img) != self.prev_hash:
+            raise Failure("after restore the image differs from the previous state")
+        if not self.keep:
+            os.unlink(img)
+            os.unlink(backup)
+        return (f"boots {state}, BOOTX64.EFI {efi_state}, restored byte-identical",
+                time.monotonic() - t0)
+
+
+def main():
+    ap = argparse.ArgumentParser(description="installer crash-safety under QEMU")
+    ap.add_argument("--only", help="scenarios matching this glob")
+    ap.add_argument("--keep", action="store_true")
+    ap.add_argument("--no-ovmf", action="store_true")
+    a = ap.parse_args()
+    paths = qrun.Paths(os.environ.get("BUILD") or "build")
+    paths.make_dirs()
+    root = os.path.join(paths.build, "crash")
+    names = [n for n in SCENARIOS if (not a.only or fnmatch.fnmatch(n, a.only))
+             and not (a.no_ovmf and SCENARIOS[n][0] == "ovmf")]
+    npass = nfail = 0
+    t0 = time.monotonic()
+    missing = [p for p in (paths.anysector, os.path.join(paths.build, "asan", "tools", "anysector"),
+                           paths.stages) if not os.path.exists(p)]
+    missing += qemu_cmd.missing_files()
+    if missing or not shutil.which(qemu_cmd.QEMU) or not shutil.which("mtype"):
+        print(f"crash: missing {', '.join(missing) or 'qemu-system-x86_64 or mtools'}")
+        qrun.write_results("crash", 0, 1, 0)
+        return 1
+    inputs = qrun.Inputs(paths, False)
+    runner = qrun.Runner(paths, inputs)
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=qrun.MAX_JOBS)
+    try:
+        for name in names:
+            sc = Scenario(name, SCENARIOS[name], paths, inputs, runner, root, a.keep)
+            try:
+                n = sc.prepare()
+                state = sc.boot(sc.prev, "previous")
+                if state != "old":
+                    raise Failure("the previous state boots the new command line")
+            except Failure as e:
+                print(f"FAIL  {name}: previous state: {e}", flush=True)
+                nfail += 1
+                continue
+            print(f"      {name}: previous state boots old; a complete install makes {n} writes",
+                  flush=True)
+            futs = {pool.submit(sc.crash_at, k, n): k for k in range(n + 1)}
+            results = {}
+            for fut in concurrent.futures.as_completed(futs):
+                k = futs[fut]
+                try:
+                    results[k] = ("PASS", *fut.result())
+                except Failure as e:
+                    results[k] = ("FAIL", str(e), 0.0)
+            for k in sorted(results):
+                status, msg, secs = results[k]
+                print(f"{status:5} {secs:5.1f}s  {name} crash after write {k}/{n}: {msg}",
+                      flush=True)
+                npass += status == "PASS"
+                nfail += status == "FAIL"
+            if nfail == 0 and not a.keep:
+                os.unlink(sc.prev)
+    except KeyboardInterrupt:
+        runner.kill_all()
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
+    print(f"crash: pass={npass} fail={nfail} skip=0 in {time.monotonic() - t0:.0f}s")
+    qrun.write_results("crash", npass, nfail, 0)
+    return 0 if nfail == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

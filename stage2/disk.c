@@ -22,6 +22,8 @@
 static struct {
 	uint8_t drive;
 	uint8_t status;              /* AH of the last failed call */
+	uint32_t calls;              /* AH=42h calls made, retries included */
+	uint64_t bytes;              /* moved by the calls that succeeded */
 } disk;
 
 /* Real-mode-reachable buffers (stage2's bss is below 1 MiB). The DAP buffer address is the
@@ -48,7 +50,7 @@ static void int13_reset(void)
 
 /* One AH=42h call into the bounce buffer. Only CF is trusted: some BIOSes clobber AX even on
  * success (Hyper-V). */
-static bool int13_read_once(uint64_t lba, uint32_t count)
+static bool int13_read_once(uint64_t lba, uint32_t count, uint32_t sector_bytes)
 {
 	struct biosregs r;
 
@@ -64,8 +66,11 @@ static bool int13_read_once(uint64_t lba, uint32_t count)
 	r.ds = rm_seg(dap);
 	r.si = rm_off(dap);
 	bios_call(0x13, &r, &r);
-	if (!regs_cf(&r))
+	disk.calls++;
+	if (!regs_cf(&r)) {
+		disk.bytes += (uint64_t)count * sector_bytes;
 		return true;
+	}
 	disk.status = r.ah;
 	return false;
 }
@@ -77,7 +82,7 @@ static int read_chunk(struct blockdev *dev, uint64_t lba, uint32_t count, uint8_
 	for (int t = 0; t < INT13_TRIES; t++) {
 		if (t)
 			int13_reset();
-		if (int13_read_once(lba, count)) {
+		if (int13_read_once(lba, count, dev->sector_size)) {
 			if (t)
 				con_printf("disk 0x%02x: LBA %llu+%u read on try %d, after BIOS error "
 					   "0x%02x\n", disk.drive, (unsigned long long)lba, count, t + 1,
@@ -96,6 +101,19 @@ static int read_chunk(struct blockdev *dev, uint64_t lba, uint32_t count, uint8_
 		   "after %d tries\n", disk.drive, (unsigned long long)lba, dev->sector_size,
 		   disk.status, INT13_TRIES);
 	return AS_EIO;
+}
+
+void int13_print_counts(void)
+{
+	con_printf("disk 0x%02x: %u int 13h AH=42h calls, %llu bytes read\n", disk.drive,
+		   (unsigned)disk.calls, (unsigned long long)disk.bytes);
+}
+
+void int13_print_read_error(const char *path, uint64_t lba)
+{
+	con_printf("reading %s failed: disk 0x%02x cannot read LBA %llu (BIOS int 13h error 0x%02x "
+		   "after %d tries)\n", path, disk.drive, (unsigned long long)lba, disk.status,
+		   INT13_TRIES);
 }
 
 static int int13_read(struct blockdev *dev, uint64_t lba, uint32_t count, void *buf)

@@ -11,4 +11,12 @@
  * when the drive cannot be used. */
 int int13_open(struct blockdev *dev, uint8_t drive, uint32_t stage1_bps);
 
+/* "disk 0x80: 57 int 13h AH=42h calls, 6565888 bytes read": every AH=42h call since stage2
+ * started (retries too) and the bytes the successful ones moved. make bench parses this line. */
+void int13_print_counts(void);
+
+/* The one sentence a user sees when a file cannot be loaded because the disk failed: the file,
+ * the drive, the whole-disk LBA and the BIOS's last error. */
+void int13_print_read_error(const char *path, uint64_t lba);
+
 #endif

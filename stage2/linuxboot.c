@@ -15,6 +15,7 @@
 #include "common/str.h"
 #include "stage2/bioscall.h"
 #include "stage2/console.h"
+#include "stage2/disk.h"
 #include "stage2/layout.h"
 #include "stage2/memmap.h"
 
@@ -58,7 +59,9 @@ static int load(struct fat_fs *fs, const char *path, const struct fat_file *f, u
 	if (!len)
 		return 0;
 	rc = fat_read(fs, f, off, (void *)(uintptr_t)addr, len, &con_diag);
-	if (rc)
+	if (rc == AS_EIO)
+		int13_print_read_error(path, bdev_disk_err_lba(fs->dev));
+	else if (rc)
 		con_printf("reading %s failed (%s)\n", path, as_strerror(rc));
 	return rc;
 }
@@ -155,6 +158,7 @@ int linux_boot(struct fat_fs *fs, const struct cfg_entry *e)
 	le32_store(rm + LINUX_OFF_RAMDISK_IMAGE, (uint32_t)initrd_addr);
 	le32_store(rm + LINUX_OFF_RAMDISK_SIZE, (uint32_t)total);
 
+	int13_print_counts();
 	con_printf("starting the kernel: %s\n", e->cmdline);
 	con_sync_bios_cursor();
 	linux_enter_real_mode(rm_seg(rm), HEAP_END);

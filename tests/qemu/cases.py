@@ -4,7 +4,7 @@ them.
 A case-list line is
 
     FIRMWARE FRONTEND SECTORS LABEL PAYLOAD [expect=boot|seabios-refuses] [timeout=SECONDS]
-                                            [menu=SECONDS]
+                                            [menu=SECONDS] [fault=WHERE:once|always]
 
     FIRMWARE  seabios | ovmf
     FRONTEND  ide | virtio-blk | virtio-scsi | nvme
@@ -14,8 +14,16 @@ A case-list line is
     timeout   the hang guard (default: DEFAULT_TIMEOUT for the payload)
     menu      the boot menu's countdown written into anysector.cfg (mkimage --timeout), default 0:
               most cases boot at once; the few with a countdown must show it on the serial line
+    fault     a read error QEMU's blkdebug injects (tests/qemu/cases/faults.txt): WHERE is a block
+              of the kernel or initrd file (middle of the file), of anysector.cfg (config), the
+              primary GPT header (gpt-header, LBA 1) or its entry array (gpt-entries, LBA 2);
+              once: the first read of it fails, the loader must retry and boot; always: every
+              read fails, so the loader must name the file and LBA and wait at its menu
+              (kernel, initrd) or boot from the backup GPT with a warning (gpt-header,
+              gpt-entries)
 
-'#' starts a comment. The case name is the columns joined by '-' (seabios-nvme-4Kn-gpt-bios-payload).
+'#' starts a comment. The case name is the columns joined by '-' (seabios-nvme-4Kn-gpt-bios-payload), then the
+fault's place and kind (seabios-nvme-4Kn-gpt-bios-payload-initrd-once).
 """
 import dataclasses
 import os
@@ -26,6 +34,8 @@ SECTORS = {"512n": (512, 512), "512e": (512, 4096), "4Kn": (4096, 4096)}
 LABELS = ("gpt", "mbr")
 PAYLOADS = ("bios-payload", "efi-payload", "dual-payload", "linux")
 EXPECTS = ("boot", "seabios-refuses")
+FAULT_PLACES = ("kernel", "initrd", "config", "gpt-header", "gpt-entries")
+FAULT_KINDS = ("once", "always")
 
 # Hang guards, not performance checks: seconds from QEMU start to the payload's line, about 3x
 # what a case takes under TCG on a loaded 2-core machine (tests/qemu/README.md has the measured
@@ -49,10 +59,28 @@ class Case:
     expect: str = "boot"
     timeout: int = 0
     menu: int = 0
+    fault: str = ""         # "" or "WHERE:once|always"
 
     @property
     def name(self):
-        return "-".join((self.firmware, self.frontend, self.sectors, self.label, self.payload))
+        name = "-".join((self.firmware, self.frontend, self.sectors, self.label, self.payload))
+        return f"{name}-{self.fault.replace(':', '-')}" if self.fault else name
+
+    @property
+    def fault_place(self):
+        return self.fault.partition(":")[0]
+
+    @property
+    def fault_outcome(self):
+        """What an injected fault must lead to: "" (no fault), "retry" (read again, then
+        boot), "read-error" (a sentence naming file and LBA, back to the menu, no boot) or
+        "backup-gpt" (boot from the backup GPT, with a warning)."""
+        if not self.fault:
+            return ""
+        place, _, kind = self.fault.partition(":")
+        if kind == "once":
+            return "retry"
+        return "backup-gpt" if place.startswith("gpt-") else "read-error"
 
     @property
     def logical(self):
@@ -88,7 +116,7 @@ def parse_line(text, where):
                                  (payload, PAYLOADS, "payload")):
         if value not in allowed:
             raise CaseError(f"{where}: unknown {what} {value!r} (one of {', '.join(allowed)})")
-    expect, timeout, menu = "boot", 0, 0
+    expect, timeout, menu, fault = "boot", 0, 0, ""
     for opt in words[5:]:
         key, _, val = opt.partition("=")
         if key == "expect" and val in EXPECTS:
@@ -97,12 +125,21 @@ def parse_line(text, where):
             timeout = int(val)
         elif key == "menu" and val.isdigit() and int(val) <= MENU_MAX:
             menu = int(val)
+        elif key == "fault" and val.partition(":")[0] in FAULT_PLACES and \
+                val.partition(":")[2] in FAULT_KINDS and val != "config:always":
+            fault = val
         else:
             raise CaseError(f"{where}: bad option {opt!r} (expect={'|'.join(EXPECTS)}, "
-                            f"timeout=SECONDS, menu=0..{MENU_MAX})")
+                            f"timeout=SECONDS, menu=0..{MENU_MAX}, "
+                            f"fault={'|'.join(FAULT_PLACES)}:{'|'.join(FAULT_KINDS)}, "
+                            "not config:always)")
     if not timeout:
         timeout = REFUSE_TIMEOUT if expect == "seabios-refuses" else DEFAULT_TIMEOUT[payload]
-    return Case(fw, fe, sec, label, payload, expect, timeout, menu)
+    if fault and (expect != "boot" or payload == "linux"):
+        raise CaseError(f"{where}: fault= goes with the test payloads and expect=boot only")
+    if fault.startswith("gpt-") and label != "gpt":
+        raise CaseError(f"{where}: fault={fault} needs a GPT disk")
+    return Case(fw, fe, sec, label, payload, expect, timeout, menu, fault)
 
 
 def load(path):

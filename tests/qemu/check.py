@@ -25,7 +25,25 @@ GIVE_UP = [
     ("serial", r"Kernel panic", "the kernel panicked"),
     ("serial", r"UEFI Interactive Shell", "OVMF booted nothing and started the UEFI shell"),
     ("serial", r"No bootable option or device was found", "OVMF found no bootable option"),
+] + [
+    # A loader that could not boot its entry waits at its menu for a key, never retrying by
+    # itself (stage2/main.c, efi/menu.c): nothing more comes without a key.
+    ("serial", r"booting \d+\) failed: [^\n]*; the menu waits for a key",
+     "stage2 could not boot the entry and waits at its menu for a key"),
+    ("serial", r"Press any key to return to the menu\.",
+     "BOOTX64.EFI could not boot the entry and waits for a key"),
 ]
+WAITING_AT_MENU = tuple(sentence for _, _, sentence in GIVE_UP[-2:])
+
+# What the loaders print about disk errors (stage2/disk.c, efi/blockio.c, efi/bootvol.c,
+# common/gpt_read.c) and stage2's count of int 13h reads (the line make bench parses).
+RETRY_RE = re.compile(r"LBA (?P<lba>\d+)\+(?P<count>\d+) read on try (?P<try>\d+), after [^\n]*")
+READ_ERROR_RE = re.compile(r"reading (?P<path>\S+) failed: (?:disk 0x[0-9a-f]+|the disk) cannot "
+                           r"read LBA (?P<lba>\d+)[^\n]*")
+BACKUP_GPT_RE = re.compile(r"warning: primary GPT header at LBA 1 is invalid \([^)\n]*\); using "
+                           r"the backup GPT header at LBA (?P<lba>\d+)")
+INT13_COUNTS_RE = re.compile(r"(?m)^disk 0x(?P<drive>[0-9a-f]{2}): (?P<calls>\d+) int 13h AH=42h "
+                             r"calls, (?P<bytes>\d+) bytes read\nstarting the kernel: ")
 
 
 def clean(raw):
@@ -126,4 +144,57 @@ def check_linux(serial, token, md5):
         problems.append(f"/proc/cmdline is [{m['cmdline']}], without {token}")
     if m["md5"] != md5:
         problems.append(f"the initramfs filler's md5 is {m['md5']}, expected {md5}")
+    return "; ".join(problems) or None
+
+
+def check_int13_counts(serial, min_bytes):
+    """None when stage2 printed its AH=42h count line just before "starting the kernel", once,
+    with at least min_bytes read (what the kernel and initrd files hold), else why not."""
+    found = list(INT13_COUNTS_RE.finditer(serial))
+    if len(found) != 1:
+        return (f"{len(found) or 'no'} \"disk 0x..: N int 13h AH=42h calls, B bytes read\" "
+                "line(s) right before \"starting the kernel\", expected exactly one")
+    m = found[0]
+    if int(m["calls"]) < 1 or int(m["bytes"]) < min_bytes:
+        return (f"stage2 counted {m['calls']} AH=42h calls and {m['bytes']} bytes; the kernel and "
+                f"initrd alone are {min_bytes} bytes")
+    return None
+
+
+def check_retry(serial, bad_lba):
+    """None when a loader said it read a range holding bad_lba again after an error."""
+    lines = list(RETRY_RE.finditer(serial))
+    for m in lines:
+        if int(m["lba"]) <= bad_lba < int(m["lba"]) + int(m["count"]) and int(m["try"]) > 1:
+            return None
+    said = "; ".join(m.group(0) for m in lines) or "none"
+    return (f"no line says LBA {bad_lba} was read on a later try, so the injected error did not "
+            f"happen or was not retried (retry lines: {said})")
+
+
+def check_backup_gpt(serial, backup_lba):
+    m = BACKUP_GPT_RE.search(serial)
+    if not m:
+        return "no warning that the primary GPT is unusable and the backup is used"
+    if int(m["lba"]) != backup_lba:
+        return f"the loader used a backup GPT header at LBA {m['lba']}, expected {backup_lba}"
+    return None
+
+
+def check_read_error(serial, debugcon, file_name, bad_lba):
+    """None when the loader named the unreadable file and LBA in one sentence, never started
+    the payload and waits at its menu; else why not."""
+    if payload_reported(serial):
+        return "the payload ran although its file could not be read"
+    m = READ_ERROR_RE.search(serial)
+    if not m:
+        return (f"no \"reading ... failed: ... cannot read LBA {bad_lba}\" sentence naming "
+                f"{file_name}")
+    problems = []
+    if m["path"].replace("\\", "/").rsplit("/", 1)[-1].lower() != file_name.lower():
+        problems.append(f"the sentence names {m['path']}, expected a path ending in {file_name}")
+    if int(m["lba"]) != bad_lba:
+        problems.append(f"the sentence names LBA {m['lba']}, expected {bad_lba}")
+    if gave_up(serial, debugcon) not in WAITING_AT_MENU:
+        problems.append("the loader does not say it waits at its menu for a key")
     return "; ".join(problems) or None

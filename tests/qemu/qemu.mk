@@ -7,7 +7,7 @@ QEMU_RUNNER := python3 tests/qemu/run.py
 QEMU_PAYLOADS := $(PAYLOAD_BIOS) $(PAYLOAD_EFI) $(PAYLOAD_EFI_MOCKLOAD) $(PAYLOAD_DUAL)
 QEMU_OTHER_PARTS = $(filter $(BUILD)/tools/anysector $(BUILD)/stages/%,$(ALL_TARGETS))
 
-.PHONY: qemu-prereqs test-qemu-bios test-qemu-efi test-qemu-linux test-qemu-selftest
+.PHONY: qemu-prereqs test-qemu-bios test-qemu-efi test-qemu-linux test-qemu-faults test-qemu-selftest
 qemu-prereqs: $(QEMU_PAYLOADS)
 	@t='$(QEMU_OTHER_PARTS)'; if [ -n "$$t" ]; then $(MAKE) --no-print-directory -k $$t || \
 		echo "qemu: building the installer or the stages failed; the cases will say what is missing"; \
@@ -19,11 +19,14 @@ test-qemu-efi: qemu-prereqs
 	@$(QEMU_RUNNER) --suite qemu-efi --self-test efi tests/qemu/cases/efi.txt
 test-qemu-linux: qemu-prereqs
 	@$(QEMU_RUNNER) --suite qemu-linux --self-test linux tests/qemu/cases/linux.txt
+# Read errors injected with QEMU's blkdebug: retried, reported with file and LBA, or the backup GPT.
+test-qemu-faults: qemu-prereqs
+	@$(QEMU_RUNNER) --suite qemu-faults tests/qemu/cases/faults.txt
 # The runner's own tests alone (no loaders or installer needed).
 test-qemu-selftest: $(QEMU_PAYLOADS)
 	@$(QEMU_RUNNER) --self-test all
 
-TEST_SUITES += 60:test-qemu-bios 70:test-qemu-efi 80:test-qemu-linux
+TEST_SUITES += 60:test-qemu-bios 66:test-qemu-faults 70:test-qemu-efi 80:test-qemu-linux
 
 # make run: the demo disk (GPT, both stages, the dual payload as default entry) under SeaBIOS,
 # then OVMF, serial console on the terminal. KERNEL=... [INITRD=...] [CMDLINE=...] boots a real

@@ -18,8 +18,10 @@ def missing_files():
     return [p for p in (SEABIOS, OVMF_CODE, OVMF_VARS) if not os.path.exists(p)]
 
 
-def disk_args(frontend, image, logical, physical, snapshot=True):
-    drive = f"if=none,id=disk0,format=raw,file={image}"
+def disk_args(frontend, image, logical, physical, snapshot=True, blkdebug=None):
+    """blkdebug: a rules file (REFERENCE.md "Fault injection") that makes chosen reads fail."""
+    source = f"blkdebug:{blkdebug}:{image}" if blkdebug else image
+    drive = f"if=none,id=disk0,format=raw,file={source}"
     if snapshot:
         drive += ",snapshot=on"    # the image stays as built; OVMF may rewrite a GPT
     sizes = f"logical_block_size={logical},physical_block_size={physical}"
@@ -67,7 +69,13 @@ def base_args(serial, memory_mb=256):
             "-device", DEBUG_EXIT] + ser + (["-monitor", "none"] if serial != "stdio" else [])
 
 
-def case_command(case, image, serial_log, debugcon_log, vars_copy):
+def blkdebug_rules(sector, once):
+    """One injected read error (errno 5, EIO) at a 512-byte unit of the image file."""
+    return ('[inject-error]\nevent = "read_aio"\nerrno = "5"\n'
+            f'sector = "{sector}"\nonce = "{"on" if once else "off"}"\n')
+
+
+def case_command(case, image, serial_log, debugcon_log, vars_copy, blkdebug=None):
     mem = 512 if case.payload == "linux" else 256
     return (base_args(serial_log, mem) + firmware_args(case.firmware, vars_copy, debugcon_log)
-            + disk_args(case.frontend, image, case.logical, case.physical))
+            + disk_args(case.frontend, image, case.logical, case.physical, blkdebug=blkdebug))

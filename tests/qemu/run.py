@@ -43,6 +43,8 @@ PAYLOAD_INITRD_SEED = 0x6A5EC7
 MKIMAGE_TIMEOUT = 180
 POLL_SECONDS = 0.2
 EXIT_GRACE = 5          # seconds a guest gets to leave QEMU by itself after its last word
+WAIT_SETTLE = 1         # seconds a loader waiting at its menu (an expected failure) gets to say more
+BLKDEBUG_UNIT = 512     # blkdebug's `sector` counts 512-byte units whatever the disk's sectors
 
 
 class CaseFailure(Exception):
@@ -184,6 +186,57 @@ def indent(text, by="    "):
     return "\n".join(by + ln for ln in text.split("\n"))
 
 
+class Fault:
+    """Where a case's injected read error goes and what the loader must then say."""
+
+    def __init__(self, case, image, inputs):
+        with open(image, "rb") as f:
+            data = f.read()
+        place = case.fault_place
+        self.file_name = ""
+        if place == "gpt-header":
+            offset = case.logical
+        elif place == "gpt-entries":
+            offset = 2 * case.logical
+        elif place == "config":
+            offset = unique_offset(data, b"cmdline " + case.cmdline.encode(), "anysector.cfg")
+        else:
+            kernel, initrd = inputs.files_for(case.payload)
+            path = kernel if place == "kernel" else initrd
+            self.file_name = os.path.basename(path)
+            offset = file_middle_offset(data, path)
+        self.sector = offset // BLKDEBUG_UNIT
+        self.lba = offset // case.logical               # what the loader must name
+        self.backup_lba = len(data) // case.logical - 1
+        self.once = case.fault.endswith(":once")
+
+
+def unique_offset(data, needle, what):
+    at = data.find(needle)
+    if at < 0 or data.find(needle, at + 1) >= 0:
+        raise CaseFailure(f"cannot place the fault: {what} is {'not' if at < 0 else 'not once'} "
+                          "on the image")
+    return at
+
+
+def file_middle_offset(data, path):
+    """The image offset of a 4 KiB-aligned block of the file, as near its middle as a block
+    found exactly once on the image allows (files start on a cluster, so this is a sector)."""
+    with open(path, "rb") as f:
+        content = f.read()
+    block = 4096
+    middle = len(content) // 2 // block * block
+    for off in sorted(range(0, len(content), block), key=lambda o: abs(o - middle)):
+        chunk = content[off:off + block]
+        if len(chunk) < 256:
+            continue
+        at = data.find(chunk)
+        if at >= 0 and data.find(chunk, at + 1) < 0:
+            return at
+    raise CaseFailure(f"cannot place the fault: no block of {path} is found exactly once on "
+                      "the image")
+
+
 class Result:
     def __init__(self, case, status, seconds, message="", kept=()):
         self.case, self.status, self.seconds, self.message, self.kept = \
@@ -214,20 +267,40 @@ class Runner:
         except CaseFailure as e:
             return Result(case, "FAIL", time.monotonic() - t0, str(e))
         vars_copy = os.path.join(self.paths.work, case.name + ".OVMF_VARS.fd")
-        cmd = qemu_cmd.case_command(case, image, logs["serial.log"], logs["debugcon.log"], vars_copy)
+        rules, fault = None, None
+        if case.fault:
+            try:
+                fault = Fault(case, image, self.inputs)
+            except CaseFailure as e:
+                return Result(case, "FAIL", time.monotonic() - t0, str(e))
+            rules = os.path.join(self.paths.work, case.name + ".blkdebug")
+            with open(rules, "w") as f:
+                f.write(qemu_cmd.blkdebug_rules(fault.sector, fault.once))
+        cmd = qemu_cmd.case_command(case, image, logs["serial.log"], logs["debugcon.log"], vars_copy,
+                                    blkdebug=rules)
         with open(logs["cmd"], "w") as f:
             f.write(shlex.join(cmd) + "\n")
+            if fault:
+                f.write(f"# {rules}:\n" + "".join("# " + ln + "\n" for ln in
+                                                  qemu_cmd.blkdebug_rules(fault.sector,
+                                                                          fault.once).split("\n")))
         t_boot = time.monotonic()
-        rc, stopped = self.boot(cmd, logs, case.timeout)
+        settle = WAIT_SETTLE if case.fault_outcome == "read-error" else EXIT_GRACE
+        rc, stopped = self.boot(cmd, logs, case.timeout, grace=settle)
         seconds = time.monotonic() - t_boot
-        if os.path.exists(vars_copy):
-            os.unlink(vars_copy)
+        for f in (vars_copy, rules):
+            if f and os.path.exists(f):
+                os.unlink(f)
         serial = check.read_log(logs["serial.log"])
         debugcon = check.read_log(logs["debugcon.log"])
-        status, why = self.judge(case, rc, stopped, serial, debugcon)
+        if case.fault_outcome == "read-error":
+            status, why = self.judge_read_error(case, fault, stopped, serial, debugcon)
+        else:
+            status, why = self.judge(case, rc, stopped, serial, debugcon)
         if status == "PASS":
             # Only matrix cases go through our loaders' menu (the self-tests boot without them).
-            why = check.check_menu(serial, case.firmware, case.menu)
+            why = (check.check_menu(serial, case.firmware, case.menu)
+                   or self.judge_more(case, fault, serial))
             status = "FAIL" if why else status
             why = why or ""
         if status == "FAIL" or self.keep:
@@ -246,9 +319,10 @@ class Runner:
                 why += "\n  QEMU's own messages:\n" + indent(qemu_said)
         return Result(case, status, seconds, why, kept)
 
-    def boot(self, cmd, logs, timeout, watch_give_up=True):
+    def boot(self, cmd, logs, timeout, watch_give_up=True, grace=EXIT_GRACE):
         """Runs QEMU until it exits, the guest gives up (unless watch_give_up is false), or
-        timeout. Returns (exit status or None when killed, why it was stopped or None)."""
+        timeout; after the guest's last word it gets `grace` seconds to leave by itself.
+        Returns (exit status or None when killed, why it was stopped or None)."""
         with open(logs["qemu.log"], "wb") as out:
             proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out,
                                     stderr=subprocess.STDOUT, start_new_session=True)
@@ -271,10 +345,10 @@ class Runner:
                 if last_word or why:
                     # The guest has said what it will say; it should leave QEMU by itself.
                     try:
-                        proc.wait(EXIT_GRACE)
+                        proc.wait(grace)
                     except subprocess.TimeoutExpired:
                         stopped = why or (f"the guest reported but did not leave QEMU within "
-                                          f"{EXIT_GRACE} s")
+                                          f"{grace} s")
                     break
                 time.sleep(POLL_SECONDS)
         finally:
@@ -304,6 +378,30 @@ class Runner:
         gave_up = check.gave_up(serial, debugcon)
         context = stopped or gave_up or f"QEMU ended with {describe_exit(rc)}"
         return "FAIL", f"{why} ({context})"
+
+    def judge_more(self, case, fault, serial):
+        """After a boot that passed: stage2's AH=42h count line (SeaBIOS), and the proof that
+        the injected fault happened and was handled as it must be."""
+        if case.fault_outcome == "read-error":
+            return None         # judge_read_error saw it all: no kernel was started
+        if case.firmware == "seabios":
+            kernel, initrd = self.inputs.files_for(case.payload)
+            why = check.check_int13_counts(serial, os.path.getsize(kernel) + os.path.getsize(initrd))
+            if why:
+                return why
+        if case.fault_outcome == "retry":
+            return check.check_retry(serial, fault.lba)
+        if case.fault_outcome == "backup-gpt":
+            return check.check_backup_gpt(serial, fault.backup_lba)
+        return None
+
+    def judge_read_error(self, case, fault, stopped, serial, debugcon):
+        why = check.check_read_error(serial, debugcon, fault.file_name, fault.lba)
+        if why is None and stopped and stopped.startswith("timeout"):
+            why = "the loader did not come back to its menu before the timeout"
+        if why is None:
+            return "PASS", ""
+        return "FAIL", f"{why} ({stopped or 'QEMU ended by itself'})"
 
     def judge_refusal(self, case, rc, stopped, serial, debugcon):
         if check.payload_reported(serial):

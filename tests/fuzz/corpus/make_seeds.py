@@ -1,16 +1,23 @@
 #!/usr/bin/env python3
-"""Regenerates the FAT and Linux-header seed corpora (tests/fuzz/corpus/{fat,linux}/).
+"""Regenerates the FAT, Linux-header and stage2-header seed corpora
+(tests/fuzz/corpus/{fat,linux,bootinfo}/).
 
 FAT seeds are real images from mkfs.fat and mtools, stored in the sparse format fuzz_fat.c reads
 (only the non-zero 512-byte pieces), so FAT16 and FAT32 images of many megabytes fit in a few KiB.
 Linux seeds are setup headers synthesized per Documentation/arch/x86/boot.rst.
 
-Needs mkfs.fat and mtools. Run from anywhere: python3 tests/fuzz/corpus/make_seeds.py
+Stage2 seeds are small images with the header of common/bootinfo.h, sealed and patched the
+installer's way, and broken in one field each.
+
+Needs mkfs.fat and mtools (for fat). Run from anywhere:
+python3 tests/fuzz/corpus/make_seeds.py [fat] [linux] [bootinfo]   (default: all)
 """
 import os
 import struct
 import subprocess
+import sys
 import tempfile
+import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 UNIT = 512  # the format's offset unit
@@ -114,13 +121,53 @@ def make_linux():
             f.write(data)
 
 
-def main():
-    os.makedirs(os.path.join(HERE, "fat"), exist_ok=True)
-    os.makedirs(os.path.join(HERE, "linux"), exist_ok=True)
-    with tempfile.TemporaryDirectory() as tmp:
-        make_fat(tmp)
-    make_linux()
+def stage2_image(length=256, kind=0, path=b"/anysector.cfg", version=1, magic=b"ANYSECT2",
+                 seal=True):
+    img = bytearray(length)
+    img[0:2] = b"\xeb\x7e"  # jmp over the header
+    img[0x08:0x10] = magic
+    struct.pack_into("<III", img, 0x10, version, length, 0)
+    struct.pack_into("<I", img, 0x1C, kind)
+    if kind == 1:
+        img[0x20:0x30] = bytes(range(0x10, 0x20))
+    if kind == 2:
+        struct.pack_into("<II", img, 0x30, 0x7322BB2D, 1)
+    img[0x40:0x40 + len(path)] = path
+    for i in range(0x80, length):
+        img[i] = (i * 13 + 5) & 0xFF
+    if seal:
+        struct.pack_into("<I", img, 0x18, zlib.crc32(bytes(img)))
+    return bytes(img)
+
+
+def make_bootinfo():
+    seeds = {
+        "sealed-unset": stage2_image(),
+        "gpt-kind": stage2_image(kind=1, path=b"/boot/anysector.cfg"),
+        "mbr-kind": stage2_image(kind=2),
+        "header-only": stage2_image(length=0x80),
+        "path-unterminated": stage2_image(path=b"P" * 64),
+        "bad-crc": stage2_image(seal=False),
+        "bad-version": stage2_image(version=2),
+        "bad-length": stage2_image()[:200],
+    }
+    for name, data in seeds.items():
+        with open(os.path.join(HERE, "bootinfo", name), "wb") as f:
+            f.write(data)
+
+
+def main(argv):
+    which = argv or ["fat", "linux", "bootinfo"]
+    for d in which:
+        os.makedirs(os.path.join(HERE, d), exist_ok=True)
+    if "fat" in which:
+        with tempfile.TemporaryDirectory() as tmp:
+            make_fat(tmp)
+    if "linux" in which:
+        make_linux()
+    if "bootinfo" in which:
+        make_bootinfo()
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

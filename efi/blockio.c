@@ -19,6 +19,42 @@ static bool aligned(const void *p, uint32_t align)
 	return ((uintptr_t)p & (align - 1)) == 0;
 }
 
+/* Tries per transfer size. No Reset between tries: EDK2's NVMe Reset re-initialises the whole
+ * controller under every other user of it, and its drivers time out and retry by themselves. */
+#define READ_TRIES 3
+
+/* After a failed read: tries again through the bounce buffer (always aligned), then as two
+ * halves, down to one block, so the failure that remains names the one LBA that cannot be read
+ * (stage2's int 13h path does the same). `tried` reads of this range have failed already. */
+static int read_retry(struct efi_blockdev *d, uint64_t lba, uint32_t count, uint8_t *buf, int tried)
+{
+	uint32_t bs = d->dev.sector_size;
+	UINTN bytes = (UINTN)count * bs;
+	char sb[24];
+
+	for (int t = tried; t < READ_TRIES; t++) {
+		EFI_STATUS s = d->bio->ReadBlocks(d->bio, d->media_id, lba, bytes, d->bounce);
+		if (!EFI_ERROR(s)) {
+			if (t)
+				con_printf("disk: LBA %llu+%u read on try %d, after %s\n",
+					   (unsigned long long)lba, count, t + 1,
+					   efi_status_name(d->last_status, sb));
+			memcpy(buf, d->bounce, bytes);
+			return 0;
+		}
+		d->last_status = s;
+	}
+	if (count > 1) {
+		uint32_t half = count / 2;
+		int rc = read_retry(d, lba, half, buf, 0);
+		return rc ? rc : read_retry(d, lba + half, count - half, buf + (size_t)half * bs, 0);
+	}
+	d->dev.err_lba = lba;
+	con_printf("disk: cannot read LBA %llu (%u-byte sectors): %s after %d tries\n",
+		   (unsigned long long)lba, bs, efi_status_name(d->last_status, sb), READ_TRIES);
+	return AS_EIO;
+}
+
 static int bio_read(struct blockdev *dev, uint64_t lba, uint32_t count, void *buf)
 {
 	struct efi_blockdev *d = (struct efi_blockdev *)dev;
@@ -30,8 +66,7 @@ static int bio_read(struct blockdev *dev, uint64_t lba, uint32_t count, void *bu
 	s = d->bio->ReadBlocks(d->bio, d->media_id, lba, bytes, direct ? buf : d->bounce);
 	if (EFI_ERROR(s)) {
 		d->last_status = s;
-		dev->err_lba = lba;
-		return AS_EIO;
+		return read_retry(d, lba, count, buf, 1);
 	}
 	if (!direct)
 		memcpy(buf, d->bounce, bytes);

@@ -68,11 +68,8 @@ static int load_initrds(struct boot_volume *v, const struct cfg_entry *e, struct
 	for (unsigned i = 0; i < e->ninitrd; i++) {
 		while (off % INITRD_JOIN_ALIGN)
 			out->data[off++] = 0;
-		if ((rc = fat_read(v->fs, &f[i], 0, out->data + off, f[i].size, d))) {
-			diag_error(d, "efi.initrd", "entry %s: reading initrd %s failed (%s)", e->name,
-				   e->initrd[i], as_strerror(rc));
+		if ((rc = bootvol_read(v, e->initrd[i], &f[i], out->data + off, d)))
 			return rc;
-		}
 		off += f[i].size;
 	}
 	out->size = total;

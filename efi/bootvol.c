@@ -174,6 +174,21 @@ void bootvol_close(struct boot_volume *v)
 	efi_blockdev_close(&v->disk);
 }
 
+int bootvol_read(struct boot_volume *v, const char *path, const struct fat_file *f, void *buf,
+		 struct diag *d)
+{
+	char sb[24];
+	int rc = fat_read(v->fs, f, 0, buf, f->size, d);
+
+	if (rc == AS_EIO)
+		diag_error(d, "efi.read", "reading %s failed: the disk cannot read LBA %llu (%s)", path,
+			   (unsigned long long)bdev_disk_err_lba(v->fs->dev),
+			   efi_status_name(v->disk.last_status, sb));
+	else if (rc)
+		diag_error(d, "efi.read", "reading %s failed (%s)", path, as_strerror(rc));
+	return rc;
+}
+
 int bootvol_read_file(struct boot_volume *v, const char *path, uint64_t max_bytes, void **buf,
 		      uint32_t *size, UINTN *pages, struct diag *d)
 {
@@ -198,8 +213,7 @@ int bootvol_read_file(struct boot_volume *v, const char *path, uint64_t max_byte
 		diag_error(d, "efi.nomem", "no memory for the %u bytes of %s", f.size, path);
 		return AS_ENOMEM;
 	}
-	if ((rc = fat_read(v->fs, &f, 0, *buf, f.size, d))) {
-		diag_error(d, "efi.read", "reading %s failed (%s)", path, as_strerror(rc));
+	if ((rc = bootvol_read(v, path, &f, *buf, d))) {
 		efi_free_pages(*buf, *pages);
 		*buf = NULL;
 		*pages = 0;

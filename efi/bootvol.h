@@ -34,6 +34,11 @@ void bootvol_close(struct boot_volume *v);
 int bootvol_read_file(struct boot_volume *v, const char *path, uint64_t max_bytes, void **buf,
 		      uint32_t *size, UINTN *pages, struct diag *d);
 
+/* fat_read of a whole file into buf; a failure is one sentence naming the file and, for a disk
+ * error, the disk LBA that could not be read and the firmware's status. */
+int bootvol_read(struct boot_volume *v, const char *path, const struct fat_file *f, void *buf,
+		 struct diag *d);
+
 /* Reads and parses /anysector.cfg of the volume into c (errors carry line numbers). */
 int bootvol_load_config(struct boot_volume *v, struct cfg *c, struct diag *d);
 

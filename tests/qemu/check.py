@@ -198,3 +198,21 @@ def check_read_error(serial, debugcon, file_name, bad_lba):
     if gave_up(serial, debugcon) not in WAITING_AT_MENU:
         problems.append("the loader does not say it waits at its menu for a key")
     return "; ".join(problems) or None
+
+
+def check_ovmf_no_partitions(serial):
+    """None when OVMF gave up on the disk as measured with an unreadable primary GPT: its
+    shell started, its mapping table has the disk (BLK) but no partition (HD node), and our
+    loader never ran; else why not (OVMF changed: the case should then boot from the backup)."""
+    if payload_reported(serial) or MENU_TITLE in serial:
+        return ("BOOTX64.EFI ran: OVMF now boots this disk, so the case should expect the "
+                "backup GPT (fault outcome backup-gpt)")
+    shell = serial.find("UEFI Interactive Shell")
+    if shell < 0:
+        return "OVMF neither started BOOTX64.EFI nor its shell"
+    mapping = serial[shell:]
+    if "BLK0" not in mapping:
+        return "the shell's mapping table does not list the disk"
+    if "/HD(" in mapping:
+        return "the shell's mapping table lists partitions, yet OVMF did not start BOOTX64.EFI"
+    return None

@@ -285,7 +285,8 @@ class Runner:
                                                   qemu_cmd.blkdebug_rules(fault.sector,
                                                                           fault.once).split("\n")))
         t_boot = time.monotonic()
-        settle = WAIT_SETTLE if case.fault_outcome == "read-error" else EXIT_GRACE
+        settle = WAIT_SETTLE if case.fault_outcome in ("read-error", "ovmf-no-partitions") \
+            else EXIT_GRACE
         rc, stopped = self.boot(cmd, logs, case.timeout, grace=settle)
         seconds = time.monotonic() - t_boot
         for f in (vars_copy, rules):
@@ -295,6 +296,11 @@ class Runner:
         debugcon = check.read_log(logs["debugcon.log"])
         if case.fault_outcome == "read-error":
             status, why = self.judge_read_error(case, fault, stopped, serial, debugcon)
+        elif case.fault_outcome == "ovmf-no-partitions":
+            why = check.check_ovmf_no_partitions(serial)
+            status, why = ("FAIL", f"{why} ({stopped or 'QEMU ended by itself'})") if why \
+                else ("XFAIL", "OVMF installs no partition on a disk whose primary GPT stays "
+                               "unreadable and starts its shell")
         else:
             status, why = self.judge(case, rc, stopped, serial, debugcon)
         if status == "PASS":

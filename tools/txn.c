@@ -124,63 +124,114 @@ int txn_install(struct txn *t, const struct stages *s)
 	if ((rc = stage2_region(t, &first, &end, where, sizeof where)))
 		return rc;
 
-	/* The first LBA that is a whole logical and physical sector. */
-	uint64_t lba = align_up(&h->topo, first, t->di.pgrain);
-	uint64_t need = (len + lss - 1) / lss;
-	if (lba == UINT64_MAX || lba >= end || need > end - lba) {
-		uint64_t room = lba < end ? (end - lba) * lss : 0;
+	/* Two slots for stage2, each at a whole logical and physical sector: A at the start of the
+	 * region, B at its (aligned) middle. The new stage2 goes to a slot the current stage1 does
+	 * not load from, and stage1 in LBA 0 (one sector, written last) switches to it: a crash at
+	 * any point leaves stage1 pointing at a whole stage2, the old one or the new one. Where the
+	 * region has room for one copy only (the legacy 31 KiB gap before LBA 63), stage2 is
+	 * replaced in place and the install says it is not crash-safe. */
+	uint64_t slot[2], need = (len + lss - 1) / lss;
+	slot[0] = align_up(&h->topo, first, t->di.pgrain);
+	if (slot[0] == UINT64_MAX || slot[0] >= end || need > end - slot[0]) {
+		uint64_t room = slot[0] < end ? (end - slot[0]) * lss : 0;
 		t_error("refuse.stage2_fit",
 			"stage2 (%u bytes) does not fit the %s: %llu bytes are free from byte %llu, the "
 			"first logical and physical sector boundary",
 			(unsigned)len, where, (unsigned long long)room,
-			(unsigned long long)(lba == UINT64_MAX ? 0 : lba * lss));
+			(unsigned long long)(slot[0] == UINT64_MAX ? 0 : slot[0] * lss));
 		return EXIT_REFUSED;
 	}
+	slot[1] = align_up(&h->topo, slot[0] + (end - slot[0]) / 2, t->di.pgrain);
+	unsigned nslots = slot[1] != UINT64_MAX && slot[1] > slot[0] && slot[1] < end &&
+				  need <= slot[1] - slot[0] && need <= end - slot[1] ? 2 : 1;
 
-	/* What is there now: nothing, our earlier stage2, or somebody else's data. */
-	uint64_t avail = end - lba, n = need;
-	uint8_t *old = xmalloc((size_t)(avail < need + 1 ? avail : need + 1) * lss);
-	if ((rc = bdev_read(&h->dev, lba, 1, old))) {
-		t_error("io.read", "%s: LBA %llu could not be read: %s", h->path,
-			(unsigned long long)lba, as_strerror(rc));
-		free(old);
-		return EXIT_ERRORS;
-	}
-	uint32_t old_len = 0;
-	if (!memcmp(old + STAGE2_MAGIC_OFF, STAGE2_MAGIC, 8)) {
-		uint32_t l = le32_load(old + STAGE2_LENGTH_OFF);
-		if (l >= STAGE2_HDR_SIZE && l <= avail * lss)
-			old_len = l;
-	}
-	uint64_t old_n = (old_len + lss - 1) / lss;
-	if (old_n > n)
-		n = old_n; /* also clear the tail of a longer earlier stage2 */
-	free(old);
-	old = xmalloc((size_t)(n * lss));
-	if ((rc = bdev_read(&h->dev, lba, n, old))) {
+	/* What is in the region now: nothing, our stage2 in a slot, or somebody else's data. */
+	uint8_t *region = xmalloc((size_t)((end - slot[0]) * lss));
+	if ((rc = bdev_read(&h->dev, slot[0], end - slot[0], region))) {
 		t_error("io.read", "%s: LBA %llu..%llu could not be read: %s", h->path,
-			(unsigned long long)lba, (unsigned long long)(lba + n - 1), as_strerror(rc));
-		free(old);
+			(unsigned long long)slot[0], (unsigned long long)(end - 1), as_strerror(rc));
+		free(region);
 		return EXIT_ERRORS;
 	}
-	for (uint64_t i = old_len; i < n * lss; i++) {
-		if (!old[i])
+	uint64_t ours_len[2] = { 0, 0 }; /* bytes of our stage2 found at each slot */
+	for (unsigned i = 0; i < 2; i++) {
+		if (slot[i] == UINT64_MAX || slot[i] >= end || (i && slot[1] <= slot[0]))
+			continue;
+		const uint8_t *at = region + (slot[i] - slot[0]) * lss;
+		uint64_t room = (end - slot[i]) * lss;
+		if (memcmp(at + STAGE2_MAGIC_OFF, STAGE2_MAGIC, 8))
+			continue;
+		uint32_t l = le32_load(at + STAGE2_LENGTH_OFF);
+		if (l >= STAGE2_HDR_SIZE && l <= room)
+			ours_len[i] = l;
+	}
+	/* The stage2 the current stage1 loads (if LBA 0 holds ours): [live, live_end). */
+	uint64_t live = UINT64_MAX, live_end = 0;
+	uint8_t *lba0 = xmalloc(lss);
+	if ((rc = bdev_read(&h->dev, 0, 1, lba0))) {
+		t_error("io.read", "%s: LBA 0 could not be read: %s", h->path, as_strerror(rc));
+		free(lba0);
+		free(region);
+		return EXIT_ERRORS;
+	}
+	if (!memcmp(lba0 + STAGE1_MAGIC_OFF, STAGE1_MAGIC, 4)) {
+		uint64_t off = le64_load(lba0 + STAGE1_S2_OFFSET_OFF);
+		uint64_t l = le32_load(lba0 + STAGE1_S2_LENGTH_OFF);
+		if (off % lss == 0 && l && off / lss < end && l <= (end - off / lss) * lss) {
+			live = off / lss;
+			live_end = live + (l + lss - 1) / lss;
+		}
+	}
+	/* The first slot whose sectors miss the live stage2. */
+	unsigned use = 0;
+	bool safe = false;
+	for (unsigned i = 0; i < nslots && !safe; i++) {
+		if (slot[i] + need <= live || slot[i] >= live_end) {
+			use = i;
+			safe = true;
+		}
+	}
+	uint64_t lba = slot[use], n = need;
+	/* Also clear the tail of a longer earlier stage2 in that slot, short of the live one. */
+	if ((ours_len[use] + lss - 1) / lss > n)
+		n = (ours_len[use] + lss - 1) / lss;
+	if (safe && lba < live && n > live - lba)
+		n = live - lba;
+	if (n > end - lba)
+		n = end - lba;
+	for (uint64_t i = 0; i < n * lss; i++) {
+		uint64_t abs = (lba - slot[0]) * lss + i; /* byte in region */
+		if (!region[abs])
+			continue;
+		bool is_ours = false;
+		for (unsigned k = 0; k < 2; k++)
+			if (ours_len[k] && abs >= (slot[k] - slot[0]) * lss &&
+			    abs < (slot[k] - slot[0]) * lss + ours_len[k])
+				is_ours = true;
+		if (is_ours)
 			continue;
 		if (!t->force) {
 			t_error("refuse.foreign_gap",
 				"the %s holds data that is not anysector's (byte %llu is 0x%02X): another "
 				"boot loader may live there; use --force to overwrite it (the backup keeps "
 				"a copy)",
-				where, (unsigned long long)(lba * lss + i), old[i]);
-			free(old);
+				where, (unsigned long long)(lba * lss + i), region[abs]);
+			free(lba0);
+			free(region);
 			return EXIT_REFUSED;
 		}
 		t_warn("install.foreign_gap",
 		       "--force: overwriting data that is not anysector's in the %s (byte %llu is 0x%02X)",
-		       where, (unsigned long long)(lba * lss + i), old[i]);
+		       where, (unsigned long long)(lba * lss + i), region[abs]);
 		break;
 	}
-	free(old);
+	free(region);
+	if (!safe)
+		t_warn("install.not_crash_safe",
+		       "the %s has room for one copy of stage2 only (%u bytes from byte %llu): it is "
+		       "replaced in place, so a crash during this install can leave the disk "
+		       "unbootable until 'anysector restore' puts the backup back",
+		       where, (unsigned)len, (unsigned long long)(slot[0] * lss));
 
 	/* stage2, patched with the boot partition's identity. */
 	struct stage2_identity id = { 0 };
@@ -203,21 +254,18 @@ int txn_install(struct txn *t, const struct stages *s)
 	if (!stage2_image_valid(img, len)) {
 		t_error("install.stage2", "the patched stage2 does not verify (CRC32)");
 		free(img);
+		free(lba0);
 		return EXIT_ERRORS;
 	}
-	char what[400];
-	snprintf(what, sizeof what, "stage2, %u bytes, boot partition %u, in the %s", (unsigned)len,
-		 bp->number, where);
+	char what[400], slot_name[40] = ", the only slot";
+	if (nslots == 2)
+		snprintf(slot_name, sizeof slot_name, ", slot %c of 2", use ? 'B' : 'A');
+	snprintf(what, sizeof what, "stage2, %u bytes, boot partition %u, in the %s%s", (unsigned)len,
+		 bp->number, where, slot_name);
 	plan_add(&t->pre, lba, n, img, what);
 	free(img);
 
 	/* stage1: bytes 0..439 of LBA 0 except the timestamp; everything else stays. */
-	uint8_t *lba0 = xmalloc(lss);
-	if ((rc = bdev_read(&h->dev, 0, 1, lba0))) {
-		t_error("io.read", "%s: LBA 0 could not be read: %s", h->path, as_strerror(rc));
-		free(lba0);
-		return EXIT_ERRORS;
-	}
 	memcpy(lba0, s->stage1, MBR_TIMESTAMP_OFF);
 	memcpy(lba0 + MBR_TIMESTAMP_OFF + MBR_TIMESTAMP_LEN,
 	       s->stage1 + MBR_TIMESTAMP_OFF + MBR_TIMESTAMP_LEN,
@@ -236,7 +284,7 @@ int txn_install(struct txn *t, const struct stages *s)
 
 	summary(t, "stage1 in LBA 0, pointing at stage2 at byte %llu (%u bytes)",
 		(unsigned long long)(lba * lss), (unsigned)len);
-	summary(t, "stage2 in the %s, booting from partition %u", where, bp->number);
+	summary(t, "stage2 in the %s%s, booting from partition %u", where, slot_name, bp->number);
 	summary(t, "\\EFI\\BOOT\\BOOTX64.EFI on partition %u", bp->number);
 	return 0;
 }

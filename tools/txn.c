@@ -226,12 +226,18 @@ int txn_install(struct txn *t, const struct stages *s)
 		break;
 	}
 	free(region);
-	if (!safe)
+	if (nslots == 1)
 		t_warn("install.not_crash_safe",
-		       "the %s has room for one copy of stage2 only (%u bytes from byte %llu): it is "
-		       "replaced in place, so a crash during this install can leave the disk "
+		       "the %s has room for one copy of stage2 only (%u bytes from byte %llu): an "
+		       "install replaces it in place, so a crash during one can leave the disk "
 		       "unbootable until 'anysector restore' puts the backup back",
 		       where, (unsigned)len, (unsigned long long)(slot[0] * lss));
+	else if (!safe)
+		t_warn("install.not_crash_safe",
+		       "the stage2 stage1 loads now (LBA %llu..%llu) overlaps both slots of the %s: "
+		       "it is overwritten before LBA 0 switches, so a crash during this install can "
+		       "leave the disk unbootable until 'anysector restore' puts the backup back",
+		       (unsigned long long)live, (unsigned long long)(live_end - 1), where);
 
 	/* stage2, patched with the boot partition's identity. */
 	struct stage2_identity id = { 0 };

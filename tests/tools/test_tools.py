@@ -459,6 +459,43 @@ def t_foreign_gap(s):
             os.unlink(f)
 
 
+def t_stage2_slots(s):
+    """Two stage2 slots (region start, aligned middle): each install writes the slot the current
+    stage1 does not load and switches LBA 0 to it, so the previous stage2 stays whole until then;
+    foreign data in the other slot is still refused; a region with room for one copy only (the
+    legacy gap) is written in place with a warning."""
+    img = new_gpt(s, "slots.img", install=False)
+    a, b = 2048 * 512, 3072 * 512           # BIOS boot partition LBA 2048..4095
+    stage2 = open(os.path.join(s.stages, "stage2.bin"), "rb").read()
+    for n, want in enumerate((a, b, a)):
+        s.anysector("install", img, "--backup", img + ".b%d" % n,
+                    has=["slot %s of 2" % ("A" if want == a else "B")],
+                    lacks=["not crash-safe", "one copy"])
+        _, (off, length) = lba0_fields(img)
+        s.eq(off, want, "install %d: stage1 points at slot" % n)
+        s.eq(read_at(img, off + 0x80, length - 0x80), stage2[0x80:], "install %d: stage2" % n)
+        if n:
+            other = b if want == a else a
+            s.eq(read_at(img, other + 8, 8), b"ANYSECT2", "install %d: the previous stage2 kept" % n)
+        s.anysector("check", img, rc=1, has=["stage2 intact"])
+    # something else in slot B while stage1 loads slot A: refused, image untouched
+    img = new_gpt(s, "slots2.img")
+    write_at(img, b + 5000, b"not ours")
+    before = sha(img)
+    s.anysector("install", img, "--backup", img + ".b9", rc=3,
+                has=["holds data that is not anysector's (byte %d is 0x6E)" % (b + 5000)])
+    s.eq(sha(img), before, "refused install changed the image")
+    # the legacy gap (LBA 1..62, 31,744 bytes) holds one 24,576-byte stage2 only
+    img = s.path("legacy.img")
+    sparse(img, 64 * MIB)
+    s.anysector("partition", img, "--label", "mbr", "--dos-compat")
+    for n in range(2):
+        s.anysector("install", img, "--sector-size", "512", "--backup", img + ".l%d" % n,
+                    has=["room for one copy of stage2 only", "the only slot"])
+        _, (off, _) = lba0_fields(img)
+        s.eq(off, 512, "legacy gap: stage2 at LBA 1")
+
+
 def sfdisk_image(s, name, script, size=64 * MIB):
     """An image partitioned by sfdisk (512-byte sectors) for layouts we would never make."""
     if not have("sfdisk"):
@@ -738,8 +775,8 @@ def main():
     s.cleanup = []
     rc = s.run([t_cli, t_mocked_topologies, t_gpt_worked_numbers, t_mbr_limit, t_fat_types,
                 t_dos_compat, t_check_misaligned, t_gpt_rules, t_mbr_rules, t_detection,
-                t_install_layouts, t_reinstall_and_backups, t_foreign_gap, t_refusals,
-                t_restore_safety, t_stage2_damage, t_add, t_add_invalid_config, t_mkimage,
+                t_install_layouts, t_reinstall_and_backups, t_foreign_gap, t_stage2_slots,
+                t_refusals, t_restore_safety, t_stage2_damage, t_add, t_add_invalid_config, t_mkimage,
                 t_mkimage_timeout, t_garbage, t_real_stages])
     for p in s.cleanup:
         if os.path.exists(p):

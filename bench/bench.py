@@ -1,64 +1,64 @@
 #!/usr/bin/env python3
 """Side-by-side boot benchmarks: anysector against GRUB (BIOS) and systemd-boot (UEFI).
 
-Each case is one firmware, one disk front-end and one sector size. Every loader in a case boots
-the same Debian kernel and busybox initramfs with the same command line from a disk with the same
-partition table and FAT (only the loader differs; see disks.py), plus, under SeaBIOS, QEMU's
-direct `-kernel` as a floor. Runs alternate between the loaders (the order rotates every round) so drift on the host
-hits all of them alike. The time of one run is QEMU start -> marker on the serial console.
+A case is one firmware, one disk front-end and one sector profile (512e: 512-byte logical,
+4096-byte physical sectors; 4Kn: 4096 both). In a case every loader boots the same Debian kernel,
+the same 64 MiB initrd (initrd.py) and the same command line from a disk with the same partition
+table and FAT: the peers' disks are copies of anysector's with only the loader swapped (disks.py).
+Under SeaBIOS QEMU's direct `-kernel` runs too, as a floor. Each round runs peer, anysector (and
+-kernel): A B A B ..., so drift on the host hits both alike. One sample is the wall time from
+starting QEMU to reading the marker on its serial console.
 
-Results: a table per case on stdout and in $BUILD/bench/results.txt, every sample in
-$BUILD/bench/samples.csv, every serial log in $BUILD/bench/logs/.
+Results: $BUILD/bench/{results.txt,samples.csv,logs/}; the Markdown report goes to
+bench/RESULTS.md after a full run (every case, at least 5 rounds, GPT), else to
+$BUILD/bench/RESULTS.md.
 
 usage: bench.py [--runs N] [--cases GLOB,...] [--timeout S] [--label gpt|mbr]
 Environment: BUILD (default build), BENCH_RUNS, BENCH_CASES, BENCH_TIMEOUT, BENCH_LABEL,
-BENCH_KERNEL.
+BENCH_KERNEL, BENCH_COMMAND (the command line to quote in the report).
 """
 import argparse
 import csv
 import datetime
 import fnmatch
 import glob
-import importlib.util
-import json
-import re
 import os
+import re
 import statistics
 import subprocess
 import sys
+import time
 import traceback
 
 sys.dont_write_bytecode = True   # keep bench/ free of __pycache__
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import boot    # noqa: E402
-import disks   # noqa: E402
-
-# The initramfs is the QEMU tests' (one builder in the tree): its /init prints
-# "ANYSECTOR-LINUX-OK cmdline=[...] filler_md5=..." over a ~6 MiB initrd and powers off.
-_spec = importlib.util.spec_from_file_location(
-    "qemu_initramfs", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests",
-                                   "qemu", "initramfs.py"))
-initramfs = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(initramfs)
+import boot     # noqa: E402
+import disks    # noqa: E402
+import initrd   # noqa: E402
+import report   # noqa: E402
+import sizes    # noqa: E402
 
 MARKER = "ANYSECTOR-LINUX-OK"
 CMDLINE = "console=ttyS0 quiet panic=-1"
 DISK_SIZE = 128 * disks.MiB
-GRUB_4KN_REASON = ("cannot boot 4Kn: boot.img/diskboot count in 512-byte sectors "
-                   "(REFERENCE.md: hangs after \"GRUB \" on 4Kn NVMe)")
+FULL_RUNS = 5
 
-# (firmware, front-end, logical sector size); SeaBIOS cannot boot 4Kn virtio-blk or IDE.
+# profile name -> (logical, physical) sector size
+PROFILES = {"512e": (512, 4096), "4Kn": (4096, 4096)}
+# (firmware, front-end, profile): SeaBIOS boots IDE only with 512-byte sectors and 4Kn only from
+# NVMe; OVMF boots virtio-blk and NVMe at both sizes.
 CASES = [
-    ("bios", "ide", 512), ("bios", "virtio", 512), ("bios", "nvme", 512), ("bios", "nvme", 4096),
-    ("uefi", "virtio", 512), ("uefi", "nvme", 512),
-    ("uefi", "virtio", 4096), ("uefi", "nvme", 4096),
+    ("bios", "ide", "512e"), ("bios", "nvme", "4Kn"),
+    ("uefi", "virtio", "512e"), ("uefi", "nvme", "4Kn"),
 ]
 FLOOR = "-kernel"
 ANYSECTOR = "anysector"
+# printed by stage2 just before it starts the kernel (interface agreed with stage2's owner)
+STAGE2_IO = re.compile(r"disk 0x([0-9a-fA-F]+): (\d+) int 13h AH=42h calls, (\d+) bytes read")
 
 
-def case_name(fw, fe, lss):
-    return f"{fw}-{fe}-{'512n' if lss == 512 else '4Kn'}"
+def case_name(fw, fe, profile):
+    return f"{fw}-{fe}-{profile}"
 
 
 def pkg_version(pkg, upstream=False):
@@ -77,17 +77,6 @@ def find_kernel():
     return found[-1]
 
 
-def build_initrd(work):
-    """The busybox initramfs from tests/qemu/initramfs.py; returns (path, filler md5)."""
-    out = os.path.join(work, "initrd.img")
-    data = initramfs.build()
-    if not os.path.exists(out) or open(out, "rb").read() != data:
-        with open(out + ".tmp", "wb") as f:
-            f.write(data)
-        os.replace(out + ".tmp", out)
-    return out, initramfs.filler_md5()
-
-
 def marker_check(md5):
     """The marker line must show our command line and the initrd's md5: a loader that
     truncated the initrd or lost the command line does not get a time."""
@@ -103,49 +92,58 @@ def marker_check(md5):
     return check
 
 
+def stage2_io(log):
+    """(drive, calls, bytes) from stage2's line in a serial log, or None when it has none."""
+    try:
+        with open(log, "rb") as f:
+            text = f.read().decode(errors="replace")
+    except OSError:
+        return None
+    m = STAGE2_IO.search(text)
+    return (int(m.group(1), 16), int(m.group(2)), int(m.group(3))) if m else None
+
+
 class Loader:
     def __init__(self, name, disk=None, direct=None, reason=None):
         self.name, self.disk, self.direct, self.reason = name, disk, direct, reason
         self.samples = []   # wall seconds, None for a failed run
-        self.cpu = []       # QEMU cpu seconds of the successful runs
+        self.cpu = []       # QEMU cpu seconds, None for a failed run
+        self.io = None      # stage2's (drive, calls, bytes), anysector under SeaBIOS only
+        self.why = None     # why the first failed run failed
 
     @property
-    def usable(self):
-        return self.reason is None
+    def short(self):
+        return self.name.split()[0]
 
 
-def prepare(work, tmp, kernel, initrd, label, build):
-    """Builds every disk image; returns {lss: {'base', 'anysector', 'grub', 'sdboot'}} where
-    each value is an image path or an error string ('!' prefix)."""
+def prepare(work, tmp, kernel, initrd_path, label, build, profiles):
+    """Builds the disk images of each profile; returns {profile: {key: path or '!reason'}} with
+    keys anysector, grub, sdboot, base."""
     tool = os.path.join(build, "tools", "anysector")
     stages = os.path.join(build, "stages")
     images = {}
-    for lss in (512, 4096):
-        tag = "512n" if lss == 512 else "4Kn"
-        img = images[lss] = {}
+    for prof in profiles:
+        lss, pss = PROFILES[prof]
+        img = images[prof] = {}
         paths = None
-        asimg = os.path.join(work, f"anysector-{label}-{tag}.img")
+        asimg = os.path.join(work, f"anysector-{label}-{prof}.img")
         if not os.path.exists(tool):
-            img[ANYSECTOR] = f"!not available yet: {tool} is not built"
+            img[ANYSECTOR] = f"!not available: {tool} is not built"
         else:
             try:
-                paths = disks.make_anysector(tool, stages, asimg, lss, DISK_SIZE, label, kernel,
-                                             initrd, CMDLINE, tmp)
+                paths = disks.make_anysector(tool, stages, asimg, lss, pss, DISK_SIZE, label,
+                                             kernel, initrd_path, CMDLINE, tmp)
                 img[ANYSECTOR] = asimg
             except disks.DiskError as e:
-                img[ANYSECTOR] = f"!not available yet: {e}"
+                img[ANYSECTOR] = f"!not available: {e}"
         if paths:
             base = asimg     # peers get anysector's very disk, loader swapped
         else:
-            base = os.path.join(work, f"base-{label}-{tag}.img")
-            paths = disks.make_base(base, lss, DISK_SIZE, label, kernel, initrd, tmp)
+            base = os.path.join(work, f"base-{label}-{prof}.img")
+            paths = disks.make_base(base, lss, DISK_SIZE, label, kernel, initrd_path, tmp)
         img["base"] = base
-        img["paths"] = paths
         for peer, make in (("grub", disks.make_grub), ("sdboot", disks.make_sdboot)):
-            out = os.path.join(work, f"{peer}-{label}-{tag}.img")
-            if peer == "grub" and lss != 512:
-                img[peer] = "!" + GRUB_4KN_REASON
-                continue
+            out = os.path.join(work, f"{peer}-{label}-{prof}.img")
             try:
                 make(base, out, paths, CMDLINE, tmp)
                 img[peer] = out
@@ -154,8 +152,9 @@ def prepare(work, tmp, kernel, initrd, label, build):
     return images
 
 
-def loaders_for(fw, lss, images, kernel, initrd):
-    img = images[lss]
+def loaders_for(fw, prof, images, kernel, initrd_path):
+    """[peer, anysector] (+ -kernel under SeaBIOS), in the order every round runs them."""
+    img = images[prof]
 
     def from_image(name, key):
         v = img[key]
@@ -167,58 +166,43 @@ def loaders_for(fw, lss, images, kernel, initrd):
     if fw == "bios":
         # Under OVMF, -kernel is no floor: OVMF pulls kernel and initrd through fw_cfg and runs
         # its own loader, measured slower than systemd-boot; it is left out there.
-        loaders.insert(0, Loader(FLOOR, disk=img["base"], direct=(kernel, initrd, CMDLINE)))
+        loaders.append(Loader(FLOOR, disk=img["base"], direct=(kernel, initrd_path, CMDLINE)))
     return loaders
 
 
 def run_timeout(loaders, limit):
-    """A boot taking six times the slowest successful boot of its case (at least 20 s) is
+    """A boot taking six times the slowest successful boot of its case (at least 30 s) is
     counted as failed: a loader that hangs costs less than BENCH_TIMEOUT on every case."""
     done = [s for ld in loaders for s in ld.samples if s is not None]
-    return min(limit, max(20.0, 6 * max(done))) if done else limit
+    return min(limit, max(30.0, 6 * max(done))) if done else limit
 
 
-def fmt(x):
-    return "-" if x is None else f"{x:.2f}"
+class HostLoad:
+    """CPU time the whole host spent busy while the bench ran, from /proc/stat, so the report
+    can say how much of the 2 CPUs other work took (the bench's own QEMU is subtracted)."""
 
+    def __init__(self):
+        self.t0, self.busy0 = time.monotonic(), self._busy()
+        self.load_start = os.getloadavg()
 
-def table(name, fw, fe, lss, loaders, runs):
-    """The case's table and its median wall-time ratio anysector/peer (None when n/a)."""
-    peer = loaders[-2]
-    pname = peer.name.split()[0]
-    fwname = "SeaBIOS" if fw == "bios" else "OVMF"
-    lines = [f"{name}: {fwname}, {fe}, {lss}-byte sectors, tcg, {runs} alternating runs",
-             f"  {'loader':<20}{'median s':>9}{'min':>7}{'max':>7}{'cpu s':>7}{'ok':>7}"]
-    med, low, cpu = {}, {}, {}
-    for ld in loaders:
-        ok = [x for x in ld.samples if x is not None]
-        if ok:
-            med[ld.name], low[ld.name] = statistics.median(ok), min(ok)
-            cpu[ld.name] = statistics.median(ld.cpu)
-            lines.append(f"  {ld.name:<20}{med[ld.name]:>9.2f}{low[ld.name]:>7.2f}{max(ok):>7.2f}"
-                         f"{cpu[ld.name]:>7.2f}{len(ok):>4}/{len(ld.samples)}"
-                         + (f"  ({ld.reason})" if ld.reason else ""))
-        else:
-            lines.append(f"  {ld.name:<20}{'-':>9}{'':>28}  {ld.reason or 'no sample'}")
-    if ANYSECTOR in med and peer.name in med:
-        ratio = med[ANYSECTOR] / med[peer.name]
-        lines.append(f"  ratio anysector/{pname}: {ratio:.2f} median, "
-                     f"{low[ANYSECTOR] / low[peer.name]:.2f} min, "
-                     f"{cpu[ANYSECTOR] / cpu[peer.name]:.2f} cpu")
-    else:
-        ratio = None
-        lines.append(f"  ratio anysector/{pname}: n/a")
-    if FLOOR in med:
-        lines.append("  above -kernel (median): " + ", ".join(
-            f"{n.split()[0]} {med[n] - med[FLOOR]:+.2f} s" for n in med if n != FLOOR))
-    return "\n".join(lines), ratio
+    @staticmethod
+    def _busy():
+        with open("/proc/stat") as f:
+            v = [int(x) for x in f.readline().split()[1:]]
+        idle = v[3] + (v[4] if len(v) > 4 else 0)
+        return (sum(v[:8]) - idle) / os.sysconf("SC_CLK_TCK")
+
+    def others(self, own_cpu):
+        """Average CPUs kept busy by other processes over the run."""
+        span = time.monotonic() - self.t0
+        return max(0.0, (self._busy() - self.busy0 - own_cpu) / span) if span > 0 else 0.0
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=int(os.environ.get("BENCH_RUNS", "5")))
     ap.add_argument("--cases", default=os.environ.get("BENCH_CASES", "*"))
-    ap.add_argument("--timeout", type=float, default=float(os.environ.get("BENCH_TIMEOUT", "90")))
+    ap.add_argument("--timeout", type=float, default=float(os.environ.get("BENCH_TIMEOUT", "120")))
     ap.add_argument("--label", choices=["gpt", "mbr"], default=os.environ.get("BENCH_LABEL", "gpt"))
     a = ap.parse_args()
     if a.runs < 1:
@@ -240,76 +224,98 @@ def main():
     if not cases:
         sys.exit(f"bench: no case matches {a.cases!r}; cases: "
                  + " ".join(case_name(*c) for c in CASES))
+    full = cases == CASES and a.runs >= FULL_RUNS and a.label == "gpt" \
+        and "BENCH_KERNEL" not in os.environ
 
+    started = datetime.datetime.now(datetime.timezone.utc)
+    host = HostLoad()
     kernel = find_kernel()
-    initrd, md5 = build_initrd(work)
+    initrd_path, md5, pad_len = initrd.write(os.path.join(work, "initrd.img"))
     check = marker_check(md5)
-    print(f"bench: kernel {kernel}, initrd {initrd} ({os.path.getsize(initrd)} bytes), "
+    print(f"bench: kernel {kernel}, initrd {initrd_path} ({os.path.getsize(initrd_path)} bytes), "
           f"cmdline \"{CMDLINE}\", {a.label} disks of {DISK_SIZE >> 20} MiB", flush=True)
     load1 = os.getloadavg()[0]
     if load1 > max(1, (os.cpu_count() or 1) - 1):
         print(f"bench: warning: load average {load1:.1f} on {os.cpu_count()} CPUs; other work "
               "will widen the spread (compare the minimums, or raise BENCH_RUNS)", flush=True)
-    images = prepare(work, tmp, kernel, initrd, a.label, build)
+    profiles = sorted({c[2] for c in cases}, key=list(PROFILES).index)
+    images = prepare(work, tmp, kernel, initrd_path, a.label, build, profiles)
 
     samples_path = os.path.join(work, "samples.csv")
     samples_f = open(samples_path, "w", newline="")
     w = csv.writer(samples_f)
     w.writerow(["case", "loader", "run", "seconds", "cpu_seconds", "status", "load1", "log"])
-
-    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                          text=True).stdout.strip()
-    report = [f"anysector boot benchmark {datetime.datetime.now().isoformat(timespec='seconds')}"
-              f"  git {head or '?'}  qemu {pkg_version('qemu-system-x86')}  runs {a.runs}",
-              f"kernel {os.path.basename(kernel)}, initrd {os.path.getsize(initrd)} bytes, "
-              f"cmdline \"{CMDLINE}\", {a.label} disk {DISK_SIZE >> 20} MiB; "
-              "seconds = QEMU start -> marker on serial; host load average at start "
-              + " ".join("%.1f" % x for x in os.getloadavg()) + f" on {os.cpu_count()} CPUs"]
-    results = {}
-    for fw, fe, lss in cases:
-        name = case_name(fw, fe, lss)
-        loaders = loaders_for(fw, lss, images, kernel, initrd)
-        live = [ld for ld in loaders if ld.usable]
+    monitor = os.path.join(tmp, "qemu.mon")
+    own_cpu = 0.0
+    results = []
+    for fw, fe, prof in cases:
+        name = case_name(fw, fe, prof)
+        lss, pss = PROFILES[prof]
+        loaders = loaders_for(fw, prof, images, kernel, initrd_path)
         for r in range(a.runs):
-            order = live[r % len(live):] + live[:r % len(live)] if live else []
             line = []
-            for ld in order:
-                if not ld.usable:
+            for ld in loaders:
+                if ld.reason:
                     continue
                 vars_copy = os.path.join(tmp, "OVMF_VARS.fd") if fw == "uefi" else None
-                cmd = boot.qemu_cmd(fw, fe, lss, ld.disk, vars_copy, ld.direct)
-                log = os.path.join(logs, f"{name}-{ld.name.split()[0].lstrip('-')}-{r + 1}.serial")
+                mon = monitor if fw == "bios" else None
+                if mon and os.path.exists(mon):
+                    os.unlink(mon)
+                cmd = boot.qemu_cmd(fw, fe, lss, pss, ld.disk, vars_copy, ld.direct, mon)
+                log = os.path.join(logs, f"{name}-{ld.short.lstrip('-')}-{r + 1}.serial")
                 load1 = os.getloadavg()[0]
-                secs, why, cpu = boot.timed_boot(cmd, MARKER, run_timeout(loaders, a.timeout), log,
-                                            vars_copy, check)
+                secs, why, cpu = boot.timed_boot(cmd, MARKER, run_timeout(loaders, a.timeout),
+                                                 log, vars_copy, check, mon)
+                own_cpu += cpu
                 ld.samples.append(secs)
-                if secs is not None:
-                    ld.cpu.append(cpu)
+                ld.cpu.append(cpu if secs is not None else None)
+                if fw == "bios" and ld.name == ANYSECTOR and secs is not None and ld.io is None:
+                    ld.io = stage2_io(log)
                 w.writerow([name, ld.name, r + 1, "" if secs is None else f"{secs:.4f}",
                             f"{cpu:.3f}", why, f"{load1:.2f}", log])
                 samples_f.flush()
-                line.append(f"{ld.name.split()[0]} {fmt(secs)}")
-                if secs is None and r == 0:
-                    # a loader that cannot boot here would only burn the timeout again
-                    ld.reason = f"failed: {why}; serial: {boot.tail(log) or '(nothing)'}"
-            print(f"  {name} run {r + 1}/{a.runs}: " + ", ".join(line), flush=True)
-        text, ratio = table(name, fw, fe, lss, loaders, a.runs)
-        print(text, flush=True)
-        report.append(text)
-        results[name] = {"ratio": ratio, "loaders": {
-            ld.name: {"samples": ld.samples, "reason": ld.reason} for ld in loaders}}
+                line.append(f"{ld.short} {report.fmt(secs)}")
+                if secs is None and ld.why is None:
+                    ld.why = f"{why}; serial: {boot.tail(log) or '(nothing)'}"
+                    if r == 0:
+                        # a loader that cannot boot here would only burn the timeout again
+                        ld.reason = f"failed: {ld.why}"
+            print(f"  {name} round {r + 1}/{a.runs}: " + ", ".join(line), flush=True)
+        res = {"name": name, "fw": fw, "fe": fe, "profile": prof, "lss": lss, "pss": pss,
+               "loaders": loaders}
+        print(report.case_text(res, a.runs), flush=True)
+        results.append(res)
     samples_f.close()
 
-    summary = ["summary (median ratio anysector/peer):"] + [
-        f"  {n:<18} {('%.2f' % v['ratio']) if v['ratio'] is not None else 'n/a'}"
-        for n, v in results.items()]
-    print("\n".join(summary))
-    report.append("\n".join(summary))
+    layout = disks.read_layout(images[profiles[0]]["base"], PROFILES[profiles[0]][0])
+    size_rows = sizes.collect(build, a.label, disks.boot_partition(layout)["num"], tmp)
+    finished = datetime.datetime.now(datetime.timezone.utc)
+    meta = {
+        "started": started, "finished": finished, "runs": a.runs, "label": a.label,
+        "full": full, "cases": a.cases, "timeout": a.timeout,
+        "command": os.environ.get("BENCH_COMMAND") or "python3 bench/bench.py " + " ".join(
+            sys.argv[1:]),
+        "git": subprocess.run(["git", "describe", "--always", "--dirty"], capture_output=True,
+                              text=True).stdout.strip() or "?",
+        "kernel": kernel, "initrd_size": os.path.getsize(initrd_path), "pad_len": pad_len,
+        "cmdline": CMDLINE, "disk_size": DISK_SIZE,
+        "load_start": host.load_start, "load_end": os.getloadavg(),
+        "others_cpu": host.others(own_cpu),
+        "versions": {p: pkg_version(p) for p in report.PACKAGES},
+    }
+    text = report.text(meta, results, size_rows)
     with open(os.path.join(work, "results.txt"), "w") as f:
-        f.write("\n\n".join(report) + "\n")
-    with open(os.path.join(work, "results.json"), "w") as f:
-        json.dump(results, f, indent=1)
-    print(f"bench: samples in {samples_path}, tables in {os.path.join(work, 'results.txt')}")
+        f.write(text)
+    print(report.summary_text(results))
+    md_path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "RESULTS.md") if full \
+        else os.path.join(work, "RESULTS.md")
+    with open(md_path + ".tmp", "w") as f:
+        f.write(report.markdown(meta, results, size_rows))
+    os.replace(md_path + ".tmp", md_path)
+    print(f"bench: samples in {samples_path}, tables in {os.path.join(work, 'results.txt')}, "
+          f"report in {md_path}"
+          + ("" if full else f" (not a full run: bench/RESULTS.md is only written by every case "
+             f"at BENCH_RUNS>={FULL_RUNS} on GPT)"))
 
 
 if __name__ == "__main__":

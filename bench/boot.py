@@ -7,6 +7,7 @@ import os
 import resource
 import select
 import shutil
+import socket
 import subprocess
 import time
 
@@ -22,13 +23,20 @@ FRONTENDS = {
 }
 
 
-def qemu_cmd(firmware, frontend, lss, disk, vars_copy=None, direct=None, memory=512):
-    """firmware: bios|uefi; direct: (kernel, initrd, cmdline) for a `-kernel` boot."""
+def qemu_cmd(firmware, frontend, lss, pss, disk, vars_copy=None, direct=None, monitor=None,
+             memory=512):
+    """firmware: bios|uefi; lss/pss: logical/physical sector size (IDE: logical 512 only);
+    direct: (kernel, initrd, cmdline) for a `-kernel` boot; monitor: a unix socket path for the
+    human monitor (used to read the text screen of a boot that never reached the marker)."""
     dev = FRONTENDS[frontend]
     if frontend != "ide":
-        dev += f",logical_block_size={lss},physical_block_size={lss}"
+        dev += f",logical_block_size={lss}"
+    elif lss != 512:
+        raise ValueError("IDE disks have 512-byte logical sectors")
+    dev += f",physical_block_size={pss}"
+    mon = f"unix:{monitor},server=on,wait=off" if monitor else "none"
     cmd = ["qemu-system-x86_64", "-accel", "tcg", "-m", str(memory), "-smp", "1",
-           "-display", "none", "-nic", "none", "-monitor", "none", "-serial", "stdio",
+           "-display", "none", "-nic", "none", "-monitor", mon, "-serial", "stdio",
            "-no-reboot"]
     if firmware == "bios":
         cmd += ["-machine", "pc", "-bios", SEABIOS]
@@ -44,11 +52,40 @@ def qemu_cmd(firmware, frontend, lss, disk, vars_copy=None, direct=None, memory=
     return cmd
 
 
-def timed_boot(cmd, marker, timeout, log_path, vars_copy=None, check=None):
+def screen_text(monitor, out_path, wait=3.0):
+    """The VGA text screen (80x25 at 0xB8000) of a running guest, through the monitor's
+    pmemsave: what a BIOS loader printed there before it stopped (GRUB writes only there).
+    Returns the non-empty lines, or [] when the monitor does not answer."""
+    if os.path.exists(out_path):
+        os.unlink(out_path)
+    try:
+        with socket.socket(socket.AF_UNIX) as s:
+            s.settimeout(wait)
+            s.connect(monitor)
+            s.sendall(f'pmemsave 0xb8000 4000 "{os.path.abspath(out_path)}"\n'.encode())
+            end = time.monotonic() + wait
+            while time.monotonic() < end and not (os.path.exists(out_path)
+                                                  and os.path.getsize(out_path) == 4000):
+                time.sleep(0.05)
+    except OSError:
+        return []
+    try:
+        with open(out_path, "rb") as f:
+            cells = f.read()
+        os.unlink(out_path)
+    except OSError:
+        return []
+    rows = [bytes(cells[r * 160 + 2 * c] for c in range(80)).decode("cp437").strip()
+            for r in range(len(cells) // 160)]
+    return [r for r in rows if r]
+
+
+def timed_boot(cmd, marker, timeout, log_path, vars_copy=None, check=None, monitor=None):
     """Returns (seconds or None, reason, cpu seconds). The time is taken when the marker
     arrives; the rest of its line is then read and given to check(line), which returns None or
     what is wrong. cpu is QEMU's user+system time (all its threads), which other load on the
-    host disturbs much less than the wall time. The serial output is written to log_path."""
+    host disturbs much less than the wall time. The serial output is written to log_path; with
+    a monitor socket, a boot that times out also gets its text screen there."""
     if vars_copy:
         shutil.copyfile(OVMF_VARS, vars_copy)   # fresh variables every run
     needle = marker.encode()
@@ -89,6 +126,9 @@ def timed_boot(cmd, marker, timeout, log_path, vars_copy=None, check=None):
                     elapsed = time.monotonic() - t0
                     reason = "ok"
     finally:
+        screen = []
+        if monitor and elapsed is None and p.poll() is None:
+            screen = screen_text(monitor, log_path + ".vga")
         if p.poll() is None:
             p.kill()
         p.wait()
@@ -101,6 +141,8 @@ def timed_boot(cmd, marker, timeout, log_path, vars_copy=None, check=None):
         os.unlink(log_path + ".stderr")
         with open(log_path, "wb") as f:
             f.write(buf)
+            if screen:
+                f.write(b"\n--- screen ---\n" + "\n".join(screen).encode() + b"\n")
             if err:
                 f.write(b"\n--- qemu stderr ---\n" + err.encode())
     if elapsed is not None and check:
@@ -112,6 +154,8 @@ def timed_boot(cmd, marker, timeout, log_path, vars_copy=None, check=None):
         reason = f"no marker within {timeout:g} s"
     if elapsed is None and err.strip():
         reason += ": " + err.strip().splitlines()[-1]
+    if elapsed is None and screen:
+        reason += "; screen: " + " | ".join(screen[-3:])
     return elapsed, reason, cpu
 
 
@@ -119,7 +163,7 @@ def tail(log_path, n=3):
     """The last non-empty serial lines, for a failure report."""
     try:
         with open(log_path, "rb") as f:
-            text = f.read().split(b"\n--- qemu stderr ---")[0].decode(errors="replace")
+            text = f.read().split(b"\n--- ")[0].decode(errors="replace")
     except OSError:
         return ""
     lines = [l.strip() for l in text.replace("\r", "\n").split("\n") if l.strip()]

@@ -5,13 +5,16 @@ MBR (one active FAT partition), holding the kernel and initrd. anysector's base 
 `anysector mkimage`; when that is not available a base with the same layout is written here. The
 peer images are copies of a base with only the loader swapped, so both loaders read the same
 kernel and initrd from the same partition table and file system:
-  GRUB (BIOS, 512-byte sectors only): boot.img into bytes 0..439 of LBA 0, a grub-mkimage core.img
-  into the BIOS boot partition (GPT) or the post-MBR gap (MBR), /grub/grub.cfg by mtools;
+  GRUB (BIOS): a grub-mkimage core.img and boot.img installed by grub-bios-setup on a loop device
+  (core.img into the BIOS boot partition (GPT) or the post-MBR gap (MBR)), /grub/grub.cfg by
+  mtools;
   systemd-boot: \\EFI\\BOOT\\BOOTX64.EFI replaced, /loader/loader.conf and an entry added by mtools.
 """
 import binascii
+import contextlib
 import os
 import re
+import shutil
 import struct
 import subprocess
 import uuid
@@ -26,8 +29,7 @@ DISK_GUID = uuid.UUID("5be0c0de-0000-4000-8000-000000000001")
 PART_GUIDS = [uuid.UUID("5be0c0de-0000-4000-8000-00000000001%d" % i) for i in range(4)]
 
 GRUB_DIR = "/usr/lib/grub/i386-pc"
-GRUB_MODULES = ["biosdisk", "part_gpt", "part_msdos", "fat", "normal", "linux", "echo",
-                "configfile"]
+GRUB_SETUP = os.path.join(GRUB_DIR, "grub-bios-setup")
 SDBOOT_EFI = "/usr/lib/systemd/boot/efi/systemd-bootx64.efi"
 
 MTOOLS_ENV = dict(os.environ, MTOOLS_SKIP_CHECK="1")
@@ -261,64 +263,98 @@ def anysector_cfg_paths(cfg_text):
     return {"kernel": e["kernel"], "initrd": e.get("initrd")}
 
 
-def make_anysector(tool, stages, image, lss, size, label, kernel, initrd, cmdline, tmpdir):
-    """`anysector mkimage`, then `timeout 0` in its anysector.cfg. Returns the file paths."""
+def make_anysector(tool, stages, image, lss, pss, size, label, kernel, initrd, cmdline, tmpdir):
+    """`anysector mkimage` with `--timeout 0` (no menu wait). Returns the file paths."""
     if os.path.exists(image):
         os.unlink(image)
     run([tool, "mkimage", image, "--size", str(size), "--label", label, "--sector-size", str(lss),
-         "--stages", stages, "--kernel", kernel, "--initrd", initrd, "--cmdline", cmdline],
-        env=dict(os.environ))
+         "--physical-size", str(pss), "--stages", stages, "--timeout", "0", "--kernel", kernel,
+         "--initrd", initrd, "--cmdline", cmdline], env=dict(os.environ))
     layout = read_layout(image, lss)
-    fat = fat_of(image, layout)
-    cfg = fat.get_text("/anysector.cfg")
-    if re.search(r"^\s*timeout\b", cfg, re.M):
-        cfg = re.sub(r"^(\s*)timeout\b.*$", r"\1timeout 0", cfg, count=1, flags=re.M)
-    else:
-        cfg = "timeout 0\n" + cfg
-    fat.put_text(cfg, "/anysector.cfg", tmpdir)
+    cfg = fat_of(image, layout).get_text("/anysector.cfg")
+    if not re.search(r"^\s*timeout\s+0\s*$", cfg, re.M):
+        raise DiskError("anysector.cfg made by mkimage --timeout 0 has no 'timeout 0' line")
     return anysector_cfg_paths(cfg)
 
 
 # ---- peers -----------------------------------------------------------------------------------
 
-def make_grub(base, image, paths, cmdline, tmpdir):
-    """GRUB 2 for BIOS on a copy of base; 512-byte sectors only (boot.img and diskboot count in
-    512-byte units, which is why GRUB cannot boot 4Kn)."""
-    layout = read_layout(base)
-    if layout["lss"] != 512:
-        raise DiskError("GRUB's boot.img/diskboot work in 512-byte sectors; "
-                        f"the disk has {layout['lss']}")
-    esp = boot_partition(layout)
-    bb = bios_boot_partition(layout)
-    if layout["label"] == "gpt":
-        if bb is None:
-            raise DiskError("GPT without a BIOS boot partition: nowhere to put core.img")
-        core_lba, room = bb["first"], bb["last"] - bb["first"] + 1
-        prefix = f"(hd0,gpt{esp['num']})/grub"
-    else:
-        core_lba, room = 1, min(p["first"] for p in layout["parts"]) - 1
-        prefix = f"(hd0,msdos{esp['num']})/grub"
-    core = os.path.join(tmpdir, "core.img")
-    run(["grub-mkimage", "-O", "i386-pc", "-d", GRUB_DIR, "-p", prefix, "-o", core] + GRUB_MODULES)
-    with open(core, "rb") as f:
-        core_img = bytearray(f.read())
-    sectors = (len(core_img) + 511) // 512
-    if sectors > room:
-        raise DiskError(f"core.img needs {sectors} sectors, only {room} free at LBA {core_lba}")
-    # diskboot's first blocklist entry (at 0x200-12): the rest of core.img follows its first sector.
-    struct.pack_into("<QH", core_img, 0x200 - 12, core_lba + 1, sectors - 1)
-    with open(os.path.join(GRUB_DIR, "boot.img"), "rb") as f:
-        boot = bytearray(f.read(440))
-    struct.pack_into("<Q", boot, 0x5C, core_lba)  # kernel_sector: where core.img starts
-    boot[0x64] = 0xFF                            # boot drive: trust DL
-    boot[0x66:0x68] = b"\x90\x90"                # as grub-bios-setup does for hard disks
+def grub_modules(label):
+    """What core.img needs for this disk: the BIOS disk driver, the partition map, the ESP's
+    file system, `linux`, and `normal`, which reads $prefix/grub.cfg (linux.mod depends on it
+    anyway). Nothing else is loaded from disk at boot."""
+    return ["biosdisk", "part_gpt" if label == "gpt" else "part_msdos", "fat", "normal", "linux"]
 
+
+def grub_module_closure(modules):
+    """modules plus everything moddep.lst says they pull in, sorted."""
+    deps = {}
+    with open(os.path.join(GRUB_DIR, "moddep.lst")) as f:
+        for line in f:
+            name, _, rest = line.partition(":")
+            deps[name.strip()] = rest.split()
+    seen, todo = set(), list(modules)
+    while todo:
+        m = todo.pop()
+        if m not in seen:
+            seen.add(m)
+            todo.extend(deps.get(m, []))
+    return sorted(seen)
+
+
+def make_grub_core(out, label, esp_num):
+    """grub-mkimage -O i386-pc core.img (lzma-compressed, as grub-install makes it)."""
+    prefix = f"(hd0,{'gpt' if label == 'gpt' else 'msdos'}{esp_num})/grub"
+    run(["grub-mkimage", "-O", "i386-pc", "-d", GRUB_DIR, "-p", prefix, "-o", out]
+        + grub_modules(label))
+    return out
+
+
+@contextlib.contextmanager
+def loop_device(path, lss=None):
+    """A loop device over path (with that logical sector size), detached on the way out."""
+    cmd = ["losetup", "-f", "--show"] + (["--sector-size", str(lss)] if lss else []) + [path]
+    dev = run(cmd).strip()
+    try:
+        yield dev
+    finally:
+        subprocess.run(["losetup", "-d", dev], capture_output=True)
+
+
+@contextlib.contextmanager
+def grub_setup_dir(tmpdir):
+    """A directory on a block device for grub-bios-setup's -d: it insists on resolving that
+    directory to a GRUB disk, which an overlay or tmpfs is not. A 4 MiB ext2 on a loop device."""
+    img = os.path.join(tmpdir, "grub-setup.ext2")
+    mnt = os.path.join(tmpdir, "grub-setup.mnt")
+    with open(img, "wb") as f:
+        f.truncate(4 * MiB)
+    run(["mkfs.ext2", "-q", "-F", img])
+    os.makedirs(mnt, exist_ok=True)
+    with loop_device(img) as dev:
+        run(["mount", dev, mnt])
+        try:
+            yield mnt
+        finally:
+            subprocess.run(["umount", mnt], capture_output=True)
+    os.unlink(img)
+
+
+def make_grub(base, image, paths, cmdline, tmpdir):
+    """GRUB 2 for BIOS on a copy of base, installed as grub-install does it: a grub-mkimage
+    core.img, then grub-bios-setup on a loop device with the disk's logical sector size (it
+    writes boot.img into LBA 0 and embeds core.img in the BIOS boot partition or the post-MBR
+    gap), then /grub/grub.cfg on the ESP. Done on 4Kn too: whether that boots is measured."""
+    if os.geteuid() != 0:
+        raise DiskError("grub-bios-setup works on a loop device: run the bench as root")
+    layout = read_layout(base)
+    esp = boot_partition(layout)
     copy_image(base, image)
-    with open(image, "r+b") as f:
-        f.seek(core_lba * 512)
-        f.write(bytes(core_img).ljust(sectors * 512, b"\0"))
-        f.seek(0)
-        f.write(boot)
+    with grub_setup_dir(tmpdir) as d:
+        make_grub_core(os.path.join(d, "core.img"), layout["label"], esp["num"])
+        shutil.copyfile(os.path.join(GRUB_DIR, "boot.img"), os.path.join(d, "boot.img"))
+        with loop_device(image, layout["lss"]) as dev:
+            run([GRUB_SETUP, "-d", d, dev])
     cfg = ("set timeout=0\nset default=0\n"
            "menuentry \"bench\" {\n"
            f"\tlinux {paths['kernel']} {cmdline}\n"

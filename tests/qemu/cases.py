@@ -20,7 +20,9 @@ A case-list line is
               once: the first read of it fails, the loader must retry and boot; always: every
               read fails, so the loader must name the file and LBA and wait at its menu
               (kernel, initrd) or boot from the backup GPT with a warning (gpt-header,
-              gpt-entries)
+              gpt-entries); after-repair (gpt-header, gpt-entries, OVMF): every read fails but
+              the few after OVMF rewrote the primary GPT from the backup, so OVMF boots and
+              BOOTX64.EFI itself must fall back to the backup GPT, with a warning
 
 '#' starts a comment. The case name is the columns joined by '-' (seabios-nvme-4Kn-gpt-bios-payload), then the
 fault's place and kind (seabios-nvme-4Kn-gpt-bios-payload-initrd-once).
@@ -35,7 +37,7 @@ LABELS = ("gpt", "mbr")
 PAYLOADS = ("bios-payload", "efi-payload", "dual-payload", "linux")
 EXPECTS = ("boot", "seabios-refuses")
 FAULT_PLACES = ("kernel", "initrd", "config", "gpt-header", "gpt-entries")
-FAULT_KINDS = ("once", "always")
+FAULT_KINDS = ("once", "always", "after-repair")
 
 # Hang guards, not performance checks: seconds from QEMU start to the payload's line, about 3x
 # what a case takes under TCG on a loaded 2-core machine (tests/qemu/README.md has the measured
@@ -67,6 +69,10 @@ class Case:
         return f"{name}-{self.fault.replace(':', '-')}" if self.fault else name
 
     @property
+    def fault_kind(self):
+        return self.fault.partition(":")[2]
+
+    @property
     def fault_place(self):
         return self.fault.partition(":")[0]
 
@@ -81,6 +87,8 @@ class Case:
         place, _, kind = self.fault.partition(":")
         if kind == "once":
             return "retry"
+        if kind == "after-repair":
+            return "backup-gpt"
         if place.startswith("gpt-"):
             # Measured (tests/qemu/README.md): OVMF's partition driver installs no partition
             # when the primary GPT stays unreadable, so BOOTX64.EFI never starts.
@@ -131,13 +139,14 @@ def parse_line(text, where):
         elif key == "menu" and val.isdigit() and int(val) <= MENU_MAX:
             menu = int(val)
         elif key == "fault" and val.partition(":")[0] in FAULT_PLACES and \
-                val.partition(":")[2] in FAULT_KINDS and val != "config:always":
+                val.partition(":")[2] in FAULT_KINDS and val != "config:always" and \
+                (not val.endswith(":after-repair") or val.startswith("gpt-")):
             fault = val
         else:
             raise CaseError(f"{where}: bad option {opt!r} (expect={'|'.join(EXPECTS)}, "
                             f"timeout=SECONDS, menu=0..{MENU_MAX}, "
                             f"fault={'|'.join(FAULT_PLACES)}:{'|'.join(FAULT_KINDS)}, "
-                            "not config:always)")
+                            "not config:always; after-repair only for gpt-*)")
     if not timeout:
         timeout = REFUSE_TIMEOUT if expect == "seabios-refuses" else DEFAULT_TIMEOUT[payload]
     if fault and (expect != "boot" or payload == "linux"):

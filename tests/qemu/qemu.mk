@@ -21,7 +21,7 @@ test-qemu-linux: qemu-prereqs
 	@$(QEMU_RUNNER) --suite qemu-linux --self-test linux tests/qemu/cases/linux.txt
 # Read errors injected with QEMU's blkdebug: retried, reported with file and LBA, or the backup GPT.
 test-qemu-faults: qemu-prereqs
-	@$(QEMU_RUNNER) --suite qemu-faults tests/qemu/cases/faults.txt
+	@$(QEMU_RUNNER) --suite qemu-faults --self-test faults tests/qemu/cases/faults.txt
 # The runner's own tests alone (no loaders or installer needed).
 test-qemu-selftest: $(QEMU_PAYLOADS)
 	@$(QEMU_RUNNER) --self-test all

@@ -69,13 +69,41 @@ def base_args(serial, memory_mb=256):
             "-device", DEBUG_EXIT] + ser + (["-monitor", "none"] if serial != "stdio" else [])
 
 
-def blkdebug_rules(sector, once):
-    """One injected read error (errno 5, EIO) at a 512-byte unit of the image file."""
-    return ('[inject-error]\nevent = "read_aio"\nerrno = "5"\n'
-            f'sector = "{sector}"\nonce = "{"on" if once else "off"}"\n')
+# After its first write (OVMF rewriting the primary GPT from the backup), this many reads pass
+# before the sector fails again: OVMF's restore reads the backup array, then checks the new
+# primary header and array and reads the array for its partitions (EDK2 PartitionDxe Gpt.c).
+REPAIR_READS = 4
 
 
-def case_command(case, image, serial_log, debugcon_log, vars_copy, blkdebug=None):
+def blkdebug_rules(sector, kind, beyond):
+    """QEMU blkdebug rules: reads of the 512-byte unit `sector` of the image file fail (EIO)
+    - once: the first read only;
+    - always: every read (and every write QEMU has to read it for);
+    - after-repair: every read, except the REPAIR_READS reads that follow the first write, so
+      OVMF can repair the primary GPT and boot while the loader still meets the error. The
+      disk must be writable (no snapshot=on: its overlay would answer the reads itself).
+    `beyond` is a sector past the image's end: the placeholder rules that keep blkdebug's
+    active error rule from lingering between states (it stays active until another
+    inject-error rule of the same event is processed)."""
+    def inject(at, state=None, once=False):
+        text = f'[inject-error]\nevent = "read_aio"\nerrno = "5"\nsector = "{at}"\n'
+        text += f'once = "{"on" if once else "off"}"\n'
+        if state:
+            text += f'iotype = "read"\nstate = "{state}"\n'
+        return text + "\n"
+
+    def set_state(event, state, new):
+        return f'[set-state]\nevent = "{event}"\nstate = "{state}"\nnew_state = "{new}"\n\n'
+
+    if kind != "after-repair":
+        return inject(sector, once=kind == "once")
+    rules = inject(sector, 1) + set_state("write_aio", 1, 2)
+    for k in range(2, 2 + REPAIR_READS):
+        rules += inject(beyond, k) + set_state("read_aio", k, k + 1)
+    return rules + inject(sector, 2 + REPAIR_READS)
+
+
+def case_command(case, image, serial_log, debugcon_log, vars_copy, blkdebug=None, snapshot=True):
     mem = 512 if case.payload == "linux" else 256
     return (base_args(serial_log, mem) + firmware_args(case.firmware, vars_copy, debugcon_log)
-            + disk_args(case.frontend, image, case.logical, case.physical, blkdebug=blkdebug))
+            + disk_args(case.frontend, image, case.logical, case.physical, snapshot, blkdebug))

@@ -3,7 +3,7 @@
 under SeaBIOS or OVMF (TCG) on the chosen front-end and sector sizes, and assert what the payload
 or the kernel printed on the serial console.
 
-usage: run.py --suite NAME [--self-test bios|efi] CASEFILE...
+usage: run.py --suite NAME [--self-test bios|efi|linux|faults] CASEFILE...
                                  run the runner's self-tests (selftest.py), then the cases; write
                                  pass/fail/skip to $RESULTS/NAME
        run.py --self-test all     only the self-tests (no loaders or installer needed)
@@ -22,6 +22,7 @@ import glob
 import os
 import random
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -208,7 +209,11 @@ class Fault:
         self.sector = offset // BLKDEBUG_UNIT
         self.lba = offset // case.logical               # what the loader must name
         self.backup_lba = len(data) // case.logical - 1
-        self.once = case.fault.endswith(":once")
+        self.kind = case.fault_kind
+        self.beyond = len(data) // BLKDEBUG_UNIT + 8     # a sector no read ever reaches
+
+    def rules(self):
+        return qemu_cmd.blkdebug_rules(self.sector, self.kind, self.beyond)
 
 
 def unique_offset(data, needle, what):
@@ -275,21 +280,26 @@ class Runner:
                 return Result(case, "FAIL", time.monotonic() - t0, str(e))
             rules = os.path.join(self.paths.work, case.name + ".blkdebug")
             with open(rules, "w") as f:
-                f.write(qemu_cmd.blkdebug_rules(fault.sector, fault.once))
+                f.write(fault.rules())
+            if fault.kind == "after-repair":
+                # OVMF's repair must reach the image (snapshot=on would answer it from its
+                # overlay), so this case writes to a private copy.
+                copy = os.path.join(self.paths.work, case.name + ".img")
+                shutil.copyfile(image, copy)
+                image = copy
         cmd = qemu_cmd.case_command(case, image, logs["serial.log"], logs["debugcon.log"], vars_copy,
-                                    blkdebug=rules)
+                                    blkdebug=rules, snapshot=not (fault and fault.kind == "after-repair"))
         with open(logs["cmd"], "w") as f:
             f.write(shlex.join(cmd) + "\n")
             if fault:
                 f.write(f"# {rules}:\n" + "".join("# " + ln + "\n" for ln in
-                                                  qemu_cmd.blkdebug_rules(fault.sector,
-                                                                          fault.once).split("\n")))
+                                                  fault.rules().split("\n")))
         t_boot = time.monotonic()
         settle = WAIT_SETTLE if case.fault_outcome in ("read-error", "ovmf-no-partitions") \
             else EXIT_GRACE
         rc, stopped = self.boot(cmd, logs, case.timeout, grace=settle)
         seconds = time.monotonic() - t_boot
-        for f in (vars_copy, rules):
+        for f in (vars_copy, rules, image if image.startswith(self.paths.work) else None):
             if f and os.path.exists(f):
                 os.unlink(f)
         serial = check.read_log(logs["serial.log"])
@@ -437,6 +447,65 @@ class Runner:
                     print("  logs kept: " + " ".join(r.kept), flush=True)
 
 
+def fault_checker(run_mod, runner):
+    """The fault judgements accept the loaders' real lines and reject each wrong one (a check
+    that cannot fail proves nothing). Lines as stage2 and BOOTX64.EFI print them."""
+    import selftest
+    problems = []
+
+    def expect(ok, what):
+        if not ok:
+            problems.append(what)
+    retry2 = "disk 0x80: LBA 1323+16 read on try 2, after BIOS error 0x0c\n"
+    retry_efi = "disk: LBA 1330+256 read on try 2, after EFI_DEVICE_ERROR\n"
+    expect(check.check_retry(retry2, 1323) is None and check.check_retry(retry2, 1338) is None
+           and check.check_retry(retry_efi, 1585) is None, "a right retry line was rejected")
+    expect(check.check_retry(retry2, 1339) and check.check_retry(retry2, 1322)
+           and check.check_retry("", 5) and check.check_retry(retry2.replace("try 2", "try 1"), 1323),
+           "a retry line not covering the LBA (or none, or a first try) was accepted")
+    counts = ("disk 0x80: 120 int 13h AH=42h calls, 6393856 bytes read\n"
+              "starting the kernel: a=1\n")
+    expect(check.check_int13_counts(counts, 6393856) is None, "the right count line was rejected")
+    expect(check.check_int13_counts(counts, 6393857) and check.check_int13_counts("", 1)
+           and check.check_int13_counts(counts.replace("\nstarting", "\nx\nstarting"), 1)
+           and check.check_int13_counts(counts + counts, 1),
+           "a short, missing, misplaced or doubled count line was accepted")
+    backup = ("warning: primary GPT header at LBA 1 is invalid (unreadable); using the backup GPT "
+              "header at LBA 16383\n")
+    expect(check.check_backup_gpt(backup, 16383) is None, "the right backup warning was rejected")
+    expect(check.check_backup_gpt(backup, 16384) and check.check_backup_gpt("", 16383),
+           "a wrong or missing backup warning was accepted")
+    bios_err = ("reading /payload.bzimage/payload-initrd.bin failed: disk 0x80 cannot read LBA 12350 "
+                "(BIOS int 13h error 0x0c after 3 tries)\n"
+                "booting 1) failed: device I/O error; the menu waits for a key\n")
+    efi_err = ("error: reading /payload.efi/payload-initrd.bin failed: the disk cannot read LBA "
+               "1331 (EFI_DEVICE_ERROR)\nPress any key to return to the menu.\n")
+    expect(check.check_read_error(bios_err, "", "payload-initrd.bin", 12350) is None
+           and check.check_read_error(efi_err, "", "PAYLOAD-initrd.bin", 1331) is None,
+           "a right read-error sentence was rejected")
+    payload = 'ANYSECTOR-PAYLOAD proto=2.15 cmdline="" initrd_size=1 initrd_crc32=00000000\n'
+    expect(check.check_read_error(bios_err, "", "payload.bzImage", 12350)
+           and check.check_read_error(bios_err, "", "payload-initrd.bin", 12351)
+           and check.check_read_error(bios_err + payload, "", "payload-initrd.bin", 12350)
+           and check.check_read_error(bios_err.split("booting")[0], "", "payload-initrd.bin", 12350)
+           and check.check_read_error(efi_err.split("Press")[0], "", "payload-initrd.bin", 1331),
+           "a read error naming the wrong file or LBA, followed by the payload, or without "
+           "the wait at the menu was accepted")
+    shell = "UEFI Interactive Shell v2.2\nMapping table\n     BLK0: Alias(s):\n  PciRoot(0x0)\n"
+    expect(check.check_ovmf_no_partitions(shell) is None, "OVMF's measured give-up was rejected")
+    expect(check.check_ovmf_no_partitions(shell + "  PciRoot(0x0)/HD(2,GPT,x)\n")
+           and check.check_ovmf_no_partitions("anysector boot menu\n" + shell)
+           and check.check_ovmf_no_partitions(""),
+           "partitions, our menu or no shell were taken for OVMF's give-up")
+    rules = qemu_cmd.blkdebug_rules(8, "after-repair", 999)
+    expect(rules.count("[inject-error]") == 2 + qemu_cmd.REPAIR_READS
+           and 'once = "on"' in qemu_cmd.blkdebug_rules(8, "once", 999)
+           and 'once = "off"' in qemu_cmd.blkdebug_rules(8, "always", 999),
+           "the blkdebug rules are not what the fault kinds say")
+    return selftest._result(run_mod, "selftest-fault-checks", "FAIL" if problems else "PASS",
+                            message="; ".join(problems))
+
+
 def kill(proc):
     """Ends a QEMU we started: SIGTERM to its process group, SIGKILL if it lingers."""
     for sig, wait in ((signal.SIGTERM, 3), (signal.SIGKILL, 10)):
@@ -518,7 +587,7 @@ def main():
     ap.add_argument("casefiles", nargs="*")
     ap.add_argument("--suite", help="suite name for $RESULTS/NAME")
     ap.add_argument("--list", action="store_true")
-    ap.add_argument("--self-test", choices=("bios", "efi", "linux", "all"),
+    ap.add_argument("--self-test", choices=("bios", "efi", "linux", "faults", "all"),
                     help="run the runner's own tests first (bios, efi, linux) or only them (all)")
     ap.add_argument("--only", help="run only cases whose name matches this glob")
     ap.add_argument("--jobs", type=int, default=MAX_JOBS)
@@ -531,7 +600,8 @@ def main():
 
     import selftest
     selftests = {None: [], "bios": selftest.BIOS, "efi": selftest.EFI, "linux": selftest.LINUX,
-                 "all": selftest.BIOS + selftest.EFI + selftest.LINUX}[a.self_test]
+                 "faults": [fault_checker],
+                 "all": selftest.BIOS + selftest.EFI + selftest.LINUX + [fault_checker]}[a.self_test]
     if a.self_test == "all" and not a.casefiles:
         return run_suite(a.suite or "qemu-selftest", [], paths, max(1, a.jobs), a.keep, selftests,
                          need_linux=True)

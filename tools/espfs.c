@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "common/errors.h"
+#include "common/le.h"
 #include "tools/inspect.h"
 #include "tools/run.h"
 #include "tools/util.h"
@@ -168,64 +169,319 @@ int esp_mkdir_p(struct esp_session *s, const char *dir)
 	return 0;
 }
 
+/* Replacing a file goes through a temporary name: the new copy is written beside the old one
+ * (so its clusters come from free space and the old chain stays whole), then the old file is
+ * deleted and the new one renamed over it. esp_diff turns the result into writes that keep
+ * every prefix a valid filesystem holding the old file or the new one. */
 int esp_put(struct esp_session *s, const char *src, const char *dst)
 {
-	char target[1100], source[4200];
+	char target[1100], source[4200], tmp[1100], dir[1024];
+	bool is_dir = false;
+	int rc;
+
 	snprintf(target, sizeof target, "::%s", dst);
 	/* a file name starting with '-' must not read as an option */
 	snprintf(source, sizeof source, "%s%.4000s", src[0] == '-' ? "./" : "", src);
-	const char *argv[] = { "mcopy", "-o", "-i", s->path, source, target, NULL };
-	return mtool("copying a file to the ESP", argv);
+	if (!esp_exists(s, dst, &is_dir) || is_dir) {
+		const char *argv[] = { "mcopy", "-o", "-i", s->path, source, target, NULL };
+		return mtool("copying a file to the ESP", argv);
+	}
+	snprintf(dir, sizeof dir, "%s", dst);
+	char *slash = strrchr(dir, '/');
+	if (slash)
+		*slash = 0;
+	for (unsigned i = 0;; i++) {
+		if (i == 1000) {
+			t_error("esp.temp_name", "no free temporary name in %s on the ESP", dir);
+			return EXIT_ERRORS;
+		}
+		snprintf(tmp, sizeof tmp, "%s/ASNEW%03u.TMP", dir, i);
+		if (!esp_exists(s, tmp, NULL))
+			break;
+	}
+	char tmp_target[1110];
+	snprintf(tmp_target, sizeof tmp_target, "::%s", tmp);
+	const char *copy[] = { "mcopy", "-i", s->path, source, tmp_target, NULL };
+	const char *del[] = { "mdel", "-i", s->path, target, NULL };
+	const char *ren[] = { "mren", "-i", s->path, tmp_target, target, NULL };
+	if ((rc = mtool("copying a file to the ESP", copy)) ||
+	    (rc = mtool("deleting the file it replaces on the ESP", del)) ||
+	    (rc = mtool("renaming the new file on the ESP", ren)))
+		return rc;
+	return 0;
+}
+
+/* --- the order of the writes ---
+ *
+ * The copy now holds the final state S2; the disk holds S0. Written in LBA order, a crash could
+ * leave a directory entry pointing at clusters not yet written, or a FAT chain half linked. The
+ * writes are grouped by the role of each sector and ordered so that every prefix is a valid
+ * filesystem in which each changed file reads whole, old or new:
+ *
+ *   1. data sectors in clusters that are free in S0 (new file contents, new directory clusters):
+ *      nothing refers to them yet, so the filesystem still reads as S0;
+ *   2. FAT sectors in an intermediate state SI: every entry that is in use in S2 takes its S2
+ *      value, every other keeps its S0 value. The new chains are linked (and a directory that
+ *      grew gets its new cluster, already written in 1), the old chains are all still there: at
+ *      worst some allocated clusters belong to no file yet (lost clusters, not a wrong byte);
+ *   3. directory sectors (the FAT12/16 root, and sectors of clusters in use in S0): each is one
+ *      sector, written whole. Those that add or change a live entry go first, in LBA order, so a
+ *      long name's entries are in place before the short entry that ends them; then those that
+ *      only delete entries, in reverse order, so a short entry goes before its long-name
+ *      entries. A replaced file (esp_put: new copy under a temporary name, old one deleted, new
+ *      one renamed) switches in the sector of its new entry; if the old entry lives in another
+ *      sector, both names briefly exist, each pointing at a whole chain;
+ *   4. FAT sectors from SI to S2: the old chains are freed; nothing refers to them any more;
+ *   5. the rest (the reserved area: FSInfo's free-cluster hints, which readers do not trust).
+ *
+ * A FAT sector may be written twice (SI, then S2); the journal accepts either content for it.
+ * Each FAT and directory sector is its own op, so tests/crash stops after each of them. */
+
+enum esp_role { ROLE_NEW_DATA, ROLE_FAT_ADD, ROLE_DIR_ADD, ROLE_DIR_DEL, ROLE_FAT_FREE,
+		ROLE_OTHER, ROLE_COUNT };
+
+static const char *const role_what[ROLE_COUNT] = {
+	"new contents in free clusters", "FAT with the new chains linked",
+	"directory sector adding or changing entries", "directory sector deleting entries",
+	"FAT with the replaced chains freed", "filesystem metadata",
+};
+
+struct esp_geom {
+	enum fat_type type;
+	uint64_t fats, fats_end;     /* bytes of the partition: every FAT copy */
+	uint64_t root, data, data_end;
+	uint64_t cluster;
+	uint32_t active;             /* the FAT copy readers use */
+	uint64_t fat_bytes;
+};
+
+/* Entry i of a FAT (raw bits, FAT32's top nibble included); 0 past its end. */
+static uint32_t fat_get(const struct esp_geom *g, const uint8_t *fat, uint32_t i)
+{
+	uint64_t o;
+	switch (g->type) {
+	case FAT_TYPE_12:
+		o = (uint64_t)i + i / 2;
+		if (o + 2 > g->fat_bytes)
+			return 0;
+		return i & 1 ? le16_load(fat + o) >> 4 : le16_load(fat + o) & 0xFFFu;
+	case FAT_TYPE_16:
+		o = (uint64_t)i * 2;
+		return o + 2 > g->fat_bytes ? 0 : le16_load(fat + o);
+	default:
+		o = (uint64_t)i * 4;
+		return o + 4 > g->fat_bytes ? 0 : le32_load(fat + o) & 0x0FFFFFFFu;
+	}
+}
+
+/* Copies the bits of entry i from src to dst. */
+static void fat_take(const struct esp_geom *g, uint8_t *dst, const uint8_t *src, uint32_t i)
+{
+	uint64_t o;
+	switch (g->type) {
+	case FAT_TYPE_12:
+		o = (uint64_t)i + i / 2;
+		if (o + 2 > g->fat_bytes)
+			return;
+		if (i & 1) {
+			dst[o] = (uint8_t)((dst[o] & 0x0F) | (src[o] & 0xF0));
+			dst[o + 1] = src[o + 1];
+		} else {
+			dst[o] = src[o];
+			dst[o + 1] = (uint8_t)((dst[o + 1] & 0xF0) | (src[o + 1] & 0x0F));
+		}
+		return;
+	case FAT_TYPE_16:
+		o = (uint64_t)i * 2;
+		if (o + 2 <= g->fat_bytes)
+			memcpy(dst + o, src + o, 2);
+		return;
+	default:
+		o = (uint64_t)i * 4;
+		if (o + 4 <= g->fat_bytes)
+			memcpy(dst + o, src + o, 4);
+		return;
+	}
+}
+
+/* Whether a sector, read as directory entries, adds or changes a live one. */
+static bool adds_entry(const uint8_t *old, const uint8_t *new, uint32_t len)
+{
+	for (uint32_t i = 0; i + 32 <= len; i += 32)
+		if (new[i] != 0 && new[i] != 0xE5 && memcmp(old + i, new + i, 32))
+			return true;
+	return false;
+}
+
+struct esp_op {
+	uint64_t lba;       /* device LBA */
+	uint8_t *data;      /* one sector, owned */
+	enum esp_role role;
+};
+
+static int esp_op_cmp(const void *a, const void *b)
+{
+	const struct esp_op *x = a, *y = b;
+	if (x->role != y->role)
+		return x->role < y->role ? -1 : 1;
+	/* deletions from the end backwards, everything else forwards */
+	bool rev = x->role == ROLE_DIR_DEL;
+	if (x->lba == y->lba)
+		return 0;
+	return (x->lba < y->lba) != rev ? -1 : 1;
+}
+
+/* Roles that are written as one op per sector (see above); the others are merged into runs. */
+static bool role_single(enum esp_role r)
+{
+	return r == ROLE_FAT_ADD || r == ROLE_FAT_FREE || r == ROLE_DIR_ADD || r == ROLE_DIR_DEL;
 }
 
 int esp_diff(struct esp_session *s, struct plan *p, const char *what)
 {
 	uint32_t lss = s->h->topo.lss;
-	uint64_t total = s->sectors * lss;
+	uint64_t total = s->sectors * lss, base = s->first_lba * lss;
+	struct esp_geom g;
+	uint8_t *fat_old = NULL, *fat_new = NULL, *fat_mid = NULL;
 	uint8_t *a = xmalloc(CHUNK), *b = xmalloc(CHUNK);
-	uint8_t *run = NULL;
-	uint64_t run_lba = 0, run_n = 0, run_cap = 0;
-	int rc = 0;
+	struct esp_op *ops = NULL;
+	size_t nops = 0, cap = 0;
+	int rc;
 
-	for (uint64_t off = 0; !rc && off < total; off += CHUNK) {
+	/* The geometry of the final state (mtools never changes the boot sector's layout). */
+	if ((rc = remount(s))) {
+		t_error("esp.fat", "the ESP copy no longer mounts after mtools: %s", as_strerror(rc));
+		free(a);
+		free(b);
+		return EXIT_ERRORS;
+	}
+	const struct fat_fs *fs = s->fs;
+	g.type = fs->type;
+	g.fat_bytes = fs->fat_bytes;
+	g.active = fs->active_fat;
+	g.fats = fs->fat_offset - (uint64_t)fs->active_fat * fs->fat_bytes;
+	g.fats_end = g.fats + (uint64_t)fs->num_fats * fs->fat_bytes;
+	g.root = fs->root_offset;
+	g.data = fs->data_offset;
+	g.cluster = fs->cluster_size;
+	g.data_end = g.data + (uint64_t)fs->clusters * g.cluster;
+	uint64_t fats_len = g.fats_end - g.fats;
+	if (g.data_end > total || fats_len > (1ull << 30)) {
+		t_error("esp.fat", "the FAT on partition %u does not fit the partition", s->number);
+		rc = EXIT_ERRORS;
+		goto out;
+	}
+	fat_old = xmalloc((size_t)fats_len);
+	fat_new = xmalloc((size_t)fats_len);
+	if (bdev_read_bytes(&s->h->dev, base + g.fats, fat_old, (size_t)fats_len) ||
+	    bdev_read_bytes(&s->img.dev, g.fats, fat_new, (size_t)fats_len)) {
+		t_error("io.read", "reading the FATs of partition %u for comparison failed", s->number);
+		rc = EXIT_ERRORS;
+		goto out;
+	}
+	/* SI: each copy of the FAT with the entries in use in S2 taken from S2. */
+	fat_mid = xmalloc((size_t)fats_len);
+	memcpy(fat_mid, fat_old, (size_t)fats_len);
+	for (uint32_t k = 0; k < fs->num_fats; k++) {
+		uint64_t o = (uint64_t)k * g.fat_bytes;
+		for (uint32_t i = 0; i < fs->clusters + 2; i++)
+			if (i < 2 || fat_get(&g, fat_new + o, i))
+				fat_take(&g, fat_mid + o, fat_new + o, i);
+	}
+	const uint8_t *fat_active = fat_old + (uint64_t)g.active * g.fat_bytes;
+
+	for (uint64_t off = 0; off < total; off += CHUNK) {
 		size_t n = (size_t)(total - off < CHUNK ? total - off : CHUNK);
-		if (!fd_has_data(s->h->fd, s->first_lba * lss + off, n) &&
-		    !fd_has_data(s->img.fd, off, n))
+		if (!fd_has_data(s->h->fd, base + off, n) && !fd_has_data(s->img.fd, off, n))
 			continue; /* a hole on both sides */
-		int err = bdev_read_bytes(&s->h->dev, s->first_lba * lss + off, a, n);
-		if (err || bdev_read_bytes(&s->img.dev, off, b, n)) {
+		if (bdev_read_bytes(&s->h->dev, base + off, a, n) ||
+		    bdev_read_bytes(&s->img.dev, off, b, n)) {
 			t_error("io.read", "reading the ESP for comparison failed at byte %llu",
 				(unsigned long long)off);
 			rc = EXIT_ERRORS;
-			break;
+			goto out;
 		}
 		for (size_t i = 0; i < n; i += lss) {
-			uint64_t lba = s->first_lba + (off + i) / lss;
-			bool differs = memcmp(a + i, b + i, lss) != 0;
-			if (differs) {
-				if (run_n && run_lba + run_n != lba) {
-					plan_add(p, run_lba, run_n, run, what);
-					run_n = 0;
+			uint64_t at = off + i, lba = s->first_lba + at / lss;
+			const uint8_t *olds = a + i, *news = b + i;
+			const uint8_t *mids = NULL;
+			bool in_fat = at >= g.fats && at + lss <= g.fats_end;
+			if (in_fat)
+				mids = fat_mid + (at - g.fats);
+			if (!memcmp(olds, news, lss) && (!in_fat || !memcmp(olds, mids, lss)))
+				continue;
+			enum esp_role role[2] = { ROLE_COUNT, ROLE_COUNT };
+			const uint8_t *data[2] = { news, NULL };
+			if (in_fat) {
+				if (memcmp(olds, mids, lss)) {
+					role[0] = ROLE_FAT_ADD;
+					data[0] = mids;
 				}
-				if (!run_n)
-					run_lba = lba;
-				if (run_n == run_cap) {
-					run_cap = run_cap ? run_cap * 2 : 64;
-					uint8_t *r = realloc(run, (size_t)(run_cap * lss));
-					if (!r) {
+				if (memcmp(mids, news, lss)) {
+					role[1] = ROLE_FAT_FREE;
+					data[1] = news;
+				}
+			} else if (g.type != FAT_TYPE_32 && at >= g.root && at + lss <= g.data) {
+				role[0] = adds_entry(olds, news, lss) ? ROLE_DIR_ADD : ROLE_DIR_DEL;
+			} else if (at >= g.data && at + lss <= g.data_end) {
+				uint32_t c0 = (uint32_t)(2 + (at - g.data) / g.cluster);
+				uint32_t c1 = (uint32_t)(2 + (at + lss - 1 - g.data) / g.cluster);
+				unsigned used = 0;
+				for (uint32_t c = c0; c <= c1; c++)
+					used += fat_get(&g, fat_active, c) != 0;
+				if (!used)
+					role[0] = ROLE_NEW_DATA;
+				else if (used == c1 - c0 + 1)
+					role[0] = adds_entry(olds, news, lss) ? ROLE_DIR_ADD : ROLE_DIR_DEL;
+				else
+					role[0] = ROLE_OTHER;
+			} else {
+				role[0] = ROLE_OTHER;
+			}
+			for (unsigned k = 0; k < 2; k++) {
+				if (role[k] == ROLE_COUNT)
+					continue;
+				if (nops == cap) {
+					cap = cap ? cap * 2 : 64;
+					struct esp_op *o = realloc(ops, cap * sizeof *o);
+					if (!o) {
 						fprintf(stderr, "anysector: out of memory\n");
 						exit(EXIT_ERRORS);
 					}
-					run = r;
+					ops = o;
 				}
-				memcpy(run + run_n * lss, b + i, lss);
-				run_n++;
+				ops[nops].lba = lba;
+				ops[nops].role = role[k];
+				ops[nops].data = xmalloc(lss);
+				memcpy(ops[nops].data, data[k], lss);
+				nops++;
 			}
 		}
 	}
-	if (!rc && run_n)
-		plan_add(p, run_lba, run_n, run, what);
-	free(run);
+	qsort(ops, nops, sizeof *ops, esp_op_cmp);
+	/* One op per sector for the roles whose order matters sector by sector; runs otherwise. */
+	for (size_t i = 0; i < nops;) {
+		size_t j = i + 1;
+		if (!role_single(ops[i].role))
+			while (j < nops && ops[j].role == ops[i].role && ops[j].lba == ops[j - 1].lba + 1)
+				j++;
+		uint8_t *run = xmalloc((j - i) * lss);
+		for (size_t k = i; k < j; k++)
+			memcpy(run + (k - i) * lss, ops[k].data, lss);
+		char w[400];
+		snprintf(w, sizeof w, "%s: %s", what, role_what[ops[i].role]);
+		plan_add(p, ops[i].lba, j - i, run, w);
+		free(run);
+		i = j;
+	}
+	rc = 0;
+out:
+	for (size_t i = 0; i < nops; i++)
+		free(ops[i].data);
+	free(ops);
+	free(fat_old);
+	free(fat_new);
+	free(fat_mid);
 	free(a);
 	free(b);
 	return rc;

@@ -255,9 +255,15 @@ int journal_restore(struct hostdev *h, const char *path, bool force, bool dry_ru
 			rc = EXIT_ERRORS;
 			goto out;
 		}
+		/* A range written twice (a FAT sector: new chains linked, then old ones freed) may
+		 * hold what any of its records wrote. */
+		bool written = c == x->new_crc;
+		for (uint32_t k = 0; k < j.n && !written; k++)
+			written = j.recs[k].lba == x->lba && j.recs[k].count == x->count &&
+				  c == j.recs[k].new_crc;
 		if (c == x->old_crc) {
 			done++;
-		} else if (c != x->new_crc) {
+		} else if (!written) {
 			changed++;
 			report_printf(g_report, force ? DIAG_WARN : DIAG_ERROR, "refuse.journal_changed",
 				      "LBA %llu..%llu changed since the backup was made",

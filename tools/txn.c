@@ -574,8 +574,7 @@ int txn_commit(struct txn *t)
 	plan_init(&esp, h->topo.lss);
 	if (t->esp.open) {
 		char what[120];
-		snprintf(what, sizeof what, "files on partition %u (FAT sectors changed by mtools)",
-			 t->esp.number);
+		snprintf(what, sizeof what, "files on partition %u", t->esp.number);
 		if ((rc = esp_diff(&t->esp, &esp, what)))
 			goto out;
 	}

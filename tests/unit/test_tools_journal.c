@@ -112,6 +112,63 @@ static void test_round_trip(void **state)
 	}
 }
 
+/* A plan that writes one range twice (as the ESP's FAT sectors are: new chains linked, then
+ * old chains freed): after any prefix of it, as a crash leaves the disk, restore accepts
+ * whichever content the range holds and puts the original back; other content is refused. */
+static void test_twice_written_prefixes(void **state)
+{
+	(void)state;
+	const uint32_t lss = 512;
+	uint8_t d[512];
+	struct plan full;
+
+	plan_init(&full, lss);
+	memset(d, 0x11, sizeof d);
+	plan_add(&full, 7, 1, d, "FAT, new chains linked");
+	memset(d, 0x22, sizeof d);
+	plan_add(&full, 9, 1, d, "directory");
+	memset(d, 0x33, sizeof d);
+	plan_add(&full, 7, 1, d, "FAT, old chains freed");
+	memset(d, 0x44, sizeof d);
+	plan_add(&full, 0, 1, d, "LBA 0");
+	for (unsigned k = 0; k <= full.n; k++) {
+		struct hostdev h;
+		struct plan prefix;
+		size_t n0, n1;
+		make_disk(&h, lss);
+		uint8_t *before = snapshot(&n0);
+		unlink(jpath);
+		assert_int_equal(journal_write(jpath, &h, &full), 0);
+		plan_init(&prefix, lss);
+		for (unsigned i = 0; i < k; i++)
+			plan_add(&prefix, full.ops[i].lba, full.ops[i].count, full.ops[i].data, "");
+		assert_int_equal(plan_execute(&h, &prefix), 0);
+		plan_free(&prefix);
+		hostdev_close(&h);
+		assert_int_equal(hostdev_open(&h, img, true), 0);
+		assert_int_equal(journal_restore(&h, jpath, false, false), 0);
+		hostdev_close(&h);
+		uint8_t *after = snapshot(&n1);
+		assert_int_equal(n0, n1);
+		assert_memory_equal(before, after, n0);
+		free(after);
+		free(before);
+	}
+	/* the twice-written range holding something neither write gave it: refused */
+	struct hostdev h;
+	make_disk(&h, lss);
+	unlink(jpath);
+	assert_int_equal(journal_write(jpath, &h, &full), 0);
+	assert_int_equal(plan_execute(&h, &full), 0);
+	memset(d, 0x55, sizeof d);
+	assert_int_equal(bdev_write(&h.dev, 7, 1, d), 0);
+	hostdev_close(&h);
+	assert_int_equal(hostdev_open(&h, img, true), 0);
+	assert_int_equal(journal_restore(&h, jpath, false, false), EXIT_REFUSED);
+	hostdev_close(&h);
+	plan_free(&full);
+}
+
 static void test_refusals(void **state)
 {
 	(void)state;
@@ -170,6 +227,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_twice_written_prefixes),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -55,8 +55,7 @@ void stage2_main(uint32_t drive, uint32_t stage1_bps)
 	for (bool first = true;; first = false) {
 		int i = menu_choose(&cfg, first);
 		rc = linux_boot(&fs, &cfg.entries[i]);
-		/* Never the same failing entry again by itself: the menu waits for a key. */
-		con_printf("booting %u) failed: %s; the menu waits for a key\n", i + 1,
-			   as_strerror(rc));
+		/* Never the same failing entry again by itself: the menu now waits for a key. */
+		con_printf("booting %u) failed: %s\n", i + 1, as_strerror(rc));
 	}
 }

@@ -60,7 +60,8 @@ int menu_choose(const struct cfg *c, bool use_timeout)
 		if (k == KEY_NONE)
 			return def;
 	}
-	con_printf("1-%u boots an entry; Up/Down and Enter choose\n", c->nentries);
+	con_printf("waiting for a key: 1-%u boots an entry; Up/Down and Enter choose\n",
+		   c->nentries);
 	show_selection(c, sel);
 	for (;; k = con_getkey()) {
 		if (k == KEY_NONE)

@@ -28,7 +28,7 @@ GIVE_UP = [
 ] + [
     # A loader that could not boot its entry waits at its menu for a key, never retrying by
     # itself (stage2/main.c, efi/menu.c): nothing more comes without a key.
-    ("serial", r"booting \d+\) failed: [^\n]*; the menu waits for a key",
+    ("serial", r"booting \d+\) failed: [^\n]*\n(?:[^\n]*\n)*?waiting for a key: ",
      "stage2 could not boot the entry and waits at its menu for a key"),
     ("serial", r"Press any key to return to the menu\.",
      "BOOTX64.EFI could not boot the entry and waits for a key"),

@@ -477,7 +477,8 @@ def fault_checker(run_mod, runner):
            "a wrong or missing backup warning was accepted")
     bios_err = ("reading /payload.bzimage/payload-initrd.bin failed: disk 0x80 cannot read LBA 12350 "
                 "(BIOS int 13h error 0x0c after 3 tries)\n"
-                "booting 1) failed: device I/O error; the menu waits for a key\n")
+                "booting 1) failed: device I/O error\n\nanysector boot menu\n * 1) payload.bzimage\n"
+                "waiting for a key: 1-1 boots an entry; Up/Down and Enter choose\n")
     efi_err = ("error: reading /payload.efi/payload-initrd.bin failed: the disk cannot read LBA "
                "1331 (EFI_DEVICE_ERROR)\nPress any key to return to the menu.\n")
     expect(check.check_read_error(bios_err, "", "payload-initrd.bin", 12350) is None

@@ -214,7 +214,8 @@ def main():
     logs = os.path.join(work, "logs")
     for d in (work, tmp, logs):
         os.makedirs(d, exist_ok=True)
-    for old in glob.glob(os.path.join(logs, "*.serial")):
+    for old in glob.glob(os.path.join(logs, "*.serial")) + glob.glob(
+            os.path.join(logs, "*.serial.times")):
         os.unlink(old)    # logs of an earlier bench would pass for this one's
 
     patterns = [p.strip() for p in a.cases.split(",") if p.strip()]

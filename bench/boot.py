@@ -85,13 +85,15 @@ def timed_boot(cmd, marker, timeout, log_path, vars_copy=None, check=None, monit
     arrives; the rest of its line is then read and given to check(line), which returns None or
     what is wrong. cpu is QEMU's user+system time (all its threads), which other load on the
     host disturbs much less than the wall time. The serial output is written to log_path; with
-    a monitor socket, a boot that times out also gets its text screen there."""
+    a monitor socket, a boot that times out also gets its text screen there. log_path.times
+    gives each serial line the second it arrived (where the time of a boot goes)."""
     if vars_copy:
         shutil.copyfile(OVMF_VARS, vars_copy)   # fresh variables every run
     needle = marker.encode()
     buf = bytearray()
     reason = "timeout"
     at = -1
+    arrivals = []   # (seconds since start, end offset in buf) of every serial line
     errf = open(log_path + ".stderr", "w+b")
     ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.monotonic()
@@ -120,6 +122,9 @@ def timed_boot(cmd, marker, timeout, log_path, vars_copy=None, check=None, monit
             # search only the tail that could hold a marker split across reads
             start = max(0, len(buf) - len(needle))
             buf += chunk
+            now = time.monotonic() - t0
+            arrivals.extend((now, len(buf) - len(chunk) + i + 1)
+                            for i, c in enumerate(chunk) if c == 0x0A)
             if at < 0:
                 at = buf.find(needle, start)
                 if at >= 0:
@@ -145,6 +150,13 @@ def timed_boot(cmd, marker, timeout, log_path, vars_copy=None, check=None, monit
                 f.write(b"\n--- screen ---\n" + "\n".join(screen).encode() + b"\n")
             if err:
                 f.write(b"\n--- qemu stderr ---\n" + err.encode())
+        with open(log_path + ".times", "w") as f:
+            begin = 0
+            for secs, end in arrivals:
+                text = buf[begin:end].decode(errors="replace").strip()
+                begin = end
+                if text:
+                    f.write(f"{secs:8.3f} {text}\n")
     if elapsed is not None and check:
         line = buf[at:].split(b"\n", 1)[0].decode(errors="replace")
         bad = check(line)

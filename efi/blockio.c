@@ -20,7 +20,8 @@ static bool aligned(const void *p, uint32_t align)
 }
 
 /* Tries per transfer size. No Reset between tries: EDK2's NVMe Reset re-initialises the whole
- * controller under every other user of it, and its drivers time out and retry by themselves. */
+ * controller under every other user of it. When every read fails, the halving follows only the
+ * first half down, so a dead disk costs a few dozen calls, not one per block. */
 #define READ_TRIES 3
 
 /* After a failed read: tries again through the bounce buffer (always aligned), then as two

@@ -178,7 +178,9 @@ static void print_text(struct hostdev *h, struct disk_info *di)
 	       human_size(di->grain, a, sizeof a), (unsigned long long)(align_up(t, 0, di->grain) % (gs ? gs : 1)),
 	       (unsigned long long)gs, (unsigned long long)(align_up(t, 0, di->pgrain) % (ps ? ps : 1)),
 	       (unsigned long long)ps);
-	if (di->label == LABEL_GPT && di->gpt) {
+	if (di->label == LABEL_GPT && di->gpt && !di->gpt->primary_valid && !di->gpt->used_backup) {
+		printf("label:     gpt (a protective MBR), but neither GPT header is valid\n");
+	} else if (di->label == LABEL_GPT && di->gpt) {
 		const struct gpt_header *g = &di->gpt->hdr;
 		char s[GUID_STR_LEN + 1];
 		guid_format(&g->disk_guid, s);
@@ -213,6 +215,8 @@ static void print_text(struct hostdev *h, struct disk_info *di)
 			       p->active ? " (active)" : "", (int)i == di->esp ? " [boot]" : "");
 		}
 	}
+	if (di->damaged)
+		printf("damaged:   %s\n", di->damage);
 	if (di->has_stage1)
 		printf("\nboot code: anysector stage1 v%u, stage2 %u bytes at byte %llu\n",
 		       (unsigned)di->s1_version, (unsigned)di->s2_length,

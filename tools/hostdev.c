@@ -332,6 +332,71 @@ static int lba0_kind(struct hostdev *h)
 	return mbr_is_protective(&m) ? 1 : 2;
 }
 
+/* The sector sizes at which "EFI PART" begins LBA 1 or the last LBA, valid header or not. */
+static unsigned gpt_signature_sizes(int fd, uint64_t size_bytes)
+{
+	static const char sig[8] = "EFI PART";
+	unsigned found = 0;
+	char b[8];
+
+	for (uint32_t lss = 512; lss <= 4096; lss <<= 1) {
+		uint64_t sectors = size_bytes / lss;
+		if ((size_bytes >= lss + sizeof b && !pread_full(fd, b, sizeof b, lss) &&
+		     !memcmp(b, sig, sizeof b)) ||
+		    (sectors >= 2 && !pread_full(fd, b, sizeof b, (sectors - 1) * lss) &&
+		     !memcmp(b, sig, sizeof b)))
+			found |= lss;
+	}
+	return found;
+}
+
+/* The sector sizes at which a protective MBR's 0xEE entry covers exactly the rest of the image. */
+static unsigned pmbr_fit_sizes(const struct hostdev *h)
+{
+	uint8_t rec[MBR_RECORD_SIZE];
+	struct mbr m;
+	unsigned found = 0;
+
+	if (h->size_bytes < sizeof rec || pread_full(h->fd, rec, sizeof rec, 0))
+		return 0;
+	mbr_decode(rec, &m);
+	for (unsigned i = 0; i < 4; i++) {
+		if (m.part[i].type != MBR_TYPE_GPT_PROTECTIVE || m.part[i].sectors == UINT32_MAX)
+			continue;
+		for (uint32_t lss = 512; lss <= 4096; lss <<= 1)
+			if (h->size_bytes / lss == (uint64_t)m.part[i].sectors + 1)
+				found |= lss;
+	}
+	return found;
+}
+
+/* A protective MBR and no valid GPT header at any size: the GPT is damaged or the image cut
+ * short. Examine it at the one size its remains point to ("EFI PART" where a header belongs,
+ * else the protective MBR's size), so that check names what is broken and the writers refuse on
+ * the table's own damage; with no single such size it cannot be examined. */
+static int damaged_gpt_topology(struct hostdev *h, uint32_t *lss)
+{
+	unsigned sig = gpt_signature_sizes(h->fd, h->size_bytes), fit = pmbr_fit_sizes(h);
+	unsigned pick = is_pow2_u64(sig) ? sig : !sig && is_pow2_u64(fit) ? fit : 0;
+
+	if (pick) {
+		*lss = pick;
+		h->origin = TOPO_DETECTED;
+		snprintf(h->origin_text, sizeof h->origin_text,
+			 sig ? "a GPT signature (in a header that is not valid) at %u-byte sectors"
+			     : "the protective MBR's size at %u-byte sectors (no GPT header found)",
+			 (unsigned)pick);
+		return 0;
+	}
+	t_error("topology.unknown",
+		"%s (%llu bytes) has a protective MBR but no valid GPT header at 512, 1024, 2048 or "
+		"4096-byte sectors, at LBA 1 or at the last LBA%s: the GPT is damaged or the image is "
+		"cut short; give --sector-size to examine it with 'anysector check'",
+		h->path, (unsigned long long)h->size_bytes,
+		sig ? " (\"EFI PART\" appears at more than one sector size)" : "");
+	return EXIT_ERRORS;
+}
+
 static int image_topology(struct hostdev *h, const struct topo_flags *f)
 {
 	uint32_t lss = 0;
@@ -347,6 +412,16 @@ static int image_topology(struct hostdev *h, const struct topo_flags *f)
 			h->origin = TOPO_DETECTED;
 			snprintf(h->origin_text, sizeof h->origin_text,
 				 "a valid GPT header at %u-byte sectors", (unsigned)lss);
+			unsigned other = found & ~lss;
+			if (other && h->writable) {
+				/* Writing on a guess could destroy the disk the other size describes. */
+				t_error("topology.ambiguous",
+					"%s holds valid GPT headers at %u- and %u-byte sectors; anysector "
+					"does not write to a disk whose sector size it would have to guess: "
+					"give --sector-size",
+					h->path, (unsigned)lss, other & (~other + 1));
+				return EXIT_ERRORS;
+			}
 			if (found != lss)
 				t_warn("topology.ambiguous",
 				       "%s holds valid GPT headers for more than one sector size; using %u "
@@ -355,12 +430,9 @@ static int image_topology(struct hostdev *h, const struct topo_flags *f)
 		} else {
 			int k = lba0_kind(h);
 			if (k == 1) {
-				t_error("topology.unknown",
-					"%s has a protective MBR but no valid GPT header at 512, 1024, 2048 or "
-					"4096-byte sectors (primary or backup); give --sector-size to examine "
-					"it",
-					h->path);
-				return EXIT_USAGE;
+				int rc = damaged_gpt_topology(h, &lss);
+				if (rc)
+					return rc;
 			}
 			if (k == 2) {
 				t_error("topology.mbr_only",
@@ -369,10 +441,12 @@ static int image_topology(struct hostdev *h, const struct topo_flags *f)
 					h->path);
 				return EXIT_USAGE;
 			}
-			lss = 512;
-			h->origin = TOPO_DEFAULT;
-			snprintf(h->origin_text, sizeof h->origin_text,
-				 "the default for a blank image (no --sector-size)");
+			if (k != 1) {
+				lss = 512;
+				h->origin = TOPO_DEFAULT;
+				snprintf(h->origin_text, sizeof h->origin_text,
+					 "the default for a blank image (no --sector-size)");
+			}
 		}
 	}
 	h->topo = (struct topology){ .lss = lss, .pss = lss };
@@ -392,8 +466,11 @@ int hostdev_set_topology(struct hostdev *h, const struct topo_flags *f)
 	if (rc)
 		return rc;
 	if (h->topo.sectors < 2) {
-		t_error("topology.small", "%s is too small: %llu bytes", h->path,
-			(unsigned long long)h->size_bytes);
+		t_error("topology.small",
+			"%s is too small: %llu bytes, %llu whole %u-byte sector%s (a disk needs at "
+			"least 2)",
+			h->path, (unsigned long long)h->size_bytes, (unsigned long long)h->topo.sectors,
+			(unsigned)h->topo.lss, h->topo.sectors == 1 ? "" : "s");
 		return EXIT_ERRORS;
 	}
 	return 0;

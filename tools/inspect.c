@@ -8,6 +8,7 @@
 #include "common/errors.h"
 #include "common/fat.h"
 #include "common/le.h"
+#include "tools/hostdev.h"
 #include "tools/util.h"
 
 static const struct {
@@ -73,14 +74,33 @@ void disk_info_free(struct disk_info *di)
 	memset(di, 0, sizeof *di);
 }
 
-/* fmt has one %s; the message is cut to fit. */
+/* fmt has one %s; the message is cut to fit. A message that already says what fmt would say
+ * first ("no valid GPT: no valid GPT: ...") is taken as it is. */
 static void damaged(struct disk_info *di, const char *fmt, const char *msg)
 {
 	char cut[REPORT_MSG_MAX - 100];
+	size_t lead = strcspn(fmt, "%");
 
 	snprintf(cut, sizeof cut, "%.900s", msg);
-	if (!di->damaged)
-		snprintf(di->damage, sizeof di->damage, fmt, cut);
+	if (!di->damaged) {
+		if (lead > 2 && !strncmp(cut, fmt, lead - 2))
+			snprintf(di->damage, sizeof di->damage, "%s", cut);
+		else
+			snprintf(di->damage, sizeof di->damage, fmt, cut);
+	}
+	di->damaged = true;
+}
+
+/* Puts the likeliest cause in front of whatever damage was found (or makes it the damage). */
+static void damaged_because(struct disk_info *di, const char *why)
+{
+	char was[sizeof di->damage];
+
+	snprintf(was, sizeof was, "%s", di->damage);
+	if (di->damaged)
+		snprintf(di->damage, sizeof di->damage, "%.500s (%.400s)", why, was);
+	else
+		snprintf(di->damage, sizeof di->damage, "%s", why);
 	di->damaged = true;
 }
 
@@ -113,6 +133,11 @@ static void read_gpt(struct hostdev *h, struct disk_info *di, bool strict, struc
 		static const char *const keep[] = { "gpt.backup_mismatch", "gpt.using_backup",
 						    "gpt.invalid", NULL };
 		struct filter f = { .rep = q, .keep = keep, .to = r };
+		/* A backup that disagrees is what the disk falls back to once the primary breaks:
+		 * install and add refuse such a disk, so check calls it an error too. */
+		for (unsigned i = 0; i < q.n; i++)
+			if (!strcmp(q.items[i].code, "gpt.backup_mismatch"))
+				q.items[i].level = DIAG_ERROR;
 		uint64_t last = h->dev.sectors - 1;
 		uint64_t backup = di->gpt->primary_valid ? di->gpt->hdr.alternate_lba
 				  : di->gpt->used_backup ? di->gpt->hdr.my_lba : last;
@@ -125,8 +150,15 @@ static void read_gpt(struct hostdev *h, struct disk_info *di, bool strict, struc
 			report_add(r, q.items[i].level, q.items[i].code, q.items[i].msg);
 	}
 	if (rc) {
-		damaged(di, "no valid GPT: %s",
-			report_first(&q, DIAG_ERROR) ? report_first(&q, DIAG_ERROR)->msg : as_strerror(rc));
+		/* Both headers invalid (gpt.invalid says why), or none there at all (gpt.none). */
+		const struct report_item *it = report_first(&q, DIAG_ERROR);
+		for (unsigned i = 0; i < q.n && !it; i++)
+			if (!strcmp(q.items[i].code, "gpt.none"))
+				it = &q.items[i];
+		if (it && !strcmp(it->code, "gpt.none"))
+			damaged(di, "%s, although LBA 0 holds a protective MBR", it->msg);
+		else
+			damaged(di, "no valid GPT: %s", it ? it->msg : as_strerror(rc));
 	} else if (!di->gpt->primary_valid || !di->gpt->backup_valid ||
 		   report_has(&q, "gpt.backup_mismatch")) {
 		const struct report_item *it = report_first(&q, DIAG_WARN);
@@ -186,6 +218,101 @@ static void read_mbr(struct hostdev *h, struct disk_info *di, struct report *r)
 	di->esp = fat_active >= 0 ? fat_active : fat_any;
 }
 
+/* "4096", "512 and 4096", "512, 1024 and 4096" for a set of sector sizes (bit = size). */
+static const char *sizes_text(unsigned bits, char *buf, size_t cap)
+{
+	size_t n = 0;
+	unsigned left = bits;
+
+	buf[0] = 0;
+	for (unsigned sz = 512; sz <= 4096; sz <<= 1) {
+		if (!(bits & sz))
+			continue;
+		left &= ~sz;
+		n += (size_t)snprintf(buf + n, n < cap ? cap - n : 0, "%s%u",
+				      n ? (left ? ", " : " and ") : "", sz);
+		if (n >= cap)
+			break;
+	}
+	return buf;
+}
+
+/* The bytes per sector a FAT boot sector at byte off declares; 0 when no boot sector is there. */
+static unsigned fat_bps_at(struct hostdev *h, uint64_t off)
+{
+	uint8_t b[MBR_RECORD_SIZE];
+
+	if (off > h->size_bytes || h->size_bytes - off < sizeof b || pread_full(h->fd, b, sizeof b, off))
+		return 0;
+	if ((b[0] != 0xEB && b[0] != 0xE9) || b[510] != 0x55 || b[511] != 0xAA)
+		return 0;
+	return le16_load(b + 11);
+}
+
+/* An MBR's LBAs mean nothing without the sector size, which the image cannot tell. When the boot
+ * partition holds no FAT boot sector at the sector size in use, but does at another size and
+ * declares that size itself, the size in use is wrong: say so before anything is written. */
+static void mbr_sector_size_hint(struct hostdev *h, struct disk_info *di, struct report *r)
+{
+	const struct mbr_entry *e = NULL;
+	unsigned number = 0;
+	uint32_t lss = h->topo.lss;
+
+	for (unsigned i = 0; i < 4; i++) {
+		const struct mbr_entry *c = &di->mbr.part[i];
+		if (!mbr_type_is_fat(c->type) || !c->sectors || !c->lba_first)
+			continue;
+		if (!e || (c->status == 0x80 && e->status != 0x80)) {
+			e = c;
+			number = i + 1;
+		}
+	}
+	if (!e || fat_bps_at(h, (uint64_t)e->lba_first * lss) == lss)
+		return;
+	for (uint32_t c = 512; c <= 4096; c <<= 1) {
+		uint64_t off = (uint64_t)e->lba_first * c;
+		if (c == lss || fat_bps_at(h, off) != c)
+			continue;
+		char why[REPORT_MSG_MAX];
+		snprintf(why, sizeof why,
+			 "MBR partition %u starts at LBA %u, which holds no FAT boot sector at %u-byte "
+			 "sectors (byte %llu); at %u-byte sectors (byte %llu) a FAT boot sector declares "
+			 "%u bytes per sector: this disk has %u-byte sectors, give --sector-size %u",
+			 number, (unsigned)e->lba_first, (unsigned)lss,
+			 (unsigned long long)e->lba_first * lss, (unsigned)c, (unsigned long long)off,
+			 (unsigned)c, (unsigned)c, (unsigned)c);
+		report_add(r, DIAG_ERROR, "label.sector_size", why);
+		damaged_because(di, why);
+		return;
+	}
+}
+
+/* A hybrid MBR (entries besides the 0xEE one) is only safe while each of its entries is exactly
+ * a GPT partition: otherwise BIOS-side software and the GPT see different partitions, and
+ * writing to either could land in the other's data. */
+static void check_hybrid(struct hostdev *h, struct disk_info *di, struct report *r)
+{
+	for (unsigned i = 0; i < 4; i++) {
+		const struct mbr_entry *e = &di->mbr.part[i];
+		bool match = false;
+		if (e->type == MBR_TYPE_EMPTY || e->type == MBR_TYPE_GPT_PROTECTIVE)
+			continue;
+		for (unsigned k = 0; k < di->nparts && !match; k++)
+			match = di->parts[k].first == e->lba_first && di->parts[k].sectors == e->sectors;
+		if (match)
+			continue;
+		char why[REPORT_MSG_MAX];
+		uint64_t last = (uint64_t)e->lba_first + e->sectors - (e->sectors ? 1 : 0);
+		snprintf(why, sizeof why,
+			 "hybrid MBR entry %u (type 0x%02X, LBA %u..%llu%s) is not one of the GPT's "
+			 "partitions: the MBR and the GPT describe different partitions",
+			 i + 1, e->type, (unsigned)e->lba_first, (unsigned long long)last,
+			 last >= h->dev.sectors ? ", past the end of the disk" : "");
+		report_add(r, DIAG_ERROR, "pmbr.hybrid_mismatch", why);
+		damaged(di, "%s", why);
+	}
+}
+
 static void compute_alignment(const struct hostdev *h, struct disk_info *di)
 {
 	struct topology pt = h->topo;
@@ -218,6 +345,7 @@ int disk_inspect(struct hostdev *h, struct disk_info *di, bool strict, struct re
 			      as_strerror(rc));
 		return EXIT_ERRORS;
 	}
+	unsigned errors_before = r->diag.errors;
 	mbr_decode(di->lba0, &di->mbr);
 	if (!memcmp(di->lba0 + STAGE1_MAGIC_OFF, STAGE1_MAGIC, 4)) {
 		di->has_stage1 = true;
@@ -232,13 +360,33 @@ int disk_inspect(struct hostdev *h, struct disk_info *di, bool strict, struct re
 	bool gpt_here = gpt_sizes & h->topo.lss;
 
 	if (protective || (!plain_mbr && gpt_here)) {
+		struct report q;
+		char sz[40];
 		di->label = LABEL_GPT;
 		read_gpt(h, di, strict, r);
-		if (mbr_check_protective(&di->mbr, h->dev.sectors, &r->diag) && !protective)
+		if (di->damaged && (gpt_sizes & ~h->topo.lss)) {
+			char why[200];
+			snprintf(why, sizeof why,
+				 "no valid GPT at %u-byte sectors, but a GPT header is valid at %s-byte "
+				 "sectors: check --sector-size",
+				 (unsigned)h->topo.lss, sizes_text(gpt_sizes & ~h->topo.lss, sz, sizeof sz));
+			report_add(r, DIAG_ERROR, "label.sector_size", why);
+			damaged_because(di, why);
+		}
+		report_init(&q, false);
+		q.forward = r;
+		if (mbr_check_protective(&di->mbr, h->dev.sectors, &q.diag) && !protective)
 			damaged(di, "%s", "LBA 0 holds no protective MBR in front of the GPT");
+		else if (q.diag.errors)
+			damaged(di, "the protective MBR in LBA 0 is invalid: %s",
+				report_first(&q, DIAG_ERROR)->msg);
+		report_free(&q);
+		if (protective && di->gpt && (di->gpt->primary_valid || di->gpt->used_backup))
+			check_hybrid(h, di, r);
 	} else if (plain_mbr) {
 		di->label = LABEL_MBR;
 		read_mbr(h, di, r);
+		mbr_sector_size_hint(h, di, r);
 		if (gpt_here)
 			report_printf(r, DIAG_WARN, "label.stale_gpt",
 				      "LBA 0 holds an MBR without a protective entry, yet a GPT header is "
@@ -254,6 +402,9 @@ int disk_inspect(struct hostdev *h, struct disk_info *di, bool strict, struct re
 				      gpt_sizes & 1024 ? "1024 " : "", gpt_sizes & 2048 ? "2048 " : "",
 				      gpt_sizes & 4096 ? "4096" : "");
 	}
+	/* check fails (exit 2) on every disk install and add refuse to write to. */
+	if (strict && di->damaged && r->diag.errors == errors_before)
+		report_printf(r, DIAG_ERROR, "table.damaged", "%s", di->damage);
 	compute_alignment(h, di);
 	return 0;
 }

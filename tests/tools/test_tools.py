@@ -299,8 +299,8 @@ def t_gpt_rules(s):
     img = entries(lambda r: struct.pack_into("<QQ", r, 128 + 32, 3000, 9000))  # over partition 1
     s.anysector("check", img, "--sector-size", lss, rc=2, has=["gpt.overlap"])
 
-    # Warnings only: a nonzero reserved field; a backup that disagrees with the primary (which
-    # install still refuses to build on).
+    # A nonzero reserved field is only a warning; a backup that disagrees with the primary is an
+    # error (install refuses to build on it, so check fails too).
     img = new_gpt(s, "rule.img", size=64 * MIB, install=False)
     both(img, lambda r, lba: struct.pack_into("<I", r, 20, 1))
     s.anysector("check", img, rc=1, has=["gpt.reserved"])
@@ -309,7 +309,7 @@ def t_gpt_rules(s):
     raw[56] ^= 0xFF
     fix_header_crc(raw)
     write_at(img, (n - 1) * lss, bytes(raw))
-    s.anysector("check", img, rc=1, has=["gpt.backup_mismatch", "disk GUID"])
+    s.anysector("check", img, rc=2, has=["gpt.backup_mismatch", "disk GUID"])
     s.anysector("install", img, "--backup", img + ".b", rc=3,
                 has=["cannot validate the partition table", "differs from the primary"])
 

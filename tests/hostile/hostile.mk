@@ -1,0 +1,7 @@
+# Hostile inputs to the installer (suite 45): a corpus of damaged and adversarial disk images built
+# by tests/hostile/corpus.py, each run through the ASan+UBSan anysector: exit 2, the sentence
+# naming what is wrong and where, no sanitizer report, the image's SHA-256 unchanged.
+.PHONY: test-hostile
+test-hostile: $(BUILD)/asan/tools/anysector
+	@BUILD=$(BUILD) python3 tests/hostile/run.py
+TEST_SUITES += 45:test-hostile

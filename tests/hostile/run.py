@@ -1,0 +1,202 @@
+#!/usr/bin/env python3
+"""Runs the hostile-input corpus (corpus.py) against the ASan+UBSan anysector: for every damaged
+image and every command that applies, the exit code, the sentence naming what is wrong and where,
+no sanitizer report, no backup file left by a refused write, and the image's SHA-256 unchanged.
+Run by `make test-hostile` (suite 45).
+
+usage: run.py [--show] [NAME...]   --show prints every command's output; NAMEs pick cases."""
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+import corpus  # noqa: E402
+
+BUILD = os.environ.get("BUILD", "build")
+ANYSECTOR = os.path.join(ROOT, BUILD, "asan", "tools", "anysector")
+WORK = os.path.join(ROOT, BUILD, "tmp", "hostile")
+
+# Exit codes the tree gives today where a change is waiting for its owner (listed in
+# /work/team/requests/hostile.md): (command, the output that identifies the path, the code it
+# still gives, why). A run that gets this code there counts as an expected failure (skip), one
+# that already gets the right code passes.
+PENDING = [
+    (("install", "add"), "cannot validate the partition table", 3,
+     "tools/txn.c txn_begin still exits 3 for a damaged table (requests/hostile.md #1)"),
+    (("partition", "mkimage"), "an MBR cannot address this disk", 3,
+     "layout_plan's MBR limit stays exit 3 until test_tools_layout.c changes with it "
+     "(requests/hostile.md #2)"),
+]
+
+SANITIZER = ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:")
+
+
+def sha(path):
+    """SHA-256 of the file's contents, reading only what is stored: holes (SEEK_HOLE) and zero
+    blocks are skipped and the offset of every nonzero block is hashed with it, so a multi-TB
+    sparse image hashes in milliseconds and equal contents give equal hashes."""
+    h = hashlib.sha256()
+    size = os.path.getsize(path)
+    h.update(b"size %d" % size)
+    zero = bytes(1 << 16)
+    with open(path, "rb") as f:
+        fd = f.fileno()
+        off = 0
+        while off < size:
+            try:
+                off = os.lseek(fd, off, os.SEEK_DATA)
+            except OSError:  # ENXIO: only a hole is left
+                break
+            end = os.lseek(fd, off, os.SEEK_HOLE)
+            while off < end:
+                b = os.pread(fd, min(1 << 16, end - off), off)
+                if not b:
+                    break
+                if b != zero[:len(b)]:
+                    h.update(b"@%d" % off)
+                    h.update(b)
+                off += len(b)
+    return h.hexdigest()
+
+
+class Results:
+    def __init__(self, show):
+        self.show = show
+        self.lock = threading.Lock()
+        self.passed = self.failed = self.skipped = 0
+        self.lines = []
+
+    def add(self, name, fails, xfails, counts):
+        """counts: (runs passed, runs failed, runs failing as expected)."""
+        with self.lock:
+            self.passed += counts[0]
+            self.failed += counts[1]
+            self.skipped += counts[2]
+            for f in fails:
+                self.lines.append("FAIL %s: %s" % (name, f))
+            for x in xfails:
+                self.lines.append("XFAIL %s: %s" % (name, x))
+            if not fails:
+                self.lines.append("ok   %s (%d runs)" % (name, sum(counts)))
+
+
+def command(cmd, img, flags, name):
+    """The full argument list for one run."""
+    args = [ANYSECTOR, cmd, img] + flags
+    if cmd == "install":
+        args += ["--backup", os.path.join(WORK, name + ".bak")]
+    elif cmd == "add":
+        args += ["--kernel", os.path.join(WORK, "kernel"), "--backup",
+                 os.path.join(WORK, name + ".bak")]
+    return args
+
+
+def run_one(args, want_rc, has, label, res, fails, xfails):
+    """Runs anysector once; appends what is wrong to fails / xfails."""
+    try:
+        p = subprocess.run(args, capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        fails.append("%s: hung (killed after 60 s)" % label)
+        return
+    cmd = args[1]
+    # Writers must say it on stderr; check/info print their problem list on stdout.
+    text = p.stderr if cmd in ("install", "add", "partition", "mkimage") else p.stdout + p.stderr
+    shown = "$ %s\n%s" % (" ".join(os.path.basename(a) if a.startswith(WORK) else a
+                                    for a in args[1:]), (p.stdout + p.stderr)[-2500:])
+    if res.show:
+        print(shown + "[exit %d]\n" % p.returncode)
+    if any(s in p.stdout + p.stderr for s in SANITIZER):
+        fails.append("%s: sanitizer report\n%s" % (label, shown))
+    if p.returncode != want_rc:
+        for cmds, marker, got, why in PENDING:
+            if cmd in cmds and marker in text and p.returncode == got and want_rc == 2:
+                xfails.append("%s: exit %d, want %d: %s" % (label, got, want_rc, why))
+                break
+        else:
+            fails.append("%s: exit %d, want %d\n%s" % (label, p.returncode, want_rc, shown))
+    missing = [h for h in has if h not in text]
+    if missing:
+        fails.append("%s: output lacks %r\n%s" % (label, missing, shown))
+
+
+def run_case(case, res):
+    name, what, build, runs = case
+    fails, xfails = [], []
+    img = os.path.join(WORK, name + ".img")
+    try:
+        build(WORK).write(img)
+    except OSError as e:  # a filesystem that cannot hold a multi-TB sparse file
+        with res.lock:
+            res.skipped += len(runs)
+            res.lines.append("SKIP %s: cannot make the image here: %s" % (name, e))
+        return
+    before = sha(img)
+    counts = [0, 0, 0]
+    for cmd, flags, want_rc, has in runs:
+        args = command(cmd, img, [f.replace("{img}", img) for f in flags], name)
+        label = ("%s %s" % (cmd, " ".join(flags))).strip()
+        nf, nx = len(fails), len(xfails)
+        run_one(args, want_rc, has, label, res, fails, xfails)
+        if sha(img) != before:
+            fails.append("%s: the image changed (%s)" % (label, what))
+            before = sha(img)
+        if os.path.exists(os.path.join(WORK, name + ".bak")) and want_rc:
+            fails.append("%s: a refused write left its backup file" % label)
+            os.unlink(os.path.join(WORK, name + ".bak"))
+        counts[1 if len(fails) > nf else 2 if len(xfails) > nx else 0] += 1
+    res.add(name, fails, xfails, counts)
+    if not fails:
+        os.unlink(img)
+
+
+def run_mkimage(case, res):
+    name, flags, want_rc, has = case
+    fails, xfails = [], []
+    out = os.path.join(WORK, name + ".img")
+    run_one([ANYSECTOR, "mkimage", out] + flags, want_rc, has, "mkimage " + " ".join(flags), res,
+            fails, xfails)
+    if want_rc and os.path.exists(out):
+        fails.append("a failed mkimage left %s behind" % out)
+    res.add(name, fails, xfails, [not fails and not xfails, bool(fails), bool(xfails and not fails)])
+
+
+def main(argv):
+    show = "--show" in argv
+    names = [a for a in argv if not a.startswith("--")]
+    shutil.rmtree(WORK, ignore_errors=True)
+    os.makedirs(WORK)
+    os.environ["TMPDIR"] = WORK
+    os.environ.setdefault("ASAN_OPTIONS", "detect_leaks=1")
+    stages = os.path.join(WORK, "stages")
+    subprocess.run([sys.executable, os.path.join(ROOT, "tests/tools/mkstages.py"), stages],
+                   check=True)
+    os.environ["ANYSECTOR_STAGES"] = stages
+    with open(os.path.join(WORK, "kernel"), "wb") as f:
+        f.write(b"MZ" + bytes(4000))
+    res = Results(show)
+    cases = [c for c in corpus.CASES if not names or c[0] in names]
+    mk = [c for c in corpus.MKIMAGE_RUNS if not names or c[0] in names]
+    with ThreadPoolExecutor(max_workers=1 if show else 2) as pool:
+        for f in [pool.submit(run_case, c, res) for c in cases] + \
+                 [pool.submit(run_mkimage, c, res) for c in mk]:
+            f.result()
+    for line in sorted(res.lines, key=lambda s: s.split(" ", 1)[1]):
+        print(line)
+    total = "pass=%d fail=%d skip=%d" % (res.passed, res.failed, res.skipped)
+    print("hostile: %d images, %d mkimage runs: %s" % (len(cases), len(mk), total))
+    if os.environ.get("RESULTS"):
+        with open(os.path.join(os.environ["RESULTS"], "hostile"), "w") as f:
+            f.write(total + "\n")
+    if not res.failed:
+        shutil.rmtree(WORK, ignore_errors=True)
+    return 1 if res.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

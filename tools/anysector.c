@@ -38,8 +38,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"\n"
 		"'anysector COMMAND --help' shows a command's options; anysector(8) has the details.\n"
-		"Exit status: 0 ok, 1 check found warnings, 2 errors/failure, 3 refused (nothing\n"
-		"written), 64 bad command line.\n");
+		"Exit status: 0 ok, 1 check found warnings, 2 errors/failure/damaged input,\n"
+		"3 refused by a safety rule (nothing written), 64 bad command line.\n");
 }
 
 int main(int argc, char **argv)

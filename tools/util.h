@@ -11,8 +11,12 @@
 enum {
 	EXIT_OK = 0,
 	EXIT_WARNINGS = 1,  /* check: only warnings */
-	EXIT_ERRORS = 2,    /* check: errors; other commands: the operation failed */
-	EXIT_REFUSED = 3,   /* a safety rule refused the operation; nothing was written */
+	EXIT_ERRORS = 2,    /* check: errors; other commands: the operation failed, the input is
+			       damaged or unparseable (table, FAT, config, truncated image, wrong
+			       sector size), or the disk cannot satisfy the request */
+	EXIT_REFUSED = 3,   /* a safety rule refused an operation on a valid, readable disk (in
+			       use, existing data without --force, backup exists...); nothing
+			       was written */
 	EXIT_USAGE = 64,    /* bad command line */
 };
 

@@ -127,6 +127,26 @@ def ebr_chain(links):
     return build
 
 
+def long_ebr_chain(work):
+    """An extended partition holding 70 logical partitions, one EBR each: more than the walk's
+    bound (MBR_MAX_LOGICAL, 60)."""
+    img = mbr_disk(work, 512, logical=True)
+    for i in range(70):
+        link = (i + 1) * 40 if i < 69 else None
+        ents = [mbr_entry(0x83, 1, 39)]
+        if link is not None:
+            ents.append(mbr_entry(0x05, link, 40))
+        img.put_lba(EXT + i * 40, mbr_record(ents, disk_sig=0))
+    return img
+
+
+def broken_esp(work):
+    """A valid GPT disk whose ESP's FAT boot sector is zeroed."""
+    img, g = gpt_disk(work, 512)
+    img.put_lba(4096, bytes(512))
+    return img
+
+
 def blank(size):
     def build(work):
         return I.Image(size, 512)
@@ -135,7 +155,33 @@ def blank(size):
 
 EXT = 5 * MIB // 512  # the extended partition's first LBA on the 512-byte MBR disk
 
-CASES = [
+# The valid disks every case is made from, and a consistent hybrid MBR: check passes, install
+# and add would write (dry runs). They prove that each case's one change is what is refused.
+CONTROLS = [
+    ("control-gpt-512", "the valid 512-byte GPT disk", gpt_case(lss=512),
+     [("check", [], 0, []), ("install", ["--dry-run"], 0, ["dry run"]),
+      ("add", ["--dry-run"], 0, ["dry run"])]),
+    ("control-gpt-4k", "the valid 4Kn GPT disk", gpt_case(lss=4096),
+     [("check", [], 0, []), ("install", ["--dry-run"], 0, ["dry run"]),
+      ("add", ["--dry-run"], 0, ["dry run"])]),
+    ("control-mbr-512", "the valid 512-byte MBR disk", mbr_case(lss=512),
+     [("check", S512, 0, []), ("install", ["--dry-run"] + S512, 0, ["dry run"]),
+      ("add", ["--dry-run"] + S512, 0, ["dry run"])]),
+    ("control-mbr-4k", "the valid 4Kn MBR disk", mbr_case(lss=4096),
+     [("check", S4K, 0, []), ("install", ["--dry-run"] + S4K, 0, ["dry run"]),
+      ("add", ["--dry-run"] + S4K, 0, ["dry run"])]),
+    ("control-mbr-logical", "the valid MBR disk with a logical partition",
+     mbr_case(lss=512, logical=True),
+     [("check", S512, 0, []), ("install", ["--dry-run"] + S512, 0, ["dry run"])]),
+    ("control-hybrid", "a hybrid MBR whose FAT entry is exactly GPT partition 2",
+     hybrid([mbr_entry(0x0C, 4096, 8192)]),
+     [("check", [], 1, ["pmbr.other_entries"]), ("install", ["--dry-run"], 0, ["dry run"])]),
+]
+
+# Safety refusals on damaged images: a damaged disk is still someone's disk.
+SAFETY = [("partition", [], 3, ["already holds", "--force"])]
+
+CASES = CONTROLS + [
     # --- truncated images ---
     ("truncated-inside-mbr", "a GPT disk cut to 300 bytes, inside LBA 0",
      gpt_case(size=300), unreadable("is too small: 300 bytes")),
@@ -157,7 +203,7 @@ CASES = [
 
     # --- entry array sizes that overflow or are out of range ---
     ("array-bytes-overflow-32", "NumberOfEntries 0x2000000 x 128 bytes = 2^32",
-     gpt_case(both=dict(num_entries=0x2000000)), writers("overflow")),
+     gpt_case(both=dict(num_entries=0x2000000)), writers("overflow") + SAFETY),
     ("array-bytes-overflow-huge", "NumberOfEntries 0xFFFFFFFF x 4096 bytes",
      gpt_case(both=dict(num_entries=0xFFFFFFFF, entry_size=4096)), writers("overflow")),
     ("array-count-huge", "1,000,000 entries of 128 bytes (122 MiB of array)",
@@ -177,7 +223,7 @@ CASES = [
     ("header-size-huge", "HeaderSize 0xFFFFFFFF",
      gpt_case(both=dict(header_size=0xFFFFFFFF)), writers("4294967295")),
     ("header-crc-both", "both header CRCs wrong",
-     gpt_case(both=dict(crc=0xDEADBEEF)), writers("CRC")),
+     gpt_case(both=dict(crc=0xDEADBEEF)), writers("CRC") + SAFETY),
     ("header-crc-primary", "the primary header's CRC wrong (the backup is good)",
      gpt_case(primary=dict(crc=0xDEADBEEF)), writers("CRC", info=0)),
     ("array-crc-both", "both entry arrays' CRCs wrong",
@@ -203,7 +249,7 @@ CASES = [
 
     # --- entries ---
     ("entries-overlap", "partition 3 starts inside partition 2",
-     gpt_case(entries=set_range(2, 10000, LU512)), writers("overlap")),
+     gpt_case(entries=set_range(2, 10000, LU512)), writers("overlap") + SAFETY),
     ("entry-beyond-last-usable", "4Kn: partition 3 at LBA 9000..9100, last usable 2042",
      gpt_case(lss=4096, entries=set_range(2, 9000, 9100)),
      writers("entry 3", "9100", "beyond last usable %d" % LU4K)),
@@ -225,7 +271,7 @@ CASES = [
 
     # --- LBA 0 in front of a GPT ---
     ("pmbr-missing", "a valid GPT with LBA 0 all zero",
-     gpt_case(lba0=lambda img: bytes(512)), writers("protective MBR")),
+     gpt_case(lba0=lambda img: bytes(512)), writers("protective MBR") + SAFETY),
     ("pmbr-start-2", "the 0xEE entry starts at LBA 2",
      gpt_case(lba0=lambda img: mbr_record([mbr_entry(0xEE, 2, img.sectors - 2)], 0)),
      writers("protective")),
@@ -263,6 +309,14 @@ CASES = [
      ebr_chain({EXT: (1 << 30, 2048, 1000)}), writers("EBR", flags=S512)),
     ("ebr-logical-outside", "a logical partition running past the extended partition",
      ebr_chain({EXT: (None, 2048, 1 << 20)}), writers("logical", flags=S512)),
+    ("ebr-chain-too-long", "70 logical partitions: more EBRs than the walk's bound of 60",
+     long_ebr_chain, writers("EBR chain longer than 60", flags=S512)),
+
+    # --- the boot partition's file system ---
+    ("esp-fat-zeroed", "a valid GPT whose ESP holds no FAT boot sector",
+     broken_esp, [("install", [], 2, ["holds no valid FAT filesystem"]),
+                  ("add", [], 2, ["holds no valid FAT filesystem"]),
+                  ("check", [], 1, ["holds no valid FAT filesystem"])]),
 
     # --- wrong sector sizes ---
     ("gpt-4k-given-512", "a 4Kn GPT disk examined with --sector-size 512",

@@ -19,6 +19,37 @@ static uint64_t clusters_for(const struct fat_fs *fs, uint32_t size)
 	return ((uint64_t)size + fs->cluster_size - 1) >> cluster_shift(fs);
 }
 
+/* After Brent's walk has seen the chain revisit a cluster, finds the link that closes the loop,
+ * so the sentence names the cluster whose FAT entry is wrong: with lam the loop's length, a
+ * pointer lam clusters ahead of another meets it at the loop's first cluster, and the one
+ * behind the leading pointer at that moment links back to it. At most 2 * clusters steps. */
+static void report_loop(struct fat_fs *fs, uint32_t first, uint32_t lam, struct diag *d)
+{
+	uint32_t a = first, b = first, prev = first, next;
+	uint64_t pos = 0;
+
+	for (uint32_t i = 0; i < lam; i++) {
+		prev = b;
+		if (fat_next(fs, first, b, &b, NULL) || b == FAT_CHAIN_END)
+			goto vague;
+	}
+	while (a != b) {
+		if (pos++ > fs->clusters || fat_next(fs, first, a, &a, NULL) || a == FAT_CHAIN_END)
+			goto vague;
+		prev = b;
+		if (fat_next(fs, first, b, &next, NULL) || next == FAT_CHAIN_END)
+			goto vague;
+		b = next;
+	}
+	diag_error(d, "fat.chain.loop",
+		   "FAT: chain from cluster %u loops: cluster %u (the chain's cluster %llu) links "
+		   "back to cluster %u (its cluster %llu)",
+		   first, prev, (unsigned long long)pos + lam, a, (unsigned long long)pos + 1);
+	return;
+vague:  /* the FAT changed under us or could not be read again */
+	diag_error(d, "fat.chain.loop", "FAT: chain from cluster %u loops back on itself", first);
+}
+
 static int chain_check(struct fat_fs *fs, const struct fat_file *f, struct diag *d)
 {
 	uint32_t first = f->first_cluster;
@@ -55,10 +86,14 @@ static int chain_check(struct fat_fs *fs, const struct fat_file *f, struct diag 
 			return rc;
 		if (next == FAT_CHAIN_END)
 			break;
-		if (next == tortoise || ++n > fs->clusters) {
+		if (next == tortoise) {
+			report_loop(fs, first, lam + 1, d);
+			return AS_ELOOP;
+		}
+		if (++n > fs->clusters) {
 			diag_error(d, "fat.chain.loop",
-				   "FAT: chain from cluster %u loops: cluster %u leads back to "
-				   "cluster %u", first, c, next);
+				   "FAT: chain from cluster %u is longer than the file system's %u "
+				   "clusters, so it loops", first, fs->clusters);
 			return AS_ELOOP;
 		}
 		c = next;

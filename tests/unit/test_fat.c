@@ -798,10 +798,14 @@ static void test_chain_corruption(void **state)
 		uint32_t bad = i == 0 ? 0xFF7 : i == 1 ? 0xFFF7 : 0x0FFFFFF7;
 		uint32_t eoc = i == 0 ? 0xFFF : i == 1 ? 0xFFFF : 0x0FFFFFFF;
 
-		/* a loop: the third cluster points back to the first */
+		/* a loop: the third cluster points back to the first; the sentence names that
+		 * link, not just a cluster seen twice */
 		chain_setup(&cc, imgs[i], "/f4097.bin");  /* 9 clusters of 512 */
 		poke_fat(cc.m, cc.fs, cc.clusters[2], cc.clusters[0]);
-		expect_read_error(&cc, AS_ELOOP, "fat.chain.loop", "loops");
+		snprintf(want, sizeof want, "FAT: chain from cluster %u loops: cluster %u (the "
+			 "chain's cluster 3) links back to cluster %u (its cluster 1)",
+			 cc.clusters[0], cc.clusters[2], cc.clusters[0]);
+		expect_read_error(&cc, AS_ELOOP, "fat.chain.loop", want);
 		/* the loop is also found by a read that stays inside its start */
 		uint8_t b[16];
 		assert_int_equal(fat_read(cc.fs, &cc.f, 0, b, sizeof b, NULL), AS_ELOOP);
@@ -812,7 +816,34 @@ static void test_chain_corruption(void **state)
 		for (uint32_t k = 1; k < 9; k++)
 			c = raw_fat(cc.m, cc.fs, c);
 		poke_fat(cc.m, cc.fs, c, cc.clusters[0]);
-		expect_read_error(&cc, AS_ELOOP, "fat.chain.loop", "leads back to cluster");
+		snprintf(want, sizeof want, "cluster %u (the chain's cluster 9) links back to "
+			 "cluster %u (its cluster 1)", c, cc.clusters[0]);
+		expect_read_error(&cc, AS_ELOOP, "fat.chain.loop", want);
+
+		/* a loop that starts later and is longer than a power of two: the 8th cluster
+		 * points back to the 3rd */
+		poke_fat(cc.m, cc.fs, c, eoc);
+		c = cc.clusters[0];
+		for (uint32_t k = 1; k < 8; k++)
+			c = raw_fat(cc.m, cc.fs, c);
+		uint32_t third = raw_fat(cc.m, cc.fs, cc.clusters[1]);
+		uint32_t ninth = raw_fat(cc.m, cc.fs, c);
+		poke_fat(cc.m, cc.fs, c, third);
+		snprintf(want, sizeof want, "FAT: chain from cluster %u loops: cluster %u (the "
+			 "chain's cluster 8) links back to cluster %u (its cluster 3)",
+			 cc.clusters[0], c, third);
+		expect_read_error(&cc, AS_ELOOP, "fat.chain.loop", want);
+		/* a self-loop on the first cluster */
+		poke_fat(cc.m, cc.fs, c, ninth);
+		uint32_t second = raw_fat(cc.m, cc.fs, cc.clusters[0]);
+		poke_fat(cc.m, cc.fs, cc.clusters[0], cc.clusters[0]);
+		snprintf(want, sizeof want, "cluster %u (the chain's cluster 1) links back to "
+			 "cluster %u (its cluster 1)", cc.clusters[0], cc.clusters[0]);
+		expect_read_error(&cc, AS_ELOOP, "fat.chain.loop", want);
+		poke_fat(cc.m, cc.fs, cc.clusters[0], second);
+		c = cc.clusters[0];
+		for (uint32_t k = 1; k < 9; k++)
+			c = raw_fat(cc.m, cc.fs, c);
 
 		/* truncated: end-of-chain after two clusters */
 		poke_fat(cc.m, cc.fs, c, eoc);

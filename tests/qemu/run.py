@@ -44,7 +44,7 @@ PAYLOAD_INITRD_SEED = 0x6A5EC7
 MKIMAGE_TIMEOUT = 180
 POLL_SECONDS = 0.2
 EXIT_GRACE = 5          # seconds a guest gets to leave QEMU by itself after its last word
-WAIT_SETTLE = 1         # seconds a loader waiting at its menu (an expected failure) gets to say more
+WAIT_SETTLE = 1         # seconds a loader waiting at its menu (an expected failure) may say more
 BLKDEBUG_UNIT = 512     # blkdebug's `sector` counts 512-byte units whatever the disk's sectors
 
 
@@ -287,8 +287,9 @@ class Runner:
                 copy = os.path.join(self.paths.work, case.name + ".img")
                 shutil.copyfile(image, copy)
                 image = copy
+        writable = bool(fault) and fault.kind == "after-repair"
         cmd = qemu_cmd.case_command(case, image, logs["serial.log"], logs["debugcon.log"], vars_copy,
-                                    blkdebug=rules, snapshot=not (fault and fault.kind == "after-repair"))
+                                    blkdebug=rules, snapshot=not writable)
         with open(logs["cmd"], "w") as f:
             f.write(shlex.join(cmd) + "\n")
             if fault:
@@ -402,7 +403,8 @@ class Runner:
             return None         # judge_read_error saw it all: no kernel was started
         if case.firmware == "seabios":
             kernel, initrd = self.inputs.files_for(case.payload)
-            why = check.check_int13_counts(serial, os.path.getsize(kernel) + os.path.getsize(initrd))
+            loaded = os.path.getsize(kernel) + os.path.getsize(initrd)
+            why = check.check_int13_counts(serial, loaded)
             if why:
                 return why
         if case.fault_outcome == "retry":
@@ -461,7 +463,8 @@ def fault_checker(run_mod, runner):
     expect(check.check_retry(retry2, 1323) is None and check.check_retry(retry2, 1338) is None
            and check.check_retry(retry_efi, 1585) is None, "a right retry line was rejected")
     expect(check.check_retry(retry2, 1339) and check.check_retry(retry2, 1322)
-           and check.check_retry("", 5) and check.check_retry(retry2.replace("try 2", "try 1"), 1323),
+           and check.check_retry("", 5)
+           and check.check_retry(retry2.replace("try 2", "try 1"), 1323),
            "a retry line not covering the LBA (or none, or a first try) was accepted")
     counts = ("disk 0x80: 120 int 13h AH=42h calls, 6393856 bytes read\n"
               "starting the kernel: a=1\n")
@@ -475,9 +478,10 @@ def fault_checker(run_mod, runner):
     expect(check.check_backup_gpt(backup, 16383) is None, "the right backup warning was rejected")
     expect(check.check_backup_gpt(backup, 16384) and check.check_backup_gpt("", 16383),
            "a wrong or missing backup warning was accepted")
-    bios_err = ("reading /payload.bzimage/payload-initrd.bin failed: disk 0x80 cannot read LBA 12350 "
-                "(BIOS int 13h error 0x0c after 3 tries)\n"
-                "booting 1) failed: device I/O error\n\nanysector boot menu\n * 1) payload.bzimage\n"
+    bios_err = ("reading /payload.bzimage/payload-initrd.bin failed: disk 0x80 cannot read "
+                "LBA 12350 (BIOS int 13h error 0x0c after 3 tries)\n"
+                "booting 1) failed: device I/O error\n\nanysector boot menu\n"
+                " * 1) payload.bzimage\n"
                 "waiting for a key: 1-1 boots an entry; Up/Down and Enter choose\n")
     efi_err = ("error: reading /payload.efi/payload-initrd.bin failed: the disk cannot read LBA "
                "1331 (EFI_DEVICE_ERROR)\nPress any key to return to the menu.\n")
@@ -602,7 +606,8 @@ def main():
     import selftest
     selftests = {None: [], "bios": selftest.BIOS, "efi": selftest.EFI, "linux": selftest.LINUX,
                  "faults": [fault_checker],
-                 "all": selftest.BIOS + selftest.EFI + selftest.LINUX + [fault_checker]}[a.self_test]
+                 "all": selftest.BIOS + selftest.EFI + selftest.LINUX + [fault_checker],
+                 }[a.self_test]
     if a.self_test == "all" and not a.casefiles:
         return run_suite(a.suite or "qemu-selftest", [], paths, max(1, a.jobs), a.keep, selftests,
                          need_linux=True)
@@ -617,7 +622,8 @@ def main():
         case_list = [c for c in case_list if fnmatch.fnmatch(c.name, a.only)]
     if a.list:
         for c in case_list:
-            print(f"{c.name}  expect={c.expect} timeout={c.timeout}s menu={c.menu}s")
+            fault = f" fault={c.fault}" if c.fault else ""
+            print(f"{c.name}  expect={c.expect} timeout={c.timeout}s menu={c.menu}s{fault}")
         return 0
     if not a.suite:
         ap.error("--suite NAME is required to run cases")

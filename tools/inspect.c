@@ -273,14 +273,20 @@ static void mbr_sector_size_hint(struct hostdev *h, struct disk_info *di, struct
 		uint64_t off = (uint64_t)e->lba_first * c;
 		if (c == lss || fat_bps_at(h, off) != c)
 			continue;
-		char why[REPORT_MSG_MAX];
+		char why[REPORT_MSG_MAX], fix[96];
+		if (h->is_block)
+			snprintf(fix, sizeof fix, "the table was written for %u-byte sectors, not this "
+				 "device's", (unsigned)c);
+		else
+			snprintf(fix, sizeof fix, "this disk has %u-byte sectors, give --sector-size %u",
+				 (unsigned)c, (unsigned)c);
 		snprintf(why, sizeof why,
 			 "MBR partition %u starts at LBA %u, which holds no FAT boot sector at %u-byte "
 			 "sectors (byte %llu); at %u-byte sectors (byte %llu) a FAT boot sector declares "
-			 "%u bytes per sector: this disk has %u-byte sectors, give --sector-size %u",
+			 "%u bytes per sector: %s",
 			 number, (unsigned)e->lba_first, (unsigned)lss,
 			 (unsigned long long)e->lba_first * lss, (unsigned)c, (unsigned long long)off,
-			 (unsigned)c, (unsigned)c, (unsigned)c);
+			 (unsigned)c, fix);
 		report_add(r, DIAG_ERROR, "label.sector_size", why);
 		damaged_because(di, why);
 		return;
@@ -368,8 +374,11 @@ int disk_inspect(struct hostdev *h, struct disk_info *di, bool strict, struct re
 			char why[200];
 			snprintf(why, sizeof why,
 				 "no valid GPT at %u-byte sectors, but a GPT header is valid at %s-byte "
-				 "sectors: check --sector-size",
-				 (unsigned)h->topo.lss, sizes_text(gpt_sizes & ~h->topo.lss, sz, sizeof sz));
+				 "sectors: %s",
+				 (unsigned)h->topo.lss, sizes_text(gpt_sizes & ~h->topo.lss, sz, sizeof sz),
+				 h->is_block ? "the GPT was written for another sector size than this "
+					       "device's"
+					     : "check --sector-size");
 			report_add(r, DIAG_ERROR, "label.sector_size", why);
 			damaged_because(di, why);
 		}

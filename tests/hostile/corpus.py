@@ -360,3 +360,31 @@ MKIMAGE_RUNS = [
      ["an MBR cannot address this disk"]),
     ("mkimage-esp-too-big", ["--size", "16M", "--esp-size", "64M"], 2, ["does not fit"]),
 ]
+
+# The same kind of damage behind a block device (root: loop devices, no partition scan). A block
+# device's sector size is the kernel's, never guessed: a table written for another size must be
+# named as such. (name, what, builder, the loop device's sector size, runs); "{dev}" is the
+# device.
+LOOP_CASES = [
+    ("loop-gpt-4k-on-512", "a 4Kn GPT image behind a 512-byte loop device", gpt_case(lss=4096), 512,
+     [("install", [], 2, ["GPT header is valid at 4096-byte sectors",
+                          "written for another sector size"]),
+      ("add", [], 2, ["GPT header is valid at 4096-byte sectors"]),
+      ("check", [], 2, ["GPT header is valid at 4096-byte sectors"]),
+      ("install", ["--sector-size", "4096"], 64, ["does not match"])]),
+    ("loop-gpt-512-on-4k", "a 512-byte GPT image behind a 4Kn loop device", gpt_case(lss=512),
+     4096, [("install", [], 2, ["GPT header is valid at 512-byte sectors"]),
+            ("check", [], 2, ["GPT header is valid at 512-byte sectors"])]),
+    ("loop-mbr-4k-on-512", "a 4Kn MBR image behind a 512-byte loop device", mbr_case(lss=4096),
+     512, [("install", [], 2, ["written for 4096-byte sectors"]),
+           ("add", [], 2, ["written for 4096-byte sectors"]),
+           ("check", [], 2, ["written for 4096-byte sectors"])]),
+    ("loop-mbr-512-on-4k", "a 512-byte MBR image behind a 4Kn loop device", mbr_case(lss=512),
+     4096, [("install", [], 2, ["written for 512-byte sectors"]),
+            ("check", [], 2, ["written for 512-byte sectors"])]),
+    ("loop-header-crc-both", "both GPT header CRCs wrong, on a 4Kn loop device",
+     gpt_case(lss=4096, both=dict(crc=0xDEADBEEF)), 4096,
+     writers("CRC") + [("partition", [], 3, ["already holds"])]),
+    ("loop-control-gpt-4k", "the valid 4Kn GPT disk on a 4Kn loop device", gpt_case(lss=4096),
+     4096, [("check", [], 0, []), ("install", ["--dry-run"], 0, ["dry run"])]),
+]

@@ -8,6 +8,7 @@ usage: run.py [--show] [NAME...]   --show prints every command's output; NAMEs p
 import hashlib
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import threading
@@ -47,6 +48,9 @@ def sha(path):
     size = os.path.getsize(path)
     h.update(b"size %d" % size)
     zero = bytes(1 << 16)
+    if not stat.S_ISREG(os.stat(path).st_mode):  # a block device: read it all (small here)
+        with open(path, "rb") as f:
+            return hashlib.sha256(f.read()).hexdigest()
     with open(path, "rb") as f:
         fd = f.fileno()
         off = 0
@@ -129,9 +133,8 @@ def run_one(args, want_rc, has, label, res, fails, xfails):
         fails.append("%s: output lacks %r\n%s" % (label, missing, shown))
 
 
-def run_case(case, res):
+def run_case(case, res, loop_lss=None):
     name, what, build, runs = case
-    fails, xfails = [], []
     img = os.path.join(WORK, name + ".img")
     try:
         build(WORK).write(img)
@@ -140,6 +143,27 @@ def run_case(case, res):
             res.skipped += len(runs)
             res.lines.append("SKIP %s: cannot make the image here: %s" % (name, e))
         return
+    if loop_lss is None:
+        run_target(name, what, img, runs, res)
+        os.unlink(img)
+        return
+    dev = subprocess.run(["losetup", "-f", "--show", "--sector-size", str(loop_lss), img],
+                         capture_output=True, text=True)
+    if dev.returncode:
+        with res.lock:
+            res.failed += 1
+            res.lines.append("FAIL %s: losetup: %s" % (name, dev.stderr.strip()))
+        return
+    try:
+        run_target(name, what, dev.stdout.strip(), runs, res)
+    finally:
+        subprocess.run(["losetup", "-d", dev.stdout.strip()], capture_output=True)
+    os.unlink(img)
+
+
+def run_target(name, what, img, runs, res):
+    """Runs every command of a case against img (a file or a device)."""
+    fails, xfails = [], []
     before = sha(img)
     counts = [0, 0, 0]
     for cmd, flags, want_rc, has in runs:
@@ -155,8 +179,6 @@ def run_case(case, res):
             os.unlink(os.path.join(WORK, name + ".bak"))
         counts[1 if len(fails) > nf else 2 if len(xfails) > nx else 0] += 1
     res.add(name, fails, xfails, counts)
-    if not fails:
-        os.unlink(img)
 
 
 def run_mkimage(case, res):
@@ -186,14 +208,24 @@ def main(argv):
     res = Results(show)
     cases = [c for c in corpus.CASES if not names or c[0] in names]
     mk = [c for c in corpus.MKIMAGE_RUNS if not names or c[0] in names]
+    loops = [c for c in corpus.LOOP_CASES if not names or c[0] in names]
     with ThreadPoolExecutor(max_workers=1 if show else 2) as pool:
         for f in [pool.submit(run_case, c, res) for c in cases] + \
                  [pool.submit(run_mkimage, c, res) for c in mk]:
             f.result()
+    # Loop devices one at a time (root only; without it each is a SKIP with the reason).
+    why = "needs root" if os.geteuid() else None if shutil.which("losetup") else "no losetup"
+    for name, what, build, lss, runs in loops:
+        if why:
+            res.skipped += len(runs)
+            res.lines.append("SKIP %s: %s" % (name, why))
+        else:
+            run_case((name, what, build, runs), res, loop_lss=lss)
     for line in sorted(res.lines, key=lambda s: s.split(" ", 1)[1]):
         print(line)
     total = "pass=%d fail=%d skip=%d" % (res.passed, res.failed, res.skipped)
-    print("hostile: %d images, %d mkimage runs: %s" % (len(cases), len(mk), total))
+    print("hostile: %d images, %d mkimage runs, %d loop devices: %s" % (len(cases), len(mk),
+                                                                         len(loops), total))
     if os.environ.get("RESULTS"):
         with open(os.path.join(os.environ["RESULTS"], "hostile"), "w") as f:
             f.write(total + "\n")

@@ -235,7 +235,8 @@ int esp_put(struct esp_session *s, const char *src, const char *dst)
  *   5. the rest (the reserved area: FSInfo's free-cluster hints, which readers do not trust).
  *
  * A FAT sector may be written twice (SI, then S2); the journal accepts either content for it.
- * Each FAT and directory sector is its own op, so tests/crash stops after each of them. */
+ * Each directory sector is its own op, so tests/crash stops after each of them; other
+ * neighbouring sectors of one step share an op (any part of such a step is as safe as all). */
 
 enum esp_role { ROLE_NEW_DATA, ROLE_FAT_ADD, ROLE_DIR_ADD, ROLE_DIR_DEL, ROLE_FAT_FREE,
 		ROLE_OTHER, ROLE_COUNT };
@@ -317,6 +318,7 @@ struct esp_op {
 	uint64_t lba;       /* device LBA */
 	uint8_t *data;      /* one sector, owned */
 	enum esp_role role;
+	bool twice;         /* a FAT sector written in both FAT steps */
 };
 
 static int esp_op_cmp(const void *a, const void *b)
@@ -331,10 +333,13 @@ static int esp_op_cmp(const void *a, const void *b)
 	return (x->lba < y->lba) != rev ? -1 : 1;
 }
 
-/* Roles that are written as one op per sector (see above); the others are merged into runs. */
-static bool role_single(enum esp_role r)
+/* Whether two sectors may share one op: neighbours of one role, but directory sectors each
+ * alone, and FAT sectors written twice only with others written twice, so that both steps
+ * cover such a range with the same op (the journal checks it as a whole). */
+static bool same_op(const struct esp_op *a, const struct esp_op *b)
 {
-	return r == ROLE_FAT_ADD || r == ROLE_FAT_FREE || r == ROLE_DIR_ADD || r == ROLE_DIR_DEL;
+	return a->role == b->role && a->lba + 1 == b->lba && a->twice == b->twice &&
+	       a->role != ROLE_DIR_ADD && a->role != ROLE_DIR_DEL;
 }
 
 int esp_diff(struct esp_session *s, struct plan *p, const char *what)
@@ -452,6 +457,7 @@ int esp_diff(struct esp_session *s, struct plan *p, const char *what)
 				}
 				ops[nops].lba = lba;
 				ops[nops].role = role[k];
+				ops[nops].twice = role[0] != ROLE_COUNT && role[1] != ROLE_COUNT;
 				ops[nops].data = xmalloc(lss);
 				memcpy(ops[nops].data, data[k], lss);
 				nops++;
@@ -459,12 +465,10 @@ int esp_diff(struct esp_session *s, struct plan *p, const char *what)
 		}
 	}
 	qsort(ops, nops, sizeof *ops, esp_op_cmp);
-	/* One op per sector for the roles whose order matters sector by sector; runs otherwise. */
 	for (size_t i = 0; i < nops;) {
 		size_t j = i + 1;
-		if (!role_single(ops[i].role))
-			while (j < nops && ops[j].role == ops[i].role && ops[j].lba == ops[j - 1].lba + 1)
-				j++;
+		while (j < nops && same_op(&ops[j - 1], &ops[j]))
+			j++;
 		uint8_t *run = xmalloc((j - i) * lss);
 		for (size_t k = i; k < j; k++)
 			memcpy(run + (k - i) * lss, ops[k].data, lss);

@@ -56,13 +56,15 @@ EFI_PAD = 8192
 BOOT_TIMEOUT = 45
 ESP_GPT_TYPE = bytes.fromhex("28732ac11ff8d211ba4b00a0c93ec93b")   # C12A7328-F81F-11D2-...
 
-# name: (firmware, frontend, logical, physical, label, which state has the longer stages)
-# The two directions fail differently when stage2 is overwritten in place: an old stage1 loading
-# a longer new stage2 gets a truncated image, a shorter one a stale tail.
+# name: (firmware, frontend, logical, physical, label, operation)
+# install-old-longer / install-new-longer: which state has the padded stages. The two directions
+# fail differently when stage2 is overwritten in place: an old stage1 loading a longer new
+# stage2 gets a truncated image, a shorter one a stale tail. add: a new default entry.
 SCENARIOS = {
-    "seabios-nvme-512e-gpt": ("seabios", "nvme", 512, 4096, "gpt", "old"),
-    "seabios-nvme-4Kn-mbr": ("seabios", "nvme", 4096, 4096, "mbr", "new"),
-    "ovmf-nvme-4Kn-gpt": ("ovmf", "nvme", 4096, 4096, "gpt", "old"),
+    "seabios-nvme-512e-gpt-install": ("seabios", "nvme", 512, 4096, "gpt", "install-old-longer"),
+    "seabios-nvme-4Kn-mbr-install": ("seabios", "nvme", 4096, 4096, "mbr", "install-new-longer"),
+    "seabios-nvme-512n-mbr-add": ("seabios", "nvme", 512, 512, "mbr", "add"),
+    "ovmf-nvme-4Kn-gpt-install": ("ovmf", "nvme", 4096, 4096, "gpt", "install-old-longer"),
 }
 
 
@@ -177,8 +179,7 @@ def said(r):
 class Scenario:
     def __init__(self, name, spec, paths, inputs, runner, root, keep):
         self.name = name
-        self.firmware, self.frontend, self.logical, self.physical, self.label, longer = spec
-        self.longer = longer
+        self.firmware, self.frontend, self.logical, self.physical, self.label, self.op = spec
         self.paths, self.inputs, self.runner, self.keep = paths, inputs, runner, keep
         self.dir = os.path.join(root, name)
         self.asan = os.path.join(paths.build, "asan", "tools", "anysector")
@@ -186,44 +187,74 @@ class Scenario:
         self.case = types.SimpleNamespace(
             firmware=self.firmware, frontend=self.frontend, logical=self.logical,
             physical=self.physical, label=self.label, payload=self.payload, menu=0,
-            cmdline=CMDLINE_NEW)
-
-    def prepare(self):
-        """Builds P; returns the number of writes a complete install makes."""
-        if os.path.isdir(self.dir):
-            shutil.rmtree(self.dir)
-        os.makedirs(self.dir)
-        old = os.path.join(self.dir, "old-stages")
-        self.new = os.path.join(self.dir, "new-stages")
-        make_stages(self.paths.stages, old, True, self.longer == "old")
-        make_stages(self.paths.stages, self.new, False, self.longer == "new")
-        self.old_efi = open(os.path.join(old, "BOOTX64.EFI"), "rb").read()
-        self.new_efi = open(os.path.join(self.new, "BOOTX64.EFI"), "rb").read()
+            cmdline=CMDLINE_OLD if self.op == "add" else CMDLINE_NEW)
         self.topo = ["--sector-size", str(self.logical), "--physical-size", str(self.physical)]
         self.prev = os.path.join(self.dir, "previous.img")
+
+    def mkimage(self, stages):
         kernel, initrd = self.inputs.files_for(self.payload)
-        p = types.SimpleNamespace(anysector=self.paths.anysector, stages=old)
+        p = types.SimpleNamespace(anysector=self.paths.anysector, stages=stages)
         r = run_tool(qrun.mkimage_command(p, self.case, kernel, initrd, self.prev), timeout=180)
         if r.returncode:
             raise Failure(f"mkimage of the previous state failed (exit {r.returncode}): {said(r)}")
         self.esp = esp_offset(self.prev, self.logical, self.label)
-        cfg = esp_file(self.prev, self.esp, "/anysector.cfg")
-        if cfg is None or CMDLINE_NEW.encode() not in cfg:
-            raise Failure("the new image's anysector.cfg lacks the test command line")
-        tmp = os.path.join(self.dir, OLD_CFG)
-        with open(tmp, "wb") as f:
-            f.write(cfg.replace(CMDLINE_NEW.encode(), CMDLINE_OLD.encode()))
-        r = mtools(["mcopy", tmp, f"::/{OLD_CFG}"], self.prev, self.esp)
-        if r.returncode:
-            raise Failure(f"mcopy {OLD_CFG} failed: {r.stderr.decode(errors='replace')}")
-        patch_stage2_config(self.prev, self.logical, "/" + OLD_CFG)
+
+    def command(self, image, backup, dry_run=False):
+        """The operation under test on image."""
+        if self.op == "add":
+            kernel, initrd = self.inputs.files_for(self.payload)
+            cmd = [self.asan, "add", image, "--kernel", kernel, "--initrd", initrd, "--cmdline",
+                   CMDLINE_NEW, "--name", "crashnew", "--default"]
+        else:
+            cmd = [self.asan, "install", image, "--stages", self.new]
+        return cmd + self.topo + (["--dry-run"] if dry_run else ["--backup", backup])
+
+    def prepare(self):
+        """Builds P; returns the number of writes the complete operation makes."""
+        if os.path.isdir(self.dir):
+            shutil.rmtree(self.dir)
+        os.makedirs(self.dir)
+        if self.op == "add":
+            # P boots its only entry ("crash-old"); add makes a "crash-new" entry the default,
+            # so the switch is anysector.cfg's replacement.
+            self.mkimage(self.paths.stages)
+            self.watched = "/anysector.cfg"
+            self.old_file = esp_file(self.prev, self.esp, self.watched)
+            final = os.path.join(self.dir, "final.img")
+            subprocess.run(["cp", "--sparse=always", self.prev, final], check=True)
+            r = run_tool(self.command(final, final + ".backup"))
+            if r.returncode:
+                raise Failure(f"a complete add failed (exit {r.returncode}): {said(r)}")
+            self.new_file = esp_file(final, self.esp, self.watched)
+            os.unlink(final)
+            os.unlink(final + ".backup")
+        else:
+            old = os.path.join(self.dir, "old-stages")
+            self.new = os.path.join(self.dir, "new-stages")
+            make_stages(self.paths.stages, old, True, self.op == "install-old-longer")
+            make_stages(self.paths.stages, self.new, False, self.op == "install-new-longer")
+            self.watched = "/EFI/BOOT/BOOTX64.EFI"
+            self.old_file = open(os.path.join(old, "BOOTX64.EFI"), "rb").read()
+            self.new_file = open(os.path.join(self.new, "BOOTX64.EFI"), "rb").read()
+            self.mkimage(old)
+            cfg = esp_file(self.prev, self.esp, "/anysector.cfg")
+            if cfg is None or CMDLINE_NEW.encode() not in cfg:
+                raise Failure("the new image's anysector.cfg lacks the test command line")
+            tmp = os.path.join(self.dir, OLD_CFG)
+            with open(tmp, "wb") as f:
+                f.write(cfg.replace(CMDLINE_NEW.encode(), CMDLINE_OLD.encode()))
+            r = mtools(["mcopy", tmp, f"::/{OLD_CFG}"], self.prev, self.esp)
+            if r.returncode:
+                raise Failure(f"mcopy {OLD_CFG} failed: {r.stderr.decode(errors='replace')}")
+            patch_stage2_config(self.prev, self.logical, "/" + OLD_CFG)
+        if not self.old_file or not self.new_file or self.old_file == self.new_file:
+            raise Failure(f"{self.watched}: the old and new files are not two distinct files")
         self.prev_hash = sha256(self.prev)
-        r = run_tool([self.asan, "install", self.prev, "--dry-run", "--stages", self.new]
-                     + self.topo)
+        r = run_tool(self.command(self.prev, None, dry_run=True))
         last = [ln for ln in r.stdout.splitlines() if ln.startswith("dry run:")]
         if r.returncode or not last:
-            raise Failure(f"install --dry-run failed (exit {r.returncode}): {said(r)}")
-        self.dry_run = r.stdout
+            raise Failure(f"{self.op.split('-')[0]} --dry-run failed (exit {r.returncode}): "
+                          f"{said(r)}")
         return int(last[-1].split()[2])
 
     def boot(self, image, tag):
@@ -262,7 +293,7 @@ class Scenario:
                       + qrun.indent(check.tail(serial, 8) or "(empty serial log)", "      "))
 
     def crash_at(self, k, n):
-        """One K: install stopped after write k, ESP, boot, restore. Returns a result line."""
+        """One K: the operation stopped after write k, the watched file, boot, restore."""
         img = os.path.join(self.dir, f"k{k}.img")
         backup = img + ".backup"
         for f in (img, backup):
@@ -270,21 +301,20 @@ class Scenario:
                 os.unlink(f)
         subprocess.run(["cp", "--sparse=always", self.prev, img], check=True)
         t0 = time.monotonic()
-        r = run_tool([self.asan, "install", img, "--stages", self.new, "--backup", backup]
-                     + self.topo, env={CRASH_ENV: str(k)})
+        r = run_tool(self.command(img, backup), env={CRASH_ENV: str(k)})
         dead = f"{CRASH_ENV}={k}: stopping dead after write {k} of {n}"
         if r.returncode != CRASH_EXIT or dead not in r.stderr:
-            raise Failure(f"install with {CRASH_ENV}={k} ended with exit {r.returncode}, not "
-                          f"{CRASH_EXIT} and \"{dead}\": {said(r)}")
-        efi = esp_file(img, self.esp, "/EFI/BOOT/BOOTX64.EFI")
-        if efi not in (self.old_efi, self.new_efi):
-            what = "cannot be read" if efi is None else f"is {len(efi)} bytes, neither file"
-            raise Failure(f"BOOTX64.EFI on the ESP {what} (old {len(self.old_efi)}, new "
-                          f"{len(self.new_efi)} bytes)")
-        efi_state = "old" if efi == self.old_efi else "new"
+            raise Failure(f"{self.op.split('-')[0]} with {CRASH_ENV}={k} ended with exit "
+                          f"{r.returncode}, not {CRASH_EXIT} and \"{dead}\": {said(r)}")
+        got = esp_file(img, self.esp, self.watched)
+        if got not in (self.old_file, self.new_file):
+            what = "cannot be read" if got is None else f"is {len(got)} bytes, neither file"
+            raise Failure(f"{self.watched} on the ESP {what} (old {len(self.old_file)}, new "
+                          f"{len(self.new_file)} bytes)")
+        file_state = "old" if got == self.old_file else "new"
         state = self.boot(img, f"k{k}")
         if k == n and state != "new":
-            raise Failure(f"the complete install boots the {state} state")
+            raise Failure(f"the complete operation boots the {state} state")
         r = run_tool([self.asan, "restore", img, backup])
         if r.returncode:
             raise Failure(f"restore failed (exit {r.returncode}): {said(r)}")
@@ -293,7 +323,7 @@ class Scenario:
         if not self.keep:
             os.unlink(img)
             os.unlink(backup)
-        return (f"boots {state}, BOOTX64.EFI {efi_state}, restored byte-identical",
+        return (f"boots {state}, {self.watched} {file_state}, restored byte-identical",
                 time.monotonic() - t0)
 
 
@@ -332,7 +362,8 @@ def main():
                 print(f"FAIL  {name}: previous state: {e}", flush=True)
                 nfail += 1
                 continue
-            print(f"      {name}: previous state boots old; a complete install makes {n} writes",
+            print(f"      {name}: previous state boots old; the complete operation makes {n} "
+                  "writes",
                   flush=True)
             futs = {pool.submit(sc.crash_at, k, n): k for k in range(n + 1)}
             results = {}

@@ -185,12 +185,14 @@ static void print_text(struct hostdev *h, struct disk_info *di)
 		char s[GUID_STR_LEN + 1];
 		guid_format(&g->disk_guid, s);
 		printf("label:     gpt, disk GUID %s\n", s);
-		printf("           usable LBA %llu..%llu, %u entries of %u bytes at LBA %llu, backup "
+		printf("           usable LBA %llu..%llu, %u entries of %u bytes at LBA %llu, %s "
 		       "header at LBA %llu%s\n",
 		       (unsigned long long)g->first_usable, (unsigned long long)g->last_usable,
 		       (unsigned)g->num_entries, (unsigned)g->entry_size,
-		       (unsigned long long)g->entries_lba, (unsigned long long)g->alternate_lba,
-		       di->gpt->used_backup ? " (read from the backup: the primary is invalid)" : "");
+		       (unsigned long long)g->entries_lba,
+		       di->gpt->used_backup ? "read from the backup" : "backup",
+		       (unsigned long long)(di->gpt->used_backup ? g->my_lba : g->alternate_lba),
+		       di->gpt->used_backup ? " (the primary is invalid)" : "");
 	} else if (di->label == LABEL_MBR) {
 		printf("label:     mbr, disk signature 0x%08X\n", (unsigned)di->mbr.disk_sig);
 	} else {

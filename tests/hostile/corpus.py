@@ -147,6 +147,29 @@ def broken_esp(work):
     return img
 
 
+def hostile_stage1(offset, length):
+    """A valid GPT disk whose LBA 0 claims to hold anysector's stage1 with stage2 at byte
+    offset, length bytes long."""
+    def build(work):
+        img, g = gpt_disk(work, 512)
+        rec = protective_mbr(img.sectors)
+        rec[0x1A4:0x1A8] = b"ASB1"
+        struct.pack_into("<QIH", rec, 0x1A8, offset, length, 1)
+        img.put_lba(0, rec)
+        return img
+    return build
+
+
+def many_partitions(work):
+    """256 entries, 200 of them used (1-sector partitions): more than the 128 we keep."""
+    img = I.Image(8 * MIB, 512)
+    g = Gpt(512, N512, [(I.LINUX_TYPE, 2048 + i, 2048 + i, "p%d" % i) for i in range(200)],
+            num_entries=256)
+    img.put_lba(0, protective_mbr(N512))
+    g.put(img)
+    return img
+
+
 def blank(size):
     def build(work):
         return I.Image(size, 512)
@@ -247,6 +270,15 @@ CASES = CONTROLS + [
     ("array-over-partition", "the primary entry array at LBA 2048, inside partition 1",
      gpt_case(primary=dict(entries_lba=2048)), writers("2048")),
 
+    ("array-over-header", "the primary's PartitionEntryLBA 1: the array over its own header",
+     gpt_case(primary=dict(entries_lba=1)), writers("entry array LBA 1..32 covers a GPT header")),
+    ("backup-lba-is-primary", "the primary's AlternateLBA 1: itself",
+     gpt_case(primary=dict(alt=1)), writers("AlternateLBA 1")),
+    ("backup-is-primary-copy", "the last LBA holds a copy of the primary header (MyLBA 1)",
+     gpt_case(backup=dict(my=1, alt=N512 - 1, entries_lba=2)), writers("MyLBA is 1")),
+    ("too-many-partitions", "200 used entries in a 256-entry array",
+     many_partitions, writers("more than 128 used entries")),
+
     # --- entries ---
     ("entries-overlap", "partition 3 starts inside partition 2",
      gpt_case(entries=set_range(2, 10000, LU512)), writers("overlap") + SAFETY),
@@ -336,6 +368,15 @@ CASES = CONTROLS + [
      no_gpt_at_all(4096), writers('no "EFI PART" signature at LBA 1 or at LBA 2047')),
     ("guess-no-gpt-512", "a 512-byte disk with a protective MBR and no GPT header left",
      no_gpt_at_all(512), writers('no "EFI PART" signature at LBA 1 or at LBA 16383')),
+
+    # --- boot code that lies about its stage2 (install replaces it; check must say so) ---
+    ("stage1-stage2-past-disk", "stage1's stage2 pointer at byte 2^63, 4 GiB long",
+     hostile_stage1(1 << 63, 0xFFFFFFFF),
+     [("check", [], 2, ["stage1 gives stage2 a length of 4294967295 bytes"]),
+      ("info", [], 0, []), ("install", ["--dry-run"], 0, ["dry run"])]),
+    ("stage1-stage2-over-esp", "stage1's stage2 pointer inside the ESP",
+     hostile_stage1(4096 * 512, 24576),
+     [("check", [], 2, ["overlaps partition 2"]), ("install", ["--dry-run"], 0, ["dry run"])]),
 
     # --- requests the disk cannot satisfy ---
     ("too-small-for-layout", "a 1 MiB blank image",

@@ -23,7 +23,7 @@ def crc32(b):
 
 def part_guid(n):
     """A fixed, distinct unique GUID for partition n."""
-    return bytes([0xA0 + n]) + bytes(range(1, 16))
+    return struct.pack("<H", 0xA000 + n) + bytes(range(2, 16))
 
 
 class Image:

@@ -143,6 +143,11 @@ def run_case(case, res, loop_lss=None):
             res.skipped += len(runs)
             res.lines.append("SKIP %s: cannot make the image here: %s" % (name, e))
         return
+    except Exception as e:  # a broken builder fails its case, not the suite
+        with res.lock:
+            res.failed += len(runs)
+            res.lines.append("FAIL %s: building the image: %r" % (name, e))
+        return
     if loop_lss is None:
         run_target(name, what, img, runs, res)
         os.unlink(img)

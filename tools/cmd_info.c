@@ -72,6 +72,10 @@ static void print_json(struct hostdev *h, struct disk_info *di, const struct rep
 	json_u64(&j, "physical_grain_bytes", di->pgrain);
 	json_u64(&j, "first_aligned_lba", align_up(t, 0, di->grain));
 	json_str(&j, "label", label_name(di->label));
+	if (di->damaged)
+		json_str(&j, "damage", di->damage);   /* why install and add refuse this disk */
+	else
+		json_null(&j, "damage");
 	if (di->label == LABEL_GPT && di->gpt) {
 		const struct gpt_header *g = &di->gpt->hdr;
 		char s[GUID_STR_LEN + 1];

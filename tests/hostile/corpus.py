@@ -5,7 +5,8 @@ the damage alone is what the installer must notice.
 
 A case is (name, builder, runs). builder(work) returns an images.Image; each run is
 (command, extra flags, exit code, strings the output must hold). "{img}" in flags is the image's
-path. Commands that write (install, add, partition) get --backup/--kernel added by run.py."""
+path. Commands that write (install, add, partition) get --backup/--kernel added by run.py;
+"json" is `check --json`, whose "damage" must name why the writers refuse."""
 import struct
 
 import images as I
@@ -22,7 +23,7 @@ def writers(*has, flags=(), info=0, info_has=()):
     info shows what it can (exit `info`)."""
     f = list(flags)
     return [("install", f, 2, list(has)), ("add", f, 2, list(has)), ("check", f, 2, list(has)),
-            ("info", f, info, list(info_has))]
+            ("info", f, info, list(info_has)), ("json", f, 2, [])]
 
 
 def unreadable(*has, flags=()):

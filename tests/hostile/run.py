@@ -6,6 +6,7 @@ Run by `make test-hostile` (suite 45).
 
 usage: run.py [--show] [NAME...]   --show prints every command's output; NAMEs pick cases."""
 import hashlib
+import json
 import os
 import shutil
 import stat
@@ -95,7 +96,9 @@ class Results:
 def command(cmd, img, flags, name):
     """The full argument list for one run."""
     args = [ANYSECTOR, cmd, img] + flags
-    if cmd == "install":
+    if cmd == "json":
+        args = [ANYSECTOR, "check", img, "--json"] + flags
+    elif cmd == "install":
         args += ["--backup", os.path.join(WORK, name + ".bak")]
     elif cmd == "add":
         args += ["--kernel", os.path.join(WORK, "kernel"), "--backup",
@@ -128,6 +131,15 @@ def run_one(args, want_rc, has, label, res, fails, xfails):
                 break
         else:
             fails.append("%s: exit %d, want %d\n%s" % (label, p.returncode, want_rc, shown))
+    if args[1:2] == ["check"] and "--json" in args:
+        try:
+            j = json.loads(p.stdout)
+            if j.get("status") != p.returncode:
+                fails.append("%s: JSON status %r, exit %d" % (label, j.get("status"), p.returncode))
+            if want_rc == 2 and not j.get("damage"):
+                fails.append("%s: no \"damage\" in the JSON\n%s" % (label, shown))
+        except ValueError:
+            fails.append("%s: not JSON\n%s" % (label, shown))
     missing = [h for h in has if h not in text]
     if missing:
         fails.append("%s: output lacks %r\n%s" % (label, missing, shown))

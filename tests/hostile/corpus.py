@@ -203,7 +203,8 @@ CONTROLS = [
 ]
 
 # Safety refusals on damaged images: a damaged disk is still someone's disk.
-SAFETY = [("partition", [], 3, ["already holds", "--force"])]
+SAFETY = [("partition", [], 3, ["already holds", "--force"]),
+          ("mkimage", ["--size", "8M"], 3, ["exists already", "--force"])]
 
 CASES = CONTROLS + [
     # --- truncated images ---
@@ -365,6 +366,14 @@ CASES = CONTROLS + [
                  ("add", [], 2, ["512", "4096", "--sector-size"]),
                  ("check", [], 2, ["more than one sector size"]),
                  ("install", ["--dry-run"] + S4K, 0, [])]),
+    ("guess-4k-backup-only", "a 4Kn GPT disk whose primary header is zeroed: found by its backup",
+     gpt_case(lss=4096, after=lambda img, g: img.put_lba(1, bytes(4096))),
+     writers("primary GPT header at LBA 1 is invalid", "using the backup GPT header at LBA 2047",
+             info_has=["from a valid GPT header at 4096-byte sectors"])),
+    ("guess-512-backup-only", "a 512-byte GPT disk whose primary header is zeroed",
+     gpt_case(lss=512, after=lambda img, g: img.put_lba(1, bytes(512))),
+     writers("using the backup GPT header at LBA 16383",
+             info_has=["from a valid GPT header at 512-byte sectors"])),
     ("guess-no-gpt-4k", "a 4Kn disk with a protective MBR and no GPT header left",
      no_gpt_at_all(4096), writers('no "EFI PART" signature at LBA 1 or at LBA 2047')),
     ("guess-no-gpt-512", "a 512-byte disk with a protective MBR and no GPT header left",

@@ -1,0 +1,696 @@
+#!/usr/bin/env python3
+"""test-qemu-damaged: boot disks whose tables, file system or configuration are damaged, and
+assert that the loader says what is wrong in its own sentence and then stops (halts, waits at
+its menu for a key, or boots from the backup GPT with a warning) long before the hang guard.
+
+usage: damaged.py --suite NAME [--only GLOB] [--jobs N] [--keep] [--list] CASEFILE
+
+A case line (tests/qemu/cases/damaged.txt):
+
+    FIRMWARE FRONTEND SECTORS DAMAGE [mem=MB] [timeout=S] [xfail=WHY...]
+
+    FIRMWARE seabios (stage1 + stage2, BIOS payload) | ovmf (BOOTX64.EFI, EFI payload)
+    SECTORS  512n | 512e | 4Kn
+    DAMAGE   one of DAMAGES below
+    mem      the guest's RAM (default 256)
+    xfail    the rest of the line: why the case is known to fail (a loader change is pending);
+             it then counts as XFAIL when it fails and as FAIL ("XPASS") when it passes
+
+Each image is made with `$BUILD/tools/anysector mkimage` (GPT, the menu timeout 0), then damaged
+here in Python: the GPT, the FAT and the directory entries are found by parsing the image, never
+by fixed offsets. The QEMU command lines come from tests/qemu/qemu_cmd.py (snapshot=on: the
+image is never changed by a run). A case ends at the first of: the payload's report line, stage2's
+"anysector: halted", a loader waiting at its menu for a key, the menu drawn again after the
+failure (a loader that re-boots in a loop), a firmware giving up; or its timeout (a FAIL: a hang).
+"""
+import argparse
+import concurrent.futures
+import dataclasses
+import fnmatch
+import os
+import random
+import re
+import shlex
+import struct
+import subprocess
+import sys
+import threading
+import time
+import zlib
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import check  # noqa: E402
+import qemu_cmd  # noqa: E402
+import run as qrun  # noqa: E402
+
+MAX_JOBS = 2
+IMAGE_SIZE = "64M"
+INITRD_BYTES = 300 * 1024 + 77        # several hundred clusters of 512 bytes, dozens of 4 KiB
+INITRD_SEED = 0xDA4A6ED
+BIG_INITRD_BYTES = 40 * 1024 * 1024    # more than a 32 MiB guest has
+DEFAULT_TIMEOUT = 40                   # the hang guard; measured cases end in 1-8 s
+POLL = 0.2
+SETTLE = 1.0                           # seconds a stopped loader gets to finish its sentence
+CMDLINE = "anysector.test=damaged console=ttyS0"
+GPT_SIG = b"EFI PART"
+
+# What each damage must make the loader say. Every pattern is searched in the serial log;
+# {name} fields are filled from the damaged image (file paths, cluster numbers, LBAs).
+# end: "boot" (the payload must report, right), "stop" (no payload; halted or waiting).
+DAMAGES = {
+    # The primary header and array zeroed: the backup GPT at the last LBA is used, with a warning.
+    "gpt-primary-zeroed": dict(end="boot", expect=[
+        r'warning: primary GPT header at LBA 1 is invalid \(no "EFI PART" signature\); '
+        r'using the backup GPT header at LBA {backup_lba}\n']),
+    # Under OVMF the firmware rewrites the zeroed primary from the backup before BOOTX64.EFI
+    # runs (on a read-only disk it finds no partition at all): there the case boots a writable
+    # copy and asserts the boot and that LBA 1 holds a GPT header again afterwards.
+    # The primary alone lists two overlapping extra partitions (CRCs valid, so firmware keeps
+    # it): our reader refuses it and boots from the backup with a warning, under OVMF too.
+    "gpt-primary-overlap": dict(end="boot", expect=[
+        r"GPT at LBA 1: entries 3 \(LBA {p3_first}\.\.{p3_last}\) and 4 \(LBA {p4_first}\.\."
+        r"{p4_last}\) overlap\n",
+        r"warning: primary GPT header at LBA 1 is invalid \(overlapping entries\); "
+        r"using the backup GPT header at LBA {backup_lba}\n"]),
+    # Both headers zeroed (SeaBIOS: stage1 still finds stage2; stage2 finds no GPT).
+    "gpt-both-zeroed": dict(end="stop", expect=[
+        r'no GPT: no "EFI PART" signature at LBA 1 or at LBA {backup_lba}\n',
+        r"the disk has no usable GPT \(not found\)\n"]),
+    # Both GPTs keep valid CRCs but list two overlapping extra partitions: firmware that only
+    # checks CRCs (OVMF) still starts BOOTX64.EFI from the ESP; our reader refuses both tables.
+    "gpt-both-overlap": dict(end="stop", expect=[
+        r"GPT at LBA 1: entries 3 \(LBA {p3_first}\.\.{p3_last}\) and 4 \(LBA {p4_first}\.\."
+        r"{p4_last}\) overlap\n",
+        r"no valid GPT: the primary header at LBA 1 \(overlapping entries\) and the backup at "
+        r"LBA {backup_lba} \(overlapping entries\) are both invalid\n"]),
+    # The initrd's (kernel's) cluster chain turns back on itself: the link that closes the loop
+    # is named, then the file.
+    "fat-loop-initrd": dict(end="stop", expect=[
+        r"FAT: chain from cluster {first} loops: cluster {closer} \(the chain's cluster "
+        r"{closer_n}\) links back to cluster {target} \(its cluster {target_n}\)\n",
+        r"{path_re}[^\n]*(chain loops|loop)"]),
+    "fat-loop-kernel": dict(end="stop", expect=[
+        r"FAT: chain from cluster {first} loops: cluster {closer} \(the chain's cluster "
+        r"{closer_n}\) links back to cluster {target} \(its cluster {target_n}\)\n",
+        r"{path_re}[^\n]*(chain loops|loop)"]),
+    # The initrd's directory entry claims more bytes than its chain holds.
+    "fat-size-past-chain": dict(end="stop", expect=[
+        r"FAT: chain from cluster {first} ends at cluster {last} after {n} clusters, but the "
+        r"{size}-byte file needs {need}\n",
+        r"{path_re}[^\n]*(corrupt)"]),
+    # "timeout" misspelt: the whole configuration is refused with the line and the word.
+    "config-syntax": dict(end="stop", expect=[
+        r"anysector\.cfg line 2: unknown key 'tiemout'\n",
+        r"no usable configuration in [/\\]anysector\.cfg|"
+        r"anysector cannot show a boot menu \(see above\)"]),
+    # The kernel's directory entry deleted: the loader names the missing file.
+    "config-missing-kernel": dict(end="stop", expect=[
+        r"FAT: no '{base_re}' in '{dir_re}' \(path '{path_re}'\)\n",
+        r"{path_re}[^\n]*not found"]),
+    # A 40 MiB initrd in a 32 MiB guest: refused before any of it is read.
+    "initrd-too-big": dict(end="stop", expect=[
+        r"no room for {initrd_kib} KiB of initrd between the kernel's end \(0x[0-9a-f]+\) and "
+        r"initrd_addr_max \(0x[0-9a-f]+\)\n"]),
+}
+
+END_SIGNS = [
+    r"anysector: halted",
+    r"booting \d+\) failed: [^\n]*; the menu waits for a key",
+    r"Press any key to return to the menu\.",
+    r"Press any key to return to the firmware\.",
+    r"UEFI Interactive Shell",
+    r"No bootable option or device was found",
+    r"No bootable device",
+]
+
+
+# The end signs that mean our loader stopped by itself (the rest are the firmware's).
+LOADER_STOPS = END_SIGNS[:4] + [r"the menu drawn again"]
+
+
+class CaseError(Exception):
+    pass
+
+
+class CaseFailure(Exception):
+    pass
+
+
+@dataclasses.dataclass(frozen=True)
+class Case:
+    firmware: str
+    frontend: str
+    sectors: str
+    damage: str
+    mem: int = 256
+    timeout: int = DEFAULT_TIMEOUT
+    xfail: str = ""
+
+    @property
+    def name(self):
+        return f"{self.firmware}-{self.frontend}-{self.sectors}-{self.damage}"
+
+    @property
+    def logical(self):
+        return qrun.caselib.SECTORS[self.sectors][0]
+
+    @property
+    def physical(self):
+        return qrun.caselib.SECTORS[self.sectors][1]
+
+    @property
+    def payload(self):
+        return "bios-payload" if self.firmware == "seabios" else "efi-payload"
+
+
+def parse_cases(path):
+    out = []
+    with open(path, encoding="utf-8") as f:
+        for n, text in enumerate(f, 1):
+            where = f"{os.path.basename(path)} line {n}"
+            if text.lstrip().startswith("#"):
+                continue
+            body, has_xfail, reason = text.partition("xfail=")
+            words = body.split("#", 1)[0].split()
+            if not words:
+                continue
+            if len(words) < 4:
+                raise CaseError(f"{where}: need FIRMWARE FRONTEND SECTORS DAMAGE")
+            fw, fe, sec, dmg = words[:4]
+            for v, allowed, what in ((fw, qrun.caselib.FIRMWARES, "firmware"),
+                                     (fe, qrun.caselib.FRONTENDS, "front-end"),
+                                     (sec, tuple(qrun.caselib.SECTORS), "sector profile"),
+                                     (dmg, tuple(DAMAGES), "damage")):
+                if v not in allowed:
+                    raise CaseError(f"{where}: unknown {what} {v!r} (one of {', '.join(allowed)})")
+            kw = {}
+            for opt in words[4:]:
+                key, _, val = opt.partition("=")
+                if key in ("mem", "timeout") and val.isdigit() and int(val) > 0:
+                    kw[key] = int(val)
+                else:
+                    raise CaseError(f"{where}: bad option {opt!r} (mem=MB, timeout=S, xfail=WHY)")
+            reason = reason.strip()
+            if has_xfail and not reason:
+                raise CaseError(f"{where}: xfail= needs the reason")
+            c = Case(fw, fe, sec, dmg, xfail=reason, **kw)
+            if any(o.name == c.name for o in out):
+                raise CaseError(f"{where}: case {c.name} listed twice")
+            out.append(c)
+    return out
+
+
+# ---- the image: GPT and FAT found by parsing ----
+
+def u16(b, o):
+    return struct.unpack_from("<H", b, o)[0]
+
+
+def u32(b, o):
+    return struct.unpack_from("<I", b, o)[0]
+
+
+def u64(b, o):
+    return struct.unpack_from("<Q", b, o)[0]
+
+
+class Gpt:
+    """The primary GPT of img (a bytearray) with lss-byte sectors."""
+    ESP = bytes.fromhex("28732ac11ff8d211ba4b00a0c93ec93b")
+
+    def __init__(self, img, lss):
+        self.img, self.lss = img, lss
+        h = bytes(img[lss:2 * lss])
+        if h[:8] != GPT_SIG:
+            raise CaseFailure("mkimage's image has no primary GPT")
+        self.entries_lba, self.num, self.esize = u64(h, 72), u32(h, 80), u32(h, 84)
+        self.first_usable, self.last_usable = u64(h, 40), u64(h, 48)
+        self.backup_lba = u64(h, 32)
+
+    def entry_off(self, i, header_lba=1):
+        ho = header_lba * self.lss
+        return u64(self.img, ho + 72) * self.lss + i * u32(self.img, ho + 84)
+
+    def esp(self):
+        for i in range(self.num):
+            o = self.entry_off(i)
+            if self.img[o:o + 16] == self.ESP:
+                return u64(self.img, o + 32), u64(self.img, o + 40)
+        raise CaseFailure("mkimage's GPT has no EFI system partition")
+
+    def used(self):
+        return [i for i in range(self.num)
+                if any(self.img[self.entry_off(i):self.entry_off(i) + 16])]
+
+    def reseal(self, header_lba):
+        """Recomputes the array CRC and the header CRC of the header at header_lba."""
+        ho = header_lba * self.lss
+        h = self.img
+        arr = u64(h, ho + 72) * self.lss
+        n, size = u32(h, ho + 80), u32(h, ho + 84)
+        struct.pack_into("<I", h, ho + 88, zlib.crc32(h[arr:arr + n * size]))
+        hsize = u32(h, ho + 12)
+        struct.pack_into("<I", h, ho + 16, 0)
+        struct.pack_into("<I", h, ho + 16, zlib.crc32(h[ho:ho + hsize]))
+
+
+class Fat:
+    """A FAT12/16/32 file system at byte `base` of img: enough to find files and edit the FAT."""
+
+    def __init__(self, img, base):
+        self.img, self.base = img, base
+        b = img[base:base + 512]
+        self.bps, self.spc = u16(b, 11), b[13]
+        rsv, self.nfats, root_ent = u16(b, 14), b[16], u16(b, 17)
+        total = u16(b, 19) or u32(b, 32)
+        self.fat_sectors = u16(b, 22) or u32(b, 36)
+        root_sectors = (root_ent * 32 + self.bps - 1) // self.bps
+        self.fat_off = base + rsv * self.bps
+        self.root_off = self.fat_off + self.nfats * self.fat_sectors * self.bps
+        self.root_bytes = root_sectors * self.bps
+        data_sector = rsv + self.nfats * self.fat_sectors + root_sectors
+        self.data_off = base + data_sector * self.bps
+        self.clusters = (total - data_sector) // self.spc
+        self.type = 12 if self.clusters < 4085 else 16 if self.clusters < 65525 else 32
+        self.root_cluster = u32(b, 44) if self.type == 32 else 0
+        self.cluster_bytes = self.bps * self.spc
+        if self.type == 12:
+            raise CaseFailure("mkimage made a FAT12 ESP; this runner edits FAT16/32 only")
+
+    def get(self, c):
+        if self.type == 16:
+            return u16(self.img, self.fat_off + 2 * c)
+        return u32(self.img, self.fat_off + 4 * c) & 0x0FFFFFFF
+
+    def set(self, c, v):
+        """In every FAT copy."""
+        for k in range(self.nfats):
+            off = self.fat_off + k * self.fat_sectors * self.bps
+            if self.type == 16:
+                struct.pack_into("<H", self.img, off + 2 * c, v & 0xFFFF)
+            else:
+                old = u32(self.img, off + 4 * c)
+                struct.pack_into("<I", self.img, off + 4 * c, (old & 0xF0000000) | (v & 0x0FFFFFFF))
+
+    def end_mark(self):
+        return 0xFFFF if self.type == 16 else 0x0FFFFFFF
+
+    def chain(self, first):
+        out, c = [], first
+        end = 0xFFF8 if self.type == 16 else 0x0FFFFFF8
+        while 2 <= c < end and len(out) <= self.clusters:
+            out.append(c)
+            c = self.get(c)
+        return out
+
+    def cluster_off(self, c):
+        return self.data_off + (c - 2) * self.cluster_bytes
+
+    def dir_slots(self, first):
+        """Byte offsets of the 32-byte slots of a directory (first 0: the FAT16 root)."""
+        if first == 0 and self.type == 16:
+            return range(self.root_off, self.root_off + self.root_bytes, 32)
+        offs = []
+        for c in self.chain(first or self.root_cluster):
+            o = self.cluster_off(c)
+            offs.extend(range(o, o + self.cluster_bytes, 32))
+        return offs
+
+    def entries(self, first):
+        """(long or short name, slot offset, [LFN slot offsets], first cluster, size, attr)."""
+        lfn, lfn_slots = {}, []
+        for o in self.dir_slots(first):
+            e = self.img[o:o + 32]
+            if e[0] == 0:
+                return
+            if e[0] == 0xE5:
+                lfn, lfn_slots = {}, []
+                continue
+            if e[11] == 0x0F:
+                part = e[1:11] + e[14:26] + e[28:32]
+                lfn[e[0] & 0x1F] = part.decode("utf-16-le").split("\0")[0]
+                lfn_slots.append(o)
+                continue
+            short = e[0:8].decode("latin-1").rstrip() + (
+                "." + e[8:11].decode("latin-1").rstrip() if e[8:11].strip() else "")
+            name = "".join(lfn[k] for k in sorted(lfn)) or short
+            clus = (u16(e, 20) << 16 | u16(e, 26)) if self.type == 32 else u16(e, 26)
+            yield name, o, lfn_slots, clus, u32(e, 28), e[11]
+            lfn, lfn_slots = {}, []
+
+    def find(self, path):
+        first, found = 0, None
+        for part in path.strip("/").split("/"):
+            found = next((e for e in self.entries(first) if e[0].lower() == part.lower()), None)
+            if not found:
+                raise CaseFailure(f"cannot find {path} on the ESP (no {part})")
+            first = found[3]
+        return found
+
+
+def deterministic(n, seed):
+    return random.Random(seed).randbytes(n)
+
+
+class Built:
+    """A damaged image and the facts the expected sentences name."""
+
+    def __init__(self, path, facts):
+        self.path, self.facts = path, facts
+
+
+def cfg_text(kernel, initrd, timeout_key="timeout"):
+    return (f"# damaged.py\n{timeout_key} 0\n\nentry d\n  title   damaged\n"
+            f"  kernel  {kernel}\n  initrd  {initrd}\n  cmdline {CMDLINE}\n")
+
+
+def build_image(case, paths, workdir):
+    """mkimage, then the case's damage; returns Built."""
+    kernel = paths.bios_payload if case.firmware == "seabios" else paths.efi_payload
+    if not os.path.exists(kernel):
+        raise CaseFailure(f"test payload {kernel} is not built")
+    if not os.path.exists(paths.anysector):
+        raise CaseFailure(f"mkimage missing: {paths.anysector} does not exist")
+    big = case.damage == "initrd-too-big"
+    initrd = os.path.join(workdir, f"initrd-{'big' if big else 'small'}.bin")
+    if not os.path.exists(initrd):
+        with open(initrd + ".tmp", "wb") as f:
+            f.write(deterministic(BIG_INITRD_BYTES if big else INITRD_BYTES, INITRD_SEED))
+        os.replace(initrd + ".tmp", initrd)
+    out = os.path.join(workdir, case.name + ".img")
+    if os.path.exists(out):
+        os.unlink(out)
+    cmd = [paths.anysector, "mkimage", out, "--size", IMAGE_SIZE, "--label", "gpt",
+           "--sector-size", str(case.logical), "--physical-size", str(case.physical),
+           "--stages", paths.stages, "--kernel", kernel, "--name", "d", "--initrd", initrd,
+           "--cmdline", CMDLINE, "--timeout", "0"]
+    r = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                       errors="replace", timeout=180)
+    if r.returncode != 0:
+        raise CaseFailure(f"anysector mkimage failed (exit {r.returncode}):\n"
+                          + qrun.indent(check.tail(r.stderr + r.stdout, 12))
+                          + f"\n  command: {shlex.join(cmd)}")
+    with open(out, "rb") as f:
+        img = bytearray(f.read())
+    facts = damage(case, img, kernel, initrd)
+    with open(out, "wb") as f:
+        f.write(img)
+    facts["kernel_size"] = os.path.getsize(kernel)
+    facts["initrd_size"] = os.path.getsize(initrd)
+    with open(initrd, "rb") as f:
+        facts["initrd_crc"] = zlib.crc32(f.read())
+    facts["initrd_kib"] = (facts["initrd_size"] + 1023) // 1024
+    return Built(out, facts)
+
+
+def read_cfg_paths(fat):
+    name, slot, _, clus, size, _ = fat.find("/anysector.cfg")
+    text = bytes(fat.img[fat.cluster_off(clus):fat.cluster_off(clus) + size]).decode()
+    kernel = re.search(r"(?m)^\s*kernel\s+(\S+)", text)[1]
+    initrd = re.search(r"(?m)^\s*initrd\s+(\S+)", text)[1]
+    return kernel, initrd
+
+
+def write_cfg(fat, text):
+    """Replaces anysector.cfg's bytes in its first cluster and its size."""
+    data = text.encode()
+    name, slot, _, clus, size, _ = fat.find("/anysector.cfg")
+    if len(data) > fat.cluster_bytes or len(fat.chain(clus)) != 1:
+        raise CaseFailure("anysector.cfg does not sit in one cluster")
+    o = fat.cluster_off(clus)
+    fat.img[o:o + fat.cluster_bytes] = data.ljust(fat.cluster_bytes, b"\0")
+    struct.pack_into("<I", fat.img, slot + 28, len(data))
+
+
+def damage(case, img, kernel_file, initrd_file):
+    lss = case.logical
+    gpt = Gpt(img, lss)
+    esp_first, _ = gpt.esp()
+    fat = Fat(img, esp_first * lss)
+    kernel, initrd = read_cfg_paths(fat)
+    facts = {"backup_lba": len(img) // lss - 1, "kernel": kernel, "initrd": initrd}
+    d = case.damage
+    if d == "gpt-primary-zeroed":
+        img[lss:(gpt.first_usable) * lss] = bytes((gpt.first_usable - 1) * lss)
+    elif d == "gpt-both-zeroed":
+        img[lss:2 * lss] = bytes(lss)
+        img[facts["backup_lba"] * lss:] = bytes(lss)
+    elif d in ("gpt-both-overlap", "gpt-primary-overlap"):
+        # Two new partitions after the used ones, overlapping each other by one sector,
+        # inside the usable range; one or both tables get them and are resealed.
+        top = max(u64(img, gpt.entry_off(i) + 40) for i in gpt.used())
+        if top + 8 > gpt.last_usable:
+            raise CaseFailure("no room after the partitions for the overlapping pair")
+        pairs = [(top + 1, top + 4), (top + 4, top + 7)]
+        slots = [i for i in range(gpt.num) if i not in gpt.used()][:2]
+        if slots != [2, 3]:
+            raise CaseFailure(f"expected entries 3 and 4 free, found {slots}")
+        for hdr in (1, facts["backup_lba"]) if d == "gpt-both-overlap" else (1,):
+            for slot, (a, b) in zip(slots, pairs):
+                o = gpt.entry_off(slot, hdr)
+                img[o:o + 16] = bytes.fromhex("af3dc60f838472478e793d69d8477de4")  # Linux data
+                img[o + 16:o + 32] = bytes([slot + 1] * 16)
+                struct.pack_into("<QQ", img, o + 32, a, b)
+            gpt.reseal(hdr)
+        facts.update(p3_first=pairs[0][0], p3_last=pairs[0][1], p4_first=pairs[1][0],
+                     p4_last=pairs[1][1])
+    elif d in ("fat-loop-initrd", "fat-loop-kernel", "fat-size-past-chain"):
+        path = kernel if d == "fat-loop-kernel" else initrd
+        name, slot, _, first, size, _ = fat.find(path)
+        ch = fat.chain(first)
+        if len(ch) < 2:
+            raise CaseFailure(f"{path} has only {len(ch)} cluster; the damage needs 2")
+        facts.update(first=first, path=path)
+        if d.startswith("fat-loop"):
+            mid, quarter = len(ch) // 2, len(ch) // 4
+            fat.set(ch[mid], ch[quarter])
+            facts.update(closer=ch[mid], closer_n=mid + 1, target=ch[quarter],
+                         target_n=quarter + 1)
+        else:
+            new_size = (len(ch) + 3) * fat.cluster_bytes - 100
+            struct.pack_into("<I", img, slot + 28, new_size)
+            facts.update(last=ch[-1], n=len(ch), size=new_size,
+                         need=(new_size + fat.cluster_bytes - 1) // fat.cluster_bytes)
+    elif d == "config-syntax":
+        write_cfg(fat, cfg_text(kernel, initrd, timeout_key="tiemout"))
+        facts["line"] = 2
+    elif d == "config-missing-kernel":
+        name, slot, lfn_slots, *_ = fat.find(kernel)
+        for o in lfn_slots + [slot]:
+            img[o] = 0xE5
+        facts["path"] = kernel
+    elif d == "initrd-too-big":
+        pass
+    path = facts.get("path", kernel)
+    facts["path_re"] = re.escape(path).replace("/", r"[/\\]")
+    facts["dir_re"] = re.escape(path.rsplit("/", 1)[0] + "/")
+    facts["base_re"] = re.escape(path.rsplit("/", 1)[1])
+    return facts
+
+
+# ---- running a case ----
+
+class Runner:
+    def __init__(self, paths, keep):
+        self.paths, self.keep = paths, keep
+        self.workdir = os.path.join(paths.root, "damaged")
+        os.makedirs(self.workdir, exist_ok=True)
+        os.makedirs(paths.logs, exist_ok=True)
+        self.initrd_lock = threading.Lock()
+        self.procs, self.procs_lock, self.stopping = set(), threading.Lock(), False
+
+    def run(self, case):
+        t0 = time.monotonic()
+        base = os.path.join(self.paths.logs, "damaged-" + case.name)
+        logs = {k: f"{base}.{k}" for k in ("serial.log", "debugcon.log", "qemu.log", "cmd")}
+        for f in logs.values():
+            if os.path.exists(f):
+                os.unlink(f)
+        try:
+            with self.initrd_lock:      # the shared initrd files are written once
+                built = build_image(case, self.paths, self.workdir)
+        except CaseFailure as e:
+            return qrun.Result(case, "FAIL", time.monotonic() - t0, str(e))
+        vars_copy = os.path.join(self.workdir, case.name + ".OVMF_VARS.fd")
+        cmd = (qemu_cmd.base_args(logs["serial.log"], case.mem)
+               + qemu_cmd.firmware_args(case.firmware, vars_copy, logs["debugcon.log"])
+               + qemu_cmd.disk_args(case.frontend, built.path, case.logical, case.physical))
+        if ovmf_repairs(case):
+            # the image is this case's own copy: let OVMF write its repair, then look
+            cmd = [a.replace(",snapshot=on", "") for a in cmd]
+        with open(logs["cmd"], "w") as f:
+            f.write(shlex.join(cmd) + "\n")
+        t_boot = time.monotonic()
+        ended, rc, stop_at = self.boot(cmd, logs, case)
+        seconds = time.monotonic() - t_boot
+        serial = check.read_log(logs["serial.log"])
+        why = judge(case, built.facts, serial, ended, rc)
+        if ovmf_repairs(case):
+            with open(built.path, "rb") as f:
+                f.seek(case.logical)
+                if f.read(8) != GPT_SIG:
+                    why = (why + "; " if why else "") + ("OVMF booted but did not rewrite the "
+                                                          "primary GPT header at LBA 1")
+        status = "FAIL" if why else "PASS"
+        message = why or ""
+        if case.xfail:
+            if status == "FAIL":
+                status, message = "XFAIL", f"known: {case.xfail}\n  because: {why}"
+            else:
+                status, message = "FAIL", f"XPASS: marked xfail ({case.xfail}) but it passed"
+        if status == "PASS" or status == "XFAIL":
+            message = (message + "\n" if message else "") + f"ended on: {ended} after {stop_at:.1f} s"
+        if status == "FAIL":
+            message += "\n  serial log tail:\n" + qrun.indent(check.tail(serial) or "(empty)")
+        keep = status == "FAIL" or self.keep
+        for f in list(logs.values()) + ([built.path, vars_copy] if not keep else [vars_copy]):
+            if f and os.path.exists(f) and (not keep or f == vars_copy):
+                os.unlink(f)
+        kept = tuple(f for f in list(logs.values()) + [built.path] if os.path.exists(f)) if keep else ()
+        return qrun.Result(case, status, seconds, message, kept)
+
+    def boot(self, cmd, logs, case):
+        """Runs QEMU to the first end sign (then SETTLE s more) or the timeout. Returns (what
+        ended it, QEMU's exit status or None, seconds from start to the end sign)."""
+        with open(logs["qemu.log"], "wb") as out:
+            proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out,
+                                    stderr=subprocess.STDOUT, start_new_session=True)
+        with self.procs_lock:
+            self.procs.add(proc)
+        t0 = time.monotonic()
+        ended, at = None, 0.0
+        try:
+            while True:
+                if proc.poll() is not None:
+                    ended, at = f"QEMU exited ({qrun.describe_exit(proc.returncode)})", \
+                        time.monotonic() - t0
+                    break
+                if self.stopping:
+                    ended = "interrupted"
+                    break
+                at = time.monotonic() - t0
+                if at >= case.timeout:
+                    ended = f"timeout: still running after {case.timeout} s (a hang)"
+                    break
+                serial = check.read_log(logs["serial.log"])
+                debugcon = check.read_log(logs["debugcon.log"])
+                sign = end_sign(serial + "\n" + debugcon)
+                if sign:
+                    ended = sign
+                    try:
+                        proc.wait(SETTLE)
+                    except subprocess.TimeoutExpired:
+                        pass
+                    break
+                time.sleep(POLL)
+        finally:
+            rc = proc.poll()
+            if rc is None:
+                qrun.kill(proc)
+            with self.procs_lock:
+                self.procs.discard(proc)
+        return ended, rc, at
+
+    def kill_all(self):
+        self.stopping = True
+        with self.procs_lock:
+            for p in list(self.procs):
+                qrun.kill(p)
+
+
+def ovmf_repairs(case):
+    return case.firmware == "ovmf" and case.damage == "gpt-primary-zeroed"
+
+
+def end_sign(text):
+    if check.payload_reported(text):
+        return "the payload's report line"
+    for pat in END_SIGNS:
+        m = re.search(pat, text)
+        if m:
+            return repr(m.group(0))
+    # A loader that re-boots after a failure draws its menu again.
+    if text.count(check.MENU_TITLE) >= 2:
+        return "the menu drawn again after the failure"
+    return None
+
+
+def judge(case, facts, serial, ended, rc):
+    spec = DAMAGES[case.damage]
+    problems = []
+    for pat in ([] if ovmf_repairs(case) else spec["expect"]):
+        want = pat.format(**{k: v for k, v in facts.items()})
+        if not re.search(want, serial):
+            problems.append(f"no line matches /{want}/")
+    if ended is None or ended.startswith("timeout") or ended == "interrupted":
+        problems.append(f"the case did not end by itself: {ended}")
+    if spec["end"] == "boot":
+        proto = "2.15" if case.firmware == "seabios" else "efi"
+        why = check.check_payload(serial, proto, CMDLINE, facts["initrd_size"], facts["initrd_crc"])
+        if why:
+            problems.append(why)
+    else:
+        if check.payload_reported(serial):
+            problems.append("the payload ran although the disk is damaged")
+        elif ended and not any(re.search(p, ended) for p in LOADER_STOPS):
+            problems.append(f"the loader did not stop by itself (halted or waiting at its menu); "
+                            f"the case ended on {ended}")
+    return "; ".join(problems) or None
+
+
+def main():
+    ap = argparse.ArgumentParser(description="damaged media at boot")
+    ap.add_argument("casefile")
+    ap.add_argument("--suite", default="qemu-damaged")
+    ap.add_argument("--only")
+    ap.add_argument("--jobs", type=int, default=MAX_JOBS)
+    ap.add_argument("--keep", action="store_true")
+    ap.add_argument("--list", action="store_true")
+    a = ap.parse_args()
+    try:
+        cases = parse_cases(a.casefile)
+    except (CaseError, OSError) as e:
+        print(f"damaged.py: {e}", file=sys.stderr)
+        return 2
+    if a.only:
+        cases = [c for c in cases if fnmatch.fnmatch(c.name, a.only)]
+    if a.list:
+        for c in cases:
+            print(f"{c.name}  mem={c.mem} timeout={c.timeout}" + (f"  xfail: {c.xfail}" if c.xfail else ""))
+        return 0
+    paths = qrun.Paths(os.environ.get("BUILD") or "build")
+    if qrun.shutil_which(qemu_cmd.QEMU) is None or qemu_cmd.missing_files():
+        print(f"{a.suite}: missing {', '.join(qemu_cmd.missing_files() or [qemu_cmd.QEMU])}")
+        qrun.write_results(a.suite, 0, len(cases), 0)
+        return 1
+    runner = Runner(paths, a.keep)
+    t0 = time.monotonic()
+    results = []
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=max(1, min(a.jobs, MAX_JOBS)))
+    try:
+        for fut in concurrent.futures.as_completed([pool.submit(runner.run, c) for c in cases]):
+            r = fut.result()
+            print(f"{r.status:5} {r.seconds:6.1f}s  {r.case.name}", flush=True)
+            if r.message:
+                print(qrun.indent(r.message, "  "), flush=True)
+            if r.kept:
+                print("  kept: " + " ".join(r.kept), flush=True)
+            results.append(r)
+    except KeyboardInterrupt:
+        runner.kill_all()
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
+    npass = sum(r.status in ("PASS", "XFAIL") for r in results)
+    nfail = sum(r.status == "FAIL" for r in results)
+    print(f"{a.suite}: pass={npass} fail={nfail} skip=0 in {time.monotonic() - t0:.0f}s")
+    qrun.write_results(a.suite, npass, nfail, 0)
+    return 0 if nfail == 0 else 1
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        sys.exit(130)

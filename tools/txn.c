@@ -79,6 +79,9 @@ static int open_esp(struct txn *t)
 
 /* --- install --- */
 
+/* The room the two stage2 slots share at the start of their region. */
+#define STAGE2_SLOTS_BYTES (1u << 20)
+
 /* Where stage2 may go: [first, end) in LBAs, and a phrase naming the place. */
 static int stage2_region(struct txn *t, uint64_t *first, uint64_t *end, char *where, size_t cap)
 {
@@ -141,6 +144,10 @@ int txn_install(struct txn *t, const struct stages *s)
 			(unsigned long long)(slot[0] == UINT64_MAX ? 0 : slot[0] * lss));
 		return EXIT_REFUSED;
 	}
+	/* The slots share the first MiB of the region at most (a stage2 is below 480 KiB), so a
+	 * huge gap or BIOS boot partition is neither read whole nor split far apart. */
+	if (end - slot[0] > STAGE2_SLOTS_BYTES / lss)
+		end = slot[0] + STAGE2_SLOTS_BYTES / lss;
 	slot[1] = align_up(&h->topo, slot[0] + (end - slot[0]) / 2, t->di.pgrain);
 	unsigned nslots = slot[1] != UINT64_MAX && slot[1] > slot[0] && slot[1] < end &&
 				  need <= slot[1] - slot[0] && need <= end - slot[1] ? 2 : 1;

@@ -22,6 +22,10 @@ For each scenario (firmware, disk front-end, sector sizes, label):
          must boot "crash-old" and K = N "crash-new";
        - `anysector restore COPY BACKUP` must exit 0 and the copy's SHA-256 equal P's.
 
+Host-only scenarios (firmware "none") skip the boot: a 512n MBR disk with a small FAT12 boot
+partition (made by sfdisk and mkfs.fat, stages installed and one entry added), for the FAT12
+paths of the ESP write order; the file checks and restore are the same.
+
 usage: crash.py [--only GLOB] [--keep] [--no-ovmf]       (paths from $BUILD, default "build")
 At most 2 QEMUs at a time. The last line is "crash: pass=N fail=M skip=K", also written to
 $RESULTS/crash; the exit status is nonzero on any failure.
@@ -65,6 +69,10 @@ SCENARIOS = {
     "seabios-nvme-4Kn-mbr-install": ("seabios", "nvme", 4096, 4096, "mbr", "install-new-longer"),
     "seabios-nvme-512n-mbr-add": ("seabios", "nvme", 512, 512, "mbr", "add"),
     "ovmf-nvme-4Kn-gpt-install": ("ovmf", "nvme", 4096, 4096, "gpt", "install-old-longer"),
+    # host only (no boot): the FAT12 paths of the ESP write order (12-bit FAT entries that
+    # straddle sectors, the fixed root directory holding anysector.cfg)
+    "host-512n-mbr-fat12-install": ("none", None, 512, 512, "mbr", "install-new-longer"),
+    "host-512n-mbr-fat12-add": ("none", None, 512, 512, "mbr", "add"),
 }
 
 
@@ -183,7 +191,7 @@ class Scenario:
         self.paths, self.inputs, self.runner, self.keep = paths, inputs, runner, keep
         self.dir = os.path.join(root, name)
         self.asan = os.path.join(paths.build, "asan", "tools", "anysector")
-        self.payload = "bios-payload" if self.firmware == "seabios" else "efi-payload"
+        self.payload = "efi-payload" if self.firmware == "ovmf" else "bios-payload"
         self.case = types.SimpleNamespace(
             firmware=self.firmware, frontend=self.frontend, logical=self.logical,
             physical=self.physical, label=self.label, payload=self.payload, menu=0,
@@ -191,7 +199,19 @@ class Scenario:
         self.topo = ["--sector-size", str(self.logical), "--physical-size", str(self.physical)]
         self.prev = os.path.join(self.dir, "previous.img")
 
+    def files(self):
+        """(kernel, initrd) for add; a small initrd for the small host-only filesystems."""
+        kernel, initrd = self.inputs.files_for(self.payload)
+        if self.firmware == "none":
+            initrd = os.path.join(self.dir, "small-initrd.bin")
+            if not os.path.exists(initrd):
+                with open(initrd, "wb") as f:
+                    f.write(bytes((i * 37 + (i >> 8)) & 0xFF for i in range(70001)))
+        return kernel, initrd
+
     def mkimage(self, stages):
+        if self.firmware == "none":
+            return self.fat12_image(stages)
         kernel, initrd = self.inputs.files_for(self.payload)
         p = types.SimpleNamespace(anysector=self.paths.anysector, stages=stages)
         r = run_tool(qrun.mkimage_command(p, self.case, kernel, initrd, self.prev), timeout=180)
@@ -199,10 +219,34 @@ class Scenario:
             raise Failure(f"mkimage of the previous state failed (exit {r.returncode}): {said(r)}")
         self.esp = esp_offset(self.prev, self.logical, self.label)
 
+    def fat12_image(self, stages):
+        """A 512n MBR disk whose boot partition is a small FAT12 (no anysector layout makes
+        one, but a disk may carry one), with the stages installed and one entry added."""
+        if not shutil.which("sfdisk") or not shutil.which("mkfs.fat"):
+            raise Failure("sfdisk and mkfs.fat are needed (Debian fdisk, dosfstools)")
+        with open(self.prev, "wb") as f:
+            f.truncate(16 << 20)
+        subprocess.run(["sfdisk", "-q", "--no-reread", self.prev], check=True, text=True,
+                       input="start=2048, size=16384, type=ef, bootable\n", capture_output=True)
+        subprocess.run(["mkfs.fat", "-F", "12", "--offset", "2048", self.prev, "8192"],
+                       check=True, capture_output=True)
+        self.esp = 2048 * 512
+        kernel, initrd = self.files()
+        scratch = self.prev + ".setup-backup"
+        for cmd in (["install", "--stages", stages],
+                    ["add", "--kernel", kernel, "--initrd", initrd, "--cmdline", CMDLINE_OLD,
+                     "--name", "crashold", "--default"]):
+            r = run_tool([self.paths.anysector, cmd[0], self.prev, *cmd[1:], *self.topo,
+                          "--backup", scratch])
+            if r.returncode:
+                raise Failure(f"{cmd[0]} of the previous state failed (exit {r.returncode}): "
+                              f"{said(r)}")
+            os.unlink(scratch)
+
     def command(self, image, backup, dry_run=False):
         """The operation under test on image."""
         if self.op == "add":
-            kernel, initrd = self.inputs.files_for(self.payload)
+            kernel, initrd = self.files()
             cmd = [self.asan, "add", image, "--kernel", kernel, "--initrd", initrd, "--cmdline",
                    CMDLINE_NEW, "--name", "crashnew", "--default"]
         else:
@@ -237,6 +281,7 @@ class Scenario:
             self.old_file = open(os.path.join(old, "BOOTX64.EFI"), "rb").read()
             self.new_file = open(os.path.join(self.new, "BOOTX64.EFI"), "rb").read()
             self.mkimage(old)
+        if self.op != "add" and self.firmware != "none":
             cfg = esp_file(self.prev, self.esp, "/anysector.cfg")
             if cfg is None or CMDLINE_NEW.encode() not in cfg:
                 raise Failure("the new image's anysector.cfg lacks the test command line")
@@ -312,8 +357,8 @@ class Scenario:
             raise Failure(f"{self.watched} on the ESP {what} (old {len(self.old_file)}, new "
                           f"{len(self.new_file)} bytes)")
         file_state = "old" if got == self.old_file else "new"
-        state = self.boot(img, f"k{k}")
-        if k == n and state != "new":
+        state = self.boot(img, f"k{k}") if self.firmware != "none" else None
+        if k == n and state not in ("new", None):
             raise Failure(f"the complete operation boots the {state} state")
         r = run_tool([self.asan, "restore", img, backup])
         if r.returncode:
@@ -323,7 +368,8 @@ class Scenario:
         if not self.keep:
             os.unlink(img)
             os.unlink(backup)
-        return (f"boots {state}, {self.watched} {file_state}, restored byte-identical",
+        booted = f"boots {state}" if state else "not booted (host only)"
+        return (f"{booted}, {self.watched} {file_state}, restored byte-identical",
                 time.monotonic() - t0)
 
 
@@ -355,15 +401,15 @@ def main():
             sc = Scenario(name, SCENARIOS[name], paths, inputs, runner, root, a.keep)
             try:
                 n = sc.prepare()
-                state = sc.boot(sc.prev, "previous")
+                state = sc.boot(sc.prev, "previous") if sc.firmware != "none" else "old"
                 if state != "old":
                     raise Failure("the previous state boots the new command line")
             except Failure as e:
                 print(f"FAIL  {name}: previous state: {e}", flush=True)
                 nfail += 1
                 continue
-            print(f"      {name}: previous state boots old; the complete operation makes {n} "
-                  "writes",
+            print(f"      {name}: previous state {'boots old' if sc.firmware != 'none' else 'made'}"
+                  f"; the complete operation makes {n} writes",
                   flush=True)
             futs = {pool.submit(sc.crash_at, k, n): k for k in range(n + 1)}
             results = {}

@@ -476,7 +476,8 @@ def t_stage2_slots(s):
         s.eq(read_at(img, off + 0x80, length - 0x80), stage2[0x80:], "install %d: stage2" % n)
         if n:
             other = b if want == a else a
-            s.eq(read_at(img, other + 8, 8), b"ANYSECT2", "install %d: the previous stage2 kept" % n)
+            s.eq(read_at(img, other + 8, 8), b"ANYSECT2",
+                 "install %d: the previous stage2 kept" % n)
         s.anysector("check", img, rc=1, has=["stage2 intact"])
     # something else in slot B while stage1 loads slot A: refused, image untouched
     img = new_gpt(s, "slots2.img")
@@ -776,8 +777,8 @@ def main():
     rc = s.run([t_cli, t_mocked_topologies, t_gpt_worked_numbers, t_mbr_limit, t_fat_types,
                 t_dos_compat, t_check_misaligned, t_gpt_rules, t_mbr_rules, t_detection,
                 t_install_layouts, t_reinstall_and_backups, t_foreign_gap, t_stage2_slots,
-                t_refusals, t_restore_safety, t_stage2_damage, t_add, t_add_invalid_config, t_mkimage,
-                t_mkimage_timeout, t_garbage, t_real_stages])
+                t_refusals, t_restore_safety, t_stage2_damage, t_add, t_add_invalid_config,
+                t_mkimage, t_mkimage_timeout, t_garbage, t_real_stages])
     for p in s.cleanup:
         if os.path.exists(p):
             os.unlink(p)

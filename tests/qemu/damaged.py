@@ -19,7 +19,8 @@ A case line (tests/qemu/cases/damaged.txt):
 Each image is made with `$BUILD/tools/anysector mkimage` (GPT, the menu timeout 0), then damaged
 here in Python: the GPT, the FAT and the directory entries are found by parsing the image, never
 by fixed offsets. The QEMU command lines come from tests/qemu/qemu_cmd.py (snapshot=on: the
-image is never changed by a run). A case ends at the first of: the payload's report line, stage2's
+image is never changed by a run). A passing case is judged again with each number its sentences name off by one, and must then
+fail (so the assertion cannot pass a different failure). A case ends at the first of: the payload's report line, stage2's
 "anysector: halted", a loader waiting at its menu for a key, the menu drawn again after the
 failure (a loader that re-boots in a loop), a firmware giving up; or its timeout (a FAIL: a hang).
 """
@@ -31,6 +32,7 @@ import os
 import random
 import re
 import shlex
+import string
 import struct
 import subprocess
 import sys
@@ -55,7 +57,8 @@ SETTLE = 1.0                           # seconds a stopped loader gets to finish
 CMDLINE = "anysector.test=damaged console=ttyS0"
 GPT_SIG = b"EFI PART"
 
-# What each damage must make the loader say. Every pattern is searched in the serial log;
+# What each damage must make the loader say (a list, or per firmware a dict of lists). Every
+# pattern is searched in the serial log;
 # {name} fields are filled from the damaged image (file paths, cluster numbers, LBAs).
 # end: "boot" (the payload must report, right), "stop" (no payload; halted or waiting).
 DAMAGES = {
@@ -101,22 +104,25 @@ DAMAGES = {
         r"{path_re}[^\n]*(corrupt)"]),
     # "timeout" misspelt: the whole configuration is refused with the line and the word.
     "config-syntax": dict(end="stop", expect=[
-        r"anysector\.cfg line 2: unknown key 'tiemout'\n",
+        r"anysector\.cfg line {line}: unknown key 'tiemout'\n",
         r"no usable configuration in [/\\]anysector\.cfg|"
         r"anysector cannot show a boot menu \(see above\)"]),
     # The kernel's directory entry deleted: the loader names the missing file.
     "config-missing-kernel": dict(end="stop", expect=[
         r"FAT: no '{base_re}' in '{dir_re}' \(path '{path_re}'\)\n",
         r"{path_re}[^\n]*not found"]),
-    # A 40 MiB initrd in a 32 MiB guest: refused before any of it is read.
-    "initrd-too-big": dict(end="stop", expect=[
-        r"no room for {initrd_kib} KiB of initrd between the kernel's end \(0x[0-9a-f]+\) and "
-        r"initrd_addr_max \(0x[0-9a-f]+\)\n"]),
+    # A 40 MiB initrd in a 32 MiB (SeaBIOS) or 64 MiB (OVMF) guest: refused before any of it
+    # is read.
+    "initrd-too-big": dict(end="stop", expect={
+        "seabios": [r"no room for {initrd_kib} KiB of initrd between the kernel's end "
+                    r"\(0x[0-9a-f]+\) and initrd_addr_max \(0x[0-9a-f]+\)\n"],
+        "ovmf": [r"error: entry d: no memory for {initrd_size} bytes of initrd\n"]}),
 }
 
 END_SIGNS = [
     r"anysector: halted",
     r"booting \d+\) failed: [^\n]*; the menu waits for a key",
+    r"booting \d+\) failed: [^\n]*\n(?:[^\n]*\n)*?waiting for a key",
     r"Press any key to return to the menu\.",
     r"Press any key to return to the firmware\.",
     r"UEFI Interactive Shell",
@@ -125,8 +131,7 @@ END_SIGNS = [
 ]
 
 
-# The end signs that mean our loader stopped by itself (the rest are the firmware's).
-LOADER_STOPS = END_SIGNS[:4] + [r"the menu drawn again"]
+LOADER_SIGNS = 5   # the first ones are our loaders' (stopped by themselves), the rest firmware's
 
 
 class CaseError(Exception):
@@ -526,6 +531,8 @@ class Runner:
         seconds = time.monotonic() - t_boot
         serial = check.read_log(logs["serial.log"])
         why = judge(case, built.facts, serial, ended, rc)
+        if not why:
+            why = mutation_check(case, built.facts, serial, ended, rc)
         if ovmf_repairs(case):
             with open(built.path, "rb") as f:
                 f.seek(case.logical)
@@ -604,22 +611,44 @@ def ovmf_repairs(case):
 
 
 def end_sign(text):
+    """What shows the guest has said its last word, or None: "payload: ...", "loader: ..." (our
+    loader stopped by itself) or "firmware: ..."."""
     if check.payload_reported(text):
-        return "the payload's report line"
-    for pat in END_SIGNS:
+        return "payload: its report line"
+    for i, pat in enumerate(END_SIGNS):
         m = re.search(pat, text)
         if m:
-            return repr(m.group(0))
+            who = "loader" if i < LOADER_SIGNS else "firmware"
+            return f"{who}: " + " ... ".join(ln for ln in m.group(0).split("\n") if ln.strip())
     # A loader that re-boots after a failure draws its menu again.
     if text.count(check.MENU_TITLE) >= 2:
-        return "the menu drawn again after the failure"
+        return "loader: the menu drawn again after the failure"
+    return None
+
+
+def mutation_check(case, facts, serial, ended, rc):
+    """A passing judgement must depend on every number its sentences name: with any one of
+    them off by one, the same log must fail (else the assertion would pass another failure)."""
+    expect = DAMAGES[case.damage]["expect"]
+    pats = expect[case.firmware] if isinstance(expect, dict) else expect
+    used = {f for p in pats for _, f, _, _ in string.Formatter().parse(p) if f}
+    if DAMAGES[case.damage]["end"] == "boot":
+        used |= {"initrd_size"}
+    for k in sorted(used):
+        if isinstance(facts.get(k), int) and not ovmf_repairs(case):
+            wrong = dict(facts, **{k: facts[k] + 1})
+            if not judge(case, wrong, serial, ended, rc):
+                return f"self-check: the judgement still passes with {k} = {facts[k] + 1}"
     return None
 
 
 def judge(case, facts, serial, ended, rc):
     spec = DAMAGES[case.damage]
     problems = []
-    for pat in ([] if ovmf_repairs(case) else spec["expect"]):
+    expect = spec["expect"]
+    if isinstance(expect, dict):
+        expect = expect[case.firmware]
+    for pat in ([] if ovmf_repairs(case) else expect):
         want = pat.format(**{k: v for k, v in facts.items()})
         if not re.search(want, serial):
             problems.append(f"no line matches /{want}/")
@@ -633,7 +662,7 @@ def judge(case, facts, serial, ended, rc):
     else:
         if check.payload_reported(serial):
             problems.append("the payload ran although the disk is damaged")
-        elif ended and not any(re.search(p, ended) for p in LOADER_STOPS):
+        elif ended and not ended.startswith("loader: "):
             problems.append(f"the loader did not stop by itself (halted or waiting at its menu); "
                             f"the case ended on {ended}")
     return "; ".join(problems) or None

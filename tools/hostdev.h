@@ -47,7 +47,10 @@ int hostdev_open(struct hostdev *h, const char *path, bool writable);
 
 /* Decides the topology. Block devices: the kernel's values; --sector-size must match it, the
  * other flags override (with a note). Image files: --sector-size when given, else a CRC-valid
- * GPT header (primary at LBA 1 or backup at the last LBA) at 512/1024/2048/4096, else 512 for a
+ * GPT header (primary at LBA 1 or backup at the last LBA) at 512/1024/2048/4096 (valid at more
+ * than one size: the smallest with a warning, or EXIT_ERRORS when opened for writing), else for
+ * a protective MBR without a valid header the one size its remains point to ("EFI PART" where a
+ * header belongs, else the 0xEE entry's size; EXIT_ERRORS when there is none), else 512 for a
  * blank image; an image holding only an MBR needs --sector-size and saying so is the error.
  * Returns 0 or an exit code. */
 int hostdev_set_topology(struct hostdev *h, const struct topo_flags *f);

@@ -479,6 +479,24 @@ def t_stage2_slots(s):
             s.eq(read_at(img, other + 8, 8), b"ANYSECT2",
                  "install %d: the previous stage2 kept" % n)
         s.anysector("check", img, rc=1, has=["stage2 intact"])
+    # slot B at a whole physical sector on 512e, offset-by-one and 4Kn disks, GPT and MBR
+    for label, flags, lss, aoff in (
+            ("gpt", ["--physical-size", "4096"], 512, 0),
+            ("mbr", ["--physical-size", "4096", "--align-offset", "3584"], 512, 3584),
+            ("mbr", ["--sector-size", "4096"], 4096, 0)):
+        img = s.path("slots-phys.img")
+        sparse(img, 16 * MIB)
+        flags = flags_for(lss, flags)
+        s.anysector("partition", img, "--label", label, *flags)
+        offs = []
+        for n in range(2):
+            s.anysector("install", img, *flags, "--backup", img + ".p%d" % n)
+            offs.append(lba0_fields(img)[1][0])
+            os.unlink(img + ".p%d" % n)
+        what = "%s %s" % (label, " ".join(flags))
+        s.check(offs[0] != offs[1] and all((o - aoff) % 4096 == 0 for o in offs),
+                what + ": slots %s not two whole physical sectors" % offs)
+        s.check(offs[1] - offs[0] >= len(stage2), what + ": slots %s overlap" % offs)
     # something else in slot B while stage1 loads slot A: refused, image untouched
     img = new_gpt(s, "slots2.img")
     write_at(img, b + 5000, b"not ours")

@@ -81,6 +81,8 @@ static int open_esp(struct txn *t)
 
 /* The room the two stage2 slots share at the start of their region. */
 #define STAGE2_SLOTS_BYTES (1u << 20)
+_Static_assert(STAGE2_MAX_SIZE <= STAGE2_SLOTS_BYTES / 2,
+	       "two slots of the largest stage2 must fit the room they share");
 
 /* Where stage2 may go: [first, end) in LBAs, and a phrase naming the place. */
 static int stage2_region(struct txn *t, uint64_t *first, uint64_t *end, char *where, size_t cap)

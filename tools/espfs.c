@@ -234,6 +234,11 @@ int esp_put(struct esp_session *s, const char *src, const char *dst)
  *   4. FAT sectors from SI to S2: the old chains are freed; nothing refers to them any more;
  *   5. the rest (the reserved area: FSInfo's free-cluster hints, which readers do not trust).
  *
+ * Assumed: a one-sector write lands whole or not at all (what drives promise per physical
+ * sector; a 512e drive's read-modify-write of its 4 KiB sector is the drive's to make safe).
+ * Not covered: a cluster in use in S0 that is not a directory but changed in place (esp_put
+ * never does that; such sectors would go with step 3, unordered).
+ *
  * A FAT sector may be written twice (SI, then S2); the journal accepts either content for it.
  * Each directory sector is its own op, so tests/crash stops after each of them; other
  * neighbouring sectors of one step share an op (any part of such a step is as safe as all). */
@@ -256,7 +261,7 @@ struct esp_geom {
 	uint64_t fat_bytes;
 };
 
-/* Entry i of a FAT (raw bits, FAT32's top nibble included); 0 past its end. */
+/* Entry i of a FAT (FAT32's four reserved top bits left out); 0 past its end. */
 static uint32_t fat_get(const struct esp_geom *g, const uint8_t *fat, uint32_t i)
 {
 	uint64_t o;

@@ -8,11 +8,11 @@ BENCH_TIMEOUT ?= 120
 BENCH_LABEL ?= gpt
 
 # The command quoted in the report: make's own goal with the settings that differ from the defaults.
-BENCH_COMMAND = make$(if $(filter-out build,$(BUILD)), BUILD=$(BUILD)) bench $(strip \
-	$(if $(filter-out 5,$(BENCH_RUNS)), BENCH_RUNS=$(BENCH_RUNS)) \
-	$(if $(filter-out *,$(BENCH_CASES)), BENCH_CASES='$(BENCH_CASES)') \
-	$(if $(filter-out 120,$(BENCH_TIMEOUT)), BENCH_TIMEOUT=$(BENCH_TIMEOUT)) \
-	$(if $(filter-out gpt,$(BENCH_LABEL)), BENCH_LABEL=$(BENCH_LABEL)))
+BENCH_COMMAND = $(strip make$(if $(filter-out build,$(BUILD)), BUILD=$(BUILD)) bench \
+	$(if $(filter-out 5,$(BENCH_RUNS)),BENCH_RUNS=$(BENCH_RUNS)) \
+	$(if $(filter-out *,$(BENCH_CASES)),BENCH_CASES='$(BENCH_CASES)') \
+	$(if $(filter-out 120,$(BENCH_TIMEOUT)),BENCH_TIMEOUT=$(BENCH_TIMEOUT)) \
+	$(if $(filter-out gpt,$(BENCH_LABEL)),BENCH_LABEL=$(BENCH_LABEL)))
 
 # The installer and the stages are built when their rules exist; the bench still measures the
 # peers (and says why anysector is missing) when they do not build.

@@ -411,7 +411,7 @@ int disk_inspect(struct hostdev *h, struct disk_info *di, bool strict, struct re
 				      gpt_sizes & 1024 ? "1024 " : "", gpt_sizes & 2048 ? "2048 " : "",
 				      gpt_sizes & 4096 ? "4096" : "");
 	}
-	/* check fails (exit 2) on every disk install and add refuse to write to. */
+	/* check fails (exit 2) on every disk whose tables install and add refuse to write to. */
 	if (strict && di->damaged && r->diag.errors == errors_before)
 		report_printf(r, DIAG_ERROR, "table.damaged", "%s", di->damage);
 	compute_alignment(h, di);

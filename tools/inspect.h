@@ -53,12 +53,12 @@ struct disk_info {
 
 /* Reads LBA 0 and the partition table. Strict (check): every GPT header problem of the primary
  * and the backup is an error in r, and so is whatever makes di->damaged true (check fails on
- * every disk the writers refuse). Otherwise the table problems go to r as the readers report
- * them and di->damaged tells whether writing is safe: besides an invalid table, a protective MBR
- * that breaks the UEFI rules, a hybrid MBR entry that is not exactly a GPT partition, a GPT
- * valid only at another sector size, or an MBR whose boot partition has its FAT boot sector only
- * at another sector size (di->damage then names that size first). Returns 0, or EXIT_ERRORS
- * when the disk could not be read at all. */
+ * every disk whose tables the writers refuse). Otherwise the table problems go to r as the
+ * readers report them and di->damaged tells whether writing is safe: besides an invalid table,
+ * a protective MBR that breaks the UEFI rules, a hybrid MBR entry that is not exactly a GPT
+ * partition, a GPT valid only at another sector size, or an MBR whose boot partition has its FAT
+ * boot sector only at another sector size (di->damage then names that size first). Returns 0,
+ * or EXIT_ERRORS when the disk could not be read at all. */
 int disk_inspect(struct hostdev *h, struct disk_info *di, bool strict, struct report *r);
 
 /* Warnings for partitions that are not physically aligned, notes for those that miss the grain. */

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Regenerates the FAT, Linux-header and stage2-header seed corpora
-(tests/fuzz/corpus/{fat,linux,bootinfo}/).
+"""Regenerates the FAT, Linux-header, stage2-header, GUID-text and topology seed corpora
+(tests/fuzz/corpus/{fat,linux,bootinfo,guid,align}/).
 
 FAT seeds are real images from mkfs.fat and mtools, stored in the sparse format fuzz_fat.c reads
 (only the non-zero 512-byte pieces), so FAT16 and FAT32 images of many megabytes fit in a few KiB.
@@ -10,7 +10,7 @@ Stage2 seeds are small images with the header of common/bootinfo.h, sealed and p
 installer's way, and broken in one field each.
 
 Needs mkfs.fat and mtools (for fat). Run from anywhere:
-python3 tests/fuzz/corpus/make_seeds.py [fat] [linux] [bootinfo]   (default: all)
+python3 tests/fuzz/corpus/make_seeds.py [fat] [linux] [bootinfo] [guid] [align]  (default: all)
 """
 import os
 import struct
@@ -156,8 +156,35 @@ def make_bootinfo():
             f.write(data)
 
 
+def make_guid():
+    seeds = {
+        "esp": b"C12A7328-F81F-11D2-BA4B-00A0C93EC93B",
+        "braces-lower": b"{0fc63daf-8483-4772-8e79-3d69d8477de4}",
+        "short": b"C12A7328-F81F-11D2-BA4B-00A0C93EC93",
+        "no-dashes": b"C12A7328F81F11D2BA4B00A0C93EC93B",
+    }
+    for name, data in seeds.items():
+        with open(os.path.join(HERE, "guid", name), "wb") as f:
+            f.write(data)
+
+
+def make_align():
+    # lss, pss, aoff, io_min, io_opt, sectors, then three LBAs to align
+    seeds = {
+        "512n": (512, 512, 0, 0, 0, 1 << 21, 0, 2047, 5000),
+        "512e": (512, 4096, 0, 4096, 0, 1 << 21, 34, 2048, 2049),
+        "offset-by-one": (512, 4096, 3584, 4096, 0, 1 << 21, 63, 2047, 2055),
+        "4kn-io-opt": (4096, 4096, 0, 4096, 1 << 20, 1 << 18, 6, 255, 257),
+        "bogus-io-opt": (512, 4096, 0, 4096, 33553920, 1 << 21, 1, 4096, 123457),
+        "odd-offset": (512, 4096, 1000, 0, 0, 1 << 21, 7, 8, 9),
+    }
+    for name, v in seeds.items():
+        with open(os.path.join(HERE, "align", name), "wb") as f:
+            f.write(struct.pack("<5IQ3Q", *v))
+
+
 def main(argv):
-    which = argv or ["fat", "linux", "bootinfo"]
+    which = argv or ["fat", "linux", "bootinfo", "guid", "align"]
     for d in which:
         os.makedirs(os.path.join(HERE, d), exist_ok=True)
     if "fat" in which:
@@ -167,6 +194,10 @@ def main(argv):
         make_linux()
     if "bootinfo" in which:
         make_bootinfo()
+    if "guid" in which:
+        make_guid()
+    if "align" in which:
+        make_align()
 
 
 if __name__ == "__main__":

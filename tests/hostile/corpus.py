@@ -171,6 +171,24 @@ def many_partitions(work):
     return img
 
 
+def esp_bpb(off, fmt, value):
+    """A valid GPT disk whose ESP boot sector has the BPB field at off set to value."""
+    def build(work):
+        img, g = gpt_disk(work, 512)
+        bs = img.get(4096 * 512, 512)
+        struct.pack_into(fmt, bs, off, value)
+        img.put_lba(4096, bs)
+        return img
+    return build
+
+
+def fat_refused(*has):
+    """install and add refuse the boot partition's file system; check warns (nothing of ours
+    is installed yet)."""
+    h = ["holds no valid FAT filesystem"] + list(has)
+    return [("install", [], 2, h), ("add", [], 2, h), ("check", [], 1, h)]
+
+
 def blank(size):
     def build(work):
         return I.Image(size, 512)
@@ -387,6 +405,19 @@ CASES = CONTROLS + [
     ("stage1-stage2-over-esp", "stage1's stage2 pointer inside the ESP",
      hostile_stage1(4096 * 512, 24576),
      [("check", [], 2, ["overlaps partition 2"]), ("install", ["--dry-run"], 0, ["dry run"])]),
+
+    ("esp-bpb-bytes-per-sector-0", "the ESP's BPB says 0 bytes per sector",
+     esp_bpb(11, "<H", 0), fat_refused()),
+    ("esp-bpb-bytes-per-sector-4096", "the ESP's BPB says 4096 bytes per sector on a 512 disk",
+     esp_bpb(11, "<H", 4096), fat_refused("4096")),
+    ("esp-bpb-sectors-per-cluster-0", "the ESP's BPB says 0 sectors per cluster",
+     esp_bpb(13, "<B", 0), fat_refused()),
+    ("esp-bpb-no-fats", "the ESP's BPB says there are no FATs",
+     esp_bpb(16, "<B", 0), fat_refused()),
+    ("esp-bpb-past-partition", "the ESP's BPB claims 8200 sectors in an 8192-sector partition",
+     esp_bpb(19, "<H", 8200), fat_refused("pass the end")),
+    ("esp-bpb-fat-too-small", "the ESP's BPB claims 65535 sectors: more clusters than its FATs hold",
+     esp_bpb(19, "<H", 0xFFFF), fat_refused("too few for")),
 
     # --- requests the disk cannot satisfy ---
     ("too-small-for-layout", "a 1 MiB blank image",

@@ -32,6 +32,8 @@ import os
 import random
 import re
 import shlex
+import shutil
+import signal
 import string
 import struct
 import subprocess
@@ -42,9 +44,9 @@ import zlib
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cases as caselib  # noqa: E402
 import check  # noqa: E402
 import qemu_cmd  # noqa: E402
-import run as qrun  # noqa: E402
 
 MAX_JOBS = 2
 IMAGE_SIZE = "64M"
@@ -134,6 +136,57 @@ END_SIGNS = [
 LOADER_SIGNS = 5   # the first ones are our loaders' (stopped by themselves), the rest firmware's
 
 
+class Paths:
+    def __init__(self, build):
+        self.anysector = os.path.join(build, "tools", "anysector")
+        self.stages = os.path.join(build, "stages")
+        self.bios_payload = os.path.join(build, "payload", "bios", "payload.bzImage")
+        self.efi_payload = os.path.join(build, "payload", "efi", "payload.efi")
+        self.root = os.path.join(build, "qemu")
+        self.logs = os.path.join(self.root, "logs")
+
+
+@dataclasses.dataclass
+class Result:
+    case: object
+    status: str
+    seconds: float
+    message: str = ""
+    kept: tuple = ()
+
+
+def indent(text, by="    "):
+    return "\n".join(by + ln for ln in text.split("\n"))
+
+
+def kill(proc):
+    """Ends a QEMU we started: SIGTERM to its process group, SIGKILL if it lingers."""
+    for sig, wait in ((signal.SIGTERM, 3), (signal.SIGKILL, 10)):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            proc.wait(wait)
+            return
+        except subprocess.TimeoutExpired:
+            pass
+
+
+def describe_exit(rc):
+    if rc is None:
+        return "no exit (killed by the runner)"
+    return f"signal {-rc}" if rc < 0 else f"exit status {rc}"
+
+
+def write_results(name, npass, nfail, nskip):
+    results = os.environ.get("RESULTS")
+    if results:
+        os.makedirs(results, exist_ok=True)
+        with open(os.path.join(results, name), "w") as f:
+            f.write(f"pass={npass} fail={nfail} skip={nskip}\n")
+
+
 class CaseError(Exception):
     pass
 
@@ -158,11 +211,11 @@ class Case:
 
     @property
     def logical(self):
-        return qrun.caselib.SECTORS[self.sectors][0]
+        return caselib.SECTORS[self.sectors][0]
 
     @property
     def physical(self):
-        return qrun.caselib.SECTORS[self.sectors][1]
+        return caselib.SECTORS[self.sectors][1]
 
     @property
     def payload(self):
@@ -183,9 +236,9 @@ def parse_cases(path):
             if len(words) < 4:
                 raise CaseError(f"{where}: need FIRMWARE FRONTEND SECTORS DAMAGE")
             fw, fe, sec, dmg = words[:4]
-            for v, allowed, what in ((fw, qrun.caselib.FIRMWARES, "firmware"),
-                                     (fe, qrun.caselib.FRONTENDS, "front-end"),
-                                     (sec, tuple(qrun.caselib.SECTORS), "sector profile"),
+            for v, allowed, what in ((fw, caselib.FIRMWARES, "firmware"),
+                                     (fe, caselib.FRONTENDS, "front-end"),
+                                     (sec, tuple(caselib.SECTORS), "sector profile"),
                                      (dmg, tuple(DAMAGES), "damage")):
                 if v not in allowed:
                     raise CaseError(f"{where}: unknown {what} {v!r} (one of {', '.join(allowed)})")
@@ -394,7 +447,7 @@ def build_image(case, paths, workdir):
                        errors="replace", timeout=180)
     if r.returncode != 0:
         raise CaseFailure(f"anysector mkimage failed (exit {r.returncode}):\n"
-                          + qrun.indent(check.tail(r.stderr + r.stdout, 12))
+                          + indent(check.tail(r.stderr + r.stdout, 12))
                           + f"\n  command: {shlex.join(cmd)}")
     with open(out, "rb") as f:
         img = bytearray(f.read())
@@ -516,7 +569,7 @@ class Runner:
             with self.initrd_lock:      # the shared initrd files are written once
                 built = build_image(case, self.paths, self.workdir)
         except CaseFailure as e:
-            return qrun.Result(case, "FAIL", time.monotonic() - t0, str(e))
+            return Result(case, "FAIL", time.monotonic() - t0, str(e))
         vars_copy = os.path.join(self.workdir, case.name + ".OVMF_VARS.fd")
         cmd = (qemu_cmd.base_args(logs["serial.log"], case.mem)
                + qemu_cmd.firmware_args(case.firmware, vars_copy, logs["debugcon.log"])
@@ -549,13 +602,13 @@ class Runner:
         if status == "PASS" or status == "XFAIL":
             message = (message + "\n" if message else "") + f"ended on: {ended} after {stop_at:.1f} s"
         if status == "FAIL":
-            message += "\n  serial log tail:\n" + qrun.indent(check.tail(serial) or "(empty)")
+            message += "\n  serial log tail:\n" + indent(check.tail(serial) or "(empty)")
         keep = status == "FAIL" or self.keep
         for f in list(logs.values()) + ([built.path, vars_copy] if not keep else [vars_copy]):
             if f and os.path.exists(f) and (not keep or f == vars_copy):
                 os.unlink(f)
         kept = tuple(f for f in list(logs.values()) + [built.path] if os.path.exists(f)) if keep else ()
-        return qrun.Result(case, status, seconds, message, kept)
+        return Result(case, status, seconds, message, kept)
 
     def boot(self, cmd, logs, case):
         """Runs QEMU to the first end sign (then SETTLE s more) or the timeout. Returns (what
@@ -570,7 +623,7 @@ class Runner:
         try:
             while True:
                 if proc.poll() is not None:
-                    ended, at = f"QEMU exited ({qrun.describe_exit(proc.returncode)})", \
+                    ended, at = f"QEMU exited ({describe_exit(proc.returncode)})", \
                         time.monotonic() - t0
                     break
                 if self.stopping:
@@ -594,7 +647,7 @@ class Runner:
         finally:
             rc = proc.poll()
             if rc is None:
-                qrun.kill(proc)
+                kill(proc)
             with self.procs_lock:
                 self.procs.discard(proc)
         return ended, rc, at
@@ -603,7 +656,7 @@ class Runner:
         self.stopping = True
         with self.procs_lock:
             for p in list(self.procs):
-                qrun.kill(p)
+                kill(p)
 
 
 def ovmf_repairs(case):
@@ -688,10 +741,10 @@ def main():
         for c in cases:
             print(f"{c.name}  mem={c.mem} timeout={c.timeout}" + (f"  xfail: {c.xfail}" if c.xfail else ""))
         return 0
-    paths = qrun.Paths(os.environ.get("BUILD") or "build")
-    if qrun.shutil_which(qemu_cmd.QEMU) is None or qemu_cmd.missing_files():
+    paths = Paths(os.environ.get("BUILD") or "build")
+    if shutil.which(qemu_cmd.QEMU) is None or qemu_cmd.missing_files():
         print(f"{a.suite}: missing {', '.join(qemu_cmd.missing_files() or [qemu_cmd.QEMU])}")
-        qrun.write_results(a.suite, 0, len(cases), 0)
+        write_results(a.suite, 0, len(cases), 0)
         return 1
     runner = Runner(paths, a.keep)
     t0 = time.monotonic()
@@ -702,7 +755,7 @@ def main():
             r = fut.result()
             print(f"{r.status:5} {r.seconds:6.1f}s  {r.case.name}", flush=True)
             if r.message:
-                print(qrun.indent(r.message, "  "), flush=True)
+                print(indent(r.message, "  "), flush=True)
             if r.kept:
                 print("  kept: " + " ".join(r.kept), flush=True)
             results.append(r)
@@ -714,7 +767,7 @@ def main():
     npass = sum(r.status in ("PASS", "XFAIL") for r in results)
     nfail = sum(r.status == "FAIL" for r in results)
     print(f"{a.suite}: pass={npass} fail={nfail} skip=0 in {time.monotonic() - t0:.0f}s")
-    qrun.write_results(a.suite, npass, nfail, 0)
+    write_results(a.suite, npass, nfail, 0)
     return 0 if nfail == 0 else 1
 
 

@@ -2,8 +2,9 @@
  *
  * Before the first read of a file its whole chain is walked once (bounded by the cluster
  * count): it must hold exactly the clusters the size needs, then end. Any loop shows up there,
- * because a looping chain never ends, even when the loop lies inside the part the file uses. Reads then go by runs: consecutive clusters are one
- * device request, which is what makes a 6 MiB initrd fast through int13. */
+ * because a looping chain never ends, even when the loop lies inside the part the file uses.
+ * Reads then go by runs: consecutive clusters are one device request, which is what makes a
+ * 6 MiB initrd fast through int13. */
 #include "common/errors.h"
 #include "common/fat_internal.h"
 

@@ -19,10 +19,11 @@ A case line (tests/qemu/cases/damaged.txt):
 Each image is made with `$BUILD/tools/anysector mkimage` (GPT, the menu timeout 0), then damaged
 here in Python: the GPT, the FAT and the directory entries are found by parsing the image, never
 by fixed offsets. The QEMU command lines come from tests/qemu/qemu_cmd.py (snapshot=on: the
-image is never changed by a run). A passing case is judged again with each number its sentences name off by one, and must then
-fail (so the assertion cannot pass a different failure). A case ends at the first of: the payload's report line, stage2's
-"anysector: halted", a loader waiting at its menu for a key, the menu drawn again after the
-failure (a loader that re-boots in a loop), a firmware giving up; or its timeout (a FAIL: a hang).
+image is never changed by a run). A passing case is judged again with each number its sentences
+name off by one, and must then fail (so the assertion cannot pass a different failure). A case
+ends at the first of: the payload's report line, stage2's "anysector: halted", a loader waiting
+at its menu for a key, the menu drawn again after the failure (a loader that re-boots in a
+loop), a firmware giving up; or its timeout (a FAIL: a hang).
 """
 import argparse
 import concurrent.futures
@@ -451,7 +452,7 @@ def build_image(case, paths, workdir):
                           + f"\n  command: {shlex.join(cmd)}")
     with open(out, "rb") as f:
         img = bytearray(f.read())
-    facts = damage(case, img, kernel, initrd)
+    facts = damage(case, img)
     with open(out, "wb") as f:
         f.write(img)
     facts["kernel_size"] = os.path.getsize(kernel)
@@ -481,7 +482,7 @@ def write_cfg(fat, text):
     struct.pack_into("<I", fat.img, slot + 28, len(data))
 
 
-def damage(case, img, kernel_file, initrd_file):
+def damage(case, img):
     lss = case.logical
     gpt = Gpt(img, lss)
     esp_first, _ = gpt.esp()
@@ -600,14 +601,16 @@ class Runner:
             else:
                 status, message = "FAIL", f"XPASS: marked xfail ({case.xfail}) but it passed"
         if status == "PASS" or status == "XFAIL":
-            message = (message + "\n" if message else "") + f"ended on: {ended} after {stop_at:.1f} s"
+            message = ((message + "\n" if message else "")
+                       + f"ended on: {ended} after {stop_at:.1f} s")
         if status == "FAIL":
             message += "\n  serial log tail:\n" + indent(check.tail(serial) or "(empty)")
         keep = status == "FAIL" or self.keep
-        for f in list(logs.values()) + ([built.path, vars_copy] if not keep else [vars_copy]):
-            if f and os.path.exists(f) and (not keep or f == vars_copy):
+        made = list(logs.values()) + [built.path]
+        for f in ([vars_copy] if keep else made + [vars_copy]):
+            if os.path.exists(f):
                 os.unlink(f)
-        kept = tuple(f for f in list(logs.values()) + [built.path] if os.path.exists(f)) if keep else ()
+        kept = tuple(f for f in made if os.path.exists(f)) if keep else ()
         return Result(case, status, seconds, message, kept)
 
     def boot(self, cmd, logs, case):
@@ -739,7 +742,8 @@ def main():
         cases = [c for c in cases if fnmatch.fnmatch(c.name, a.only)]
     if a.list:
         for c in cases:
-            print(f"{c.name}  mem={c.mem} timeout={c.timeout}" + (f"  xfail: {c.xfail}" if c.xfail else ""))
+            print(f"{c.name}  mem={c.mem} timeout={c.timeout}"
+                  + (f"  xfail: {c.xfail}" if c.xfail else ""))
         return 0
     paths = Paths(os.environ.get("BUILD") or "build")
     if shutil.which(qemu_cmd.QEMU) is None or qemu_cmd.missing_files():

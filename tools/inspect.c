@@ -582,10 +582,11 @@ static bool fat_has(struct fat_ctx *c, const char *path)
 	return !fat_open(&c->fs, path, &f, NULL) && !f.is_dir;
 }
 
-static void check_config(struct fat_ctx *c, bool ours, struct report *r)
+static void check_config(struct fat_ctx *c, unsigned part, bool ours, struct report *r)
 {
 	struct fat_file f;
 	struct cfg *cfg;
+	struct report q;
 
 	if (fat_open(&c->fs, "/" CFG_FILE_NAME, &f, NULL)) {
 		report_printf(r, ours ? DIAG_WARN : DIAG_INFO, "boot.no_config",
@@ -599,7 +600,16 @@ static void check_config(struct fat_ctx *c, bool ours, struct report *r)
 		return;
 	}
 	char *text = xmalloc(f.size + 1);
-	int rc = fat_read(&c->fs, &f, 0, text, f.size, &r->diag);
+	report_init(&q, false);
+	int rc = fat_read(&c->fs, &f, 0, text, f.size, &q.diag);
+	if (rc) {
+		/* The FAT reader names clusters; say whose they are. */
+		const struct report_item *it = report_first(&q, DIAG_ERROR);
+		report_printf(r, DIAG_ERROR, it ? it->code : "io.read",
+			      "%s on partition %u cannot be read: %.900s", CFG_FILE_NAME, part,
+			      it ? it->msg : as_strerror(rc));
+	}
+	report_free(&q);
 	cfg = xcalloc(1, sizeof *cfg);
 	if (!rc && !cfg_parse(text, f.size, cfg, &r->diag)) {
 		for (unsigned i = 0; i < cfg->nentries; i++) {
@@ -665,7 +675,7 @@ void disk_check_boot(struct hostdev *h, struct disk_info *di, struct report *r)
 				      "partition %u has no \\EFI\\BOOT\\BOOTX64.EFI: UEFI firmware will "
 				      "not boot this disk",
 				      bp->number);
-		check_config(c, di->has_stage1 || efi, r);
+		check_config(c, bp->number, di->has_stage1 || efi, r);
 	}
 	report_free(&q);
 	free(c);

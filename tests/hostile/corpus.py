@@ -4,7 +4,8 @@ valid, installable disks (GPT or MBR at 512 or 4096 bytes per sector) with one t
 the damage alone is what the installer must notice.
 
 A case is (name, builder, runs). builder(work) returns an images.Image; each run is
-(command, extra flags, exit code, strings the output must hold). "{img}" in flags is the image's
+(command, extra flags, exit code, strings the output must hold[, why it may still fail: a change
+requested of another file's owner]). "{img}" in flags is the image's
 path. Commands that write (install, add, partition) get --backup/--kernel added by run.py;
 "json" is `check --json`, whose "damage" must name why the writers refuse."""
 import struct
@@ -187,6 +188,40 @@ def fat_refused(*has):
     is installed yet)."""
     h = ["holds no valid FAT filesystem"] + list(has)
     return [("install", [], 2, h), ("add", [], 2, h), ("check", [], 1, h)]
+
+
+CFG = b"timeout 3\ndefault a\n\nentry a\n  kernel /a/vmlinuz\n"
+
+
+def esp_file_case(text=CFG, mutate=None):
+    """A valid GPT disk whose ESP holds anysector.cfg (text), then mutate(fs, entry, bpb)."""
+    def build(work):
+        img, g = gpt_disk(work, 512)
+        I.esp_with_file(img, work, 4096, 8192, "anysector.cfg", text, mutate)
+        return img
+    return build
+
+
+def cfg_chain(size, first=None, links=()):
+    """Sets anysector.cfg's size, its first cluster, and FAT12 links (cluster, next) in every
+    FAT."""
+    def mutate(fs, e, b):
+        struct.pack_into("<I", fs, e + 28, size)
+        if first is not None:
+            struct.pack_into("<H", fs, e + 26, first)
+        for k in range(b["nfats"]):
+            fat = b["fat"] + k * b["fat_bytes"]
+            view = fs[fat:fat + b["fat_bytes"]]
+            for c, n in links:
+                I.fat12_set(view, c, n)
+            fs[fat:fat + b["fat_bytes"]] = view
+    return mutate
+
+
+def cfg_unreadable(why):
+    """add cannot read anysector.cfg (exit 2); check says which file and why."""
+    return [("add", [], 2, ["reading anysector.cfg from the ESP failed"]),
+            ("check", [], 2, ["anysector.cfg on partition 2 cannot be read", why])]
 
 
 def blank(size):
@@ -418,6 +453,26 @@ CASES = CONTROLS + [
      esp_bpb(19, "<H", 8200), fat_refused("pass the end")),
     ("esp-bpb-fat-too-small", "the ESP's BPB claims 65535 sectors: more clusters than its FATs hold",
      esp_bpb(19, "<H", 0xFFFF), fat_refused("too few for")),
+
+    # --- anysector.cfg on the ESP: add reads it and rewrites it ---
+    ("cfg-chain-loop", "anysector.cfg's cluster chain links cluster 2 to itself (size 20000)",
+     esp_file_case(mutate=cfg_chain(20000, links=[(2, 2)])),
+     cfg_unreadable("chain from cluster 2 loops")),
+    ("cfg-size-past-chain", "anysector.cfg says 20000 bytes, its chain ends after one cluster",
+     esp_file_case(mutate=cfg_chain(20000)),
+     cfg_unreadable("after 1 clusters, but the 20000-byte file needs 10")),
+    ("cfg-cluster-out-of-range", "anysector.cfg starts at cluster 4000, past the last cluster",
+     esp_file_case(mutate=cfg_chain(100, first=4000)),
+     cfg_unreadable("starts at cluster 4000, outside 2..2037")),
+    ("cfg-chain-into-free", "anysector.cfg's chain runs into a free cluster",
+     esp_file_case(mutate=cfg_chain(20000, links=[(2, 3)])),
+     cfg_unreadable("cluster 3 points to a free cluster") +
+     # Last: while it still succeeds it writes BOOTX64.EFI into the cluster the chain uses.
+     [("install", [], 2, ["FAT"], "install copies files onto an ESP whose FAT is broken, "
+       "cross-linking them with anysector.cfg (tools/espfs.c, requests/hostile.md #3)")]),
+    ("cfg-syntax-error", "anysector.cfg with a line that is no keyword",
+     esp_file_case(text=b"timeout 3\nfrobnicate yes\n"),
+     [("add", [], 2, ["is not valid", "line 2"]), ("check", [], 2, ["line 2"])]),
 
     # --- requests the disk cannot satisfy ---
     ("too-small-for-layout", "a 1 MiB blank image",

@@ -251,3 +251,54 @@ def mbr_disk(work, lss=512, size=8 * MIB, logical=False):
     img.put_lba(0, mbr_record([mbr_entry(0xEF, mib, 4 * mib, active=True), second]))
     put_fat(img, work, mib, 4 * mib)
     return img
+
+
+# --- files on the FAT, and damage to them ---
+
+def fat12_set(fat, cluster, value):
+    """Sets a FAT12 entry in the FAT bytes fat."""
+    off = cluster * 3 // 2
+    cur = fat[off] | fat[off + 1] << 8
+    if cluster & 1:
+        cur = (cur & 0x000F) | (value << 4)
+    else:
+        cur = (cur & 0xF000) | (value & 0x0FFF)
+    fat[off], fat[off + 1] = cur & 0xFF, cur >> 8
+
+
+def esp_with_file(img, work, first, sectors, name, data, mutate=None):
+    """Puts a file into the FAT12 file system at LBA first (mcopy into a scratch copy), clears
+    its time stamps so the bytes are the same on every run, then lets mutate(fs, entry_offset,
+    bpb) change the file system (bpb: dict of the geometry) before it goes back into img."""
+    lss = img.lss
+    path = os.path.join(work, "esp-%d-%s.tmp" % (os.getpid(), threading.get_ident()))
+    src = path + ".src"
+    with open(path, "wb") as f:
+        f.write(bytes(img.get(first * lss, sectors * lss)))
+    with open(src, "wb") as f:
+        f.write(data)
+    env = dict(os.environ, MTOOLS_SKIP_CHECK="1")
+    subprocess.run(["mcopy", "-i", path, src, "::/" + name], check=True, env=env,
+                   capture_output=True)
+    fs = bytearray(open(path, "rb").read())
+    os.unlink(path)
+    os.unlink(src)
+    bps, spc, rsvd, nfats, rootent, _, _, fatsz = struct.unpack_from("<HBHBHHBH", fs, 11)
+    bpb = dict(bps=bps, spc=spc, fat=rsvd * bps, fat_bytes=fatsz * bps, nfats=nfats,
+               root=(rsvd + nfats * fatsz) * bps, rootent=rootent)
+    bpb["data"] = bpb["root"] + rootent * 32
+    entry = None
+    for i in range(rootent):
+        e = bpb["root"] + 32 * i
+        if fs[e] not in (0, 0xE5) and fs[e + 11] != 0x0F and fs[e + 8:e + 11] == \
+                name.rsplit(".", 1)[1].upper().encode():
+            entry = e
+            fs[e + 13:e + 18] = bytes(5)   # creation time and date
+            fs[e + 18:e + 20] = bytes(2)   # access date
+            fs[e + 22:e + 26] = bytes(4)   # write time and date
+    if mutate:
+        mutate(fs, entry, bpb)
+    for off in range(0, len(fs), 4096):
+        block = bytes(fs[off:off + 4096])
+        if block.strip(b"\0"):
+            img.put(first * lss + off, block)

@@ -33,6 +33,8 @@ PENDING = [
      "tools/txn.c txn_begin still exits 3 for a damaged table (requests/hostile.md #1)"),
     (("install", "add"), "holds no valid FAT filesystem", 3,
      "tools/espfs.c still exits 3 for a boot partition without a FAT (requests/hostile.md #1)"),
+    (("add",), "fix it before adding entries", 3,
+     "tools/txn.c still exits 3 for an anysector.cfg that does not parse (requests/hostile.md #1)"),
     (("partition", "mkimage"), "an MBR cannot address this disk", 3,
      "layout_plan's MBR limit stays exit 3 until test_tools_layout.c changes with it "
      "(requests/hostile.md #2)"),
@@ -192,7 +194,9 @@ def run_target(name, what, img, runs, res):
     fails, xfails = [], []
     before = sha(img)
     counts = [0, 0, 0]
-    for cmd, flags, want_rc, has in runs:
+    for run in runs:
+        cmd, flags, want_rc, has = run[:4]
+        pending = run[4] if len(run) > 4 else None   # why this run may still fail (a request)
         args = command(cmd, img, [f.replace("{img}", img) for f in flags], name)
         label = ("%s %s" % (cmd, " ".join(flags))).strip()
         nf, nx = len(fails), len(xfails)
@@ -203,6 +207,9 @@ def run_target(name, what, img, runs, res):
         if os.path.exists(os.path.join(WORK, name + ".bak")) and want_rc:
             fails.append("%s: a refused write left its backup file" % label)
             os.unlink(os.path.join(WORK, name + ".bak"))
+        if pending and len(fails) > nf:
+            del fails[nf:]
+            xfails.append("%s: fails as expected: %s" % (label, pending))
         counts[1 if len(fails) > nf else 2 if len(xfails) > nx else 0] += 1
     res.add(name, fails, xfails, counts)
 

@@ -12,11 +12,15 @@ For each scenario (firmware, disk front-end, sector sizes, label):
      line "anysector.test=crash-new" in anysector.cfg; then old-state.cfg, the same file with
      "anysector.test=crash-old", is copied to the ESP and the installed stage2's configuration
      path patched to it (CRC resealed). So P boots "crash-old" under both firmwares, and a
-     complete install of the new stages boots "crash-new";
-  3. N = the number of writes `anysector install --dry-run` announces; for every K in 0..N, a
-     copy of P gets `install` with ANYSECTOR_TEST_CRASH_AFTER_WRITE=K (it must die with exit 99
+     complete install of the new stages boots "crash-new". For `add` scenarios P is mkimage's
+     image with the real stages booting "crash-old", and the operation is `add --default` of an
+     entry booting "crash-new" (anysector.cfg is replaced);
+  3. N = the number of writes the operation's --dry-run announces; for every K in 0..N, a copy
+     of P gets the operation with ANYSECTOR_TEST_CRASH_AFTER_WRITE=K (it must die with exit 99
      saying so), then
-       - BOOTX64.EFI on the ESP (read with mtools) must be the old or the new file, whole;
+       - the ESP file the operation replaces (BOOTX64.EFI; anysector.cfg for add), read with
+         mtools, must be the old or the new file, whole;
+       - `anysector check` must exit as it does for P (no new warning or error);
        - the disk is booted under QEMU (tests/qemu's modules) and the payload must report
          exactly one of the two command lines with the right initrd size and CRC32; P itself
          must boot "crash-old" and K = N "crash-new";
@@ -295,12 +299,21 @@ class Scenario:
         if not self.old_file or not self.new_file or self.old_file == self.new_file:
             raise Failure(f"{self.watched}: the old and new files are not two distinct files")
         self.prev_hash = sha256(self.prev)
+        self.check_rc = self.check(self.prev)
+        if self.check_rc not in (0, 1):
+            raise Failure(f"anysector check finds errors in the previous state: {self.said_check}")
         r = run_tool(self.command(self.prev, None, dry_run=True))
         last = [ln for ln in r.stdout.splitlines() if ln.startswith("dry run:")]
         if r.returncode or not last:
             raise Failure(f"{self.op.split('-')[0]} --dry-run failed (exit {r.returncode}): "
                           f"{said(r)}")
         return int(last[-1].split()[2])
+
+    def check(self, image):
+        """anysector check's exit status (0 clean, 1 warnings, 2 errors) for image."""
+        r = run_tool([self.asan, "check", image] + self.topo)
+        self.said_check = said(r)
+        return r.returncode
 
     def boot(self, image, tag):
         """Boots image; returns "old" or "new", or raises Failure with the serial tail."""
@@ -357,6 +370,11 @@ class Scenario:
             raise Failure(f"{self.watched} on the ESP {what} (old {len(self.old_file)}, new "
                           f"{len(self.new_file)} bytes)")
         file_state = "old" if got == self.old_file else "new"
+        # the installer's own checker must find the disk as consistent as before
+        rc = self.check(img)
+        if rc != self.check_rc:
+            raise Failure(f"anysector check exits {rc}, {self.check_rc} for the previous state:"
+                          f" {self.said_check}")
         state = self.boot(img, f"k{k}") if self.firmware != "none" else None
         if k == n and state not in ("new", None):
             raise Failure(f"the complete operation boots the {state} state")

@@ -220,7 +220,7 @@ def cfg_chain(size, first=None, links=()):
 
 def cfg_unreadable(why):
     """add cannot read anysector.cfg (exit 2); check says which file and why."""
-    return [("add", [], 2, ["reading anysector.cfg from the ESP failed"]),
+    return [("add", [], 2, ["anysector.cfg"]),
             ("check", [], 2, ["anysector.cfg on partition 2 cannot be read", why])]
 
 

@@ -109,6 +109,7 @@ class Loader:
         self.samples = []   # wall seconds, None for a failed run
         self.cpu = []       # QEMU cpu seconds, None for a failed run
         self.io = None      # stage2's (drive, calls, bytes), anysector under SeaBIOS only
+        self.reads = []     # read commands the disk received per successful run (QEMU trace)
         self.why = None     # why the first failed run failed
 
     @property
@@ -262,8 +263,11 @@ def main():
                 mon = monitor if fw == "bios" else None
                 if mon and os.path.exists(mon):
                     os.unlink(mon)
-                cmd = boot.qemu_cmd(fw, fe, lss, pss, ld.disk, vars_copy, ld.direct, mon)
                 log = os.path.join(logs, f"{name}-{ld.short.lstrip('-')}-{r + 1}.serial")
+                trace = log + ".trace"
+                if os.path.exists(trace):
+                    os.unlink(trace)
+                cmd = boot.qemu_cmd(fw, fe, lss, pss, ld.disk, vars_copy, ld.direct, mon, trace)
                 load1 = os.getloadavg()[0]
                 secs, why, cpu = boot.timed_boot(cmd, MARKER, run_timeout(loaders, a.timeout),
                                                  log, vars_copy, check, mon)
@@ -272,6 +276,11 @@ def main():
                 ld.cpu.append(cpu if secs is not None else None)
                 if fw == "bios" and ld.name == ANYSECTOR and secs is not None and ld.io is None:
                     ld.io = stage2_io(log)
+                n_reads = boot.count_reads(fe, trace)
+                if secs is not None and n_reads is not None:
+                    ld.reads.append(n_reads)
+                if os.path.exists(trace):
+                    os.unlink(trace)
                 w.writerow([name, ld.name, r + 1, "" if secs is None else f"{secs:.4f}",
                             f"{cpu:.3f}", why, f"{load1:.2f}", log])
                 samples_f.flush()
@@ -283,7 +292,8 @@ def main():
                         ld.reason = f"failed: {ld.why}"
             print(f"  {name} round {r + 1}/{a.runs}: " + ", ".join(line), flush=True)
         res = {"name": name, "fw": fw, "fe": fe, "profile": prof, "lss": lss, "pss": pss,
-               "loaders": loaders}
+               "loaders": loaders, "payload": os.path.getsize(kernel) + os.path.getsize(
+                   initrd_path)}
         print(report.case_text(res, a.runs), flush=True)
         results.append(res)
     samples_f.close()

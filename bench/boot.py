@@ -23,11 +23,17 @@ FRONTENDS = {
 }
 
 
+# front-end -> QEMU trace event fired once per read command the guest sends to the disk
+READ_EVENTS = {"ide": "ide_exec_cmd", "virtio": "virtio_blk_handle_read", "nvme": "pci_nvme_read"}
+ATA_READS = {0x20, 0x24, 0x25, 0x29, 0xC4, 0xC8}   # READ SECTORS/DMA/MULTIPLE (EXT)
+
+
 def qemu_cmd(firmware, frontend, lss, pss, disk, vars_copy=None, direct=None, monitor=None,
-             memory=512):
+             trace=None, memory=512):
     """firmware: bios|uefi; lss/pss: logical/physical sector size (IDE: logical 512 only);
     direct: (kernel, initrd, cmdline) for a `-kernel` boot; monitor: a unix socket path for the
-    human monitor (used to read the text screen of a boot that never reached the marker)."""
+    human monitor (used to read the text screen of a boot that never reached the marker);
+    trace: a file that gets one line per read command the disk receives (count_reads)."""
     dev = FRONTENDS[frontend]
     if frontend != "ide":
         dev += f",logical_block_size={lss}"
@@ -46,6 +52,8 @@ def qemu_cmd(firmware, frontend, lss, pss, disk, vars_copy=None, direct=None, mo
                 "-drive", f"if=pflash,format=raw,unit=1,file={vars_copy}"]
     cmd += ["-drive", f"if=none,id=d0,format=raw,snapshot=on,file={disk}",
             "-device", dev + ("" if direct else ",bootindex=0")]
+    if trace:
+        cmd += ["-trace", f"enable={READ_EVENTS[frontend]}", "-D", trace]
     if direct:
         kernel, initrd, cmdline = direct
         cmd += ["-kernel", kernel, "-initrd", initrd, "-append", cmdline]
@@ -169,6 +177,21 @@ def timed_boot(cmd, marker, timeout, log_path, vars_copy=None, check=None, monit
     if elapsed is None and screen:
         reason += "; screen: " + " | ".join(screen[-3:])
     return elapsed, reason, cpu
+
+
+def count_reads(frontend, trace):
+    """Read commands the disk received (firmware, loader and kernel alike), from a trace file
+    made by qemu_cmd(trace=...); None when there is no trace."""
+    try:
+        with open(trace, errors="replace") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return None
+    ev = READ_EVENTS[frontend]
+    if frontend == "ide":
+        return sum(1 for ln in lines if ln.startswith(ev)
+                   and int(ln.rsplit("cmd ", 1)[-1], 16) in ATA_READS)
+    return sum(1 for ln in lines if ln.startswith(ev))
 
 
 def tail(log_path, n=3):

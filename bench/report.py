@@ -40,10 +40,11 @@ def stats(res):
             for i in range(rounds)]
     pair_ratios = [r[3] for r in rows if r[3] is not None]
     med = {ld.name: _median(ld.samples) for ld in lds}
+    reads = {ld.name: (round(statistics.median(ld.reads)) if ld.reads else None) for ld in lds}
     cpu = {ld.name: _median(ld.cpu) for ld in lds}
     return {
         "peer": peer, "anysector": anys, "floor": floor, "rows": rows,
-        "median": med, "cpu": cpu,
+        "median": med, "cpu": cpu, "reads": reads,
         "ratio": _ratio(med[anys.name], med[peer.name]),
         "ratio_of_pairs": statistics.median(pair_ratios) if pair_ratios else None,
         "cpu_ratio": _ratio(cpu[anys.name], cpu[peer.name]),
@@ -56,6 +57,14 @@ def io_numbers(ld):
         return None
     drive, calls, nbytes = ld.io
     return drive, calls, nbytes, (calls / (nbytes / MiB) if nbytes else None)
+
+
+def per_mib(n, res):
+    return None if n is None else n / (res["payload"] / MiB)
+
+
+def _reads(n, res):
+    return "-" if n is None else f"{n} ({per_mib(n, res):.1f}/MiB)"
 
 
 def _title(res):
@@ -82,6 +91,10 @@ def case_text(res, runs):
                f"{fmt(s['ratio']):>7}" + (f"{fmt(s['median'][floor.name]):>9}" if floor else ""))
     out.append(f"  cpu s  {fmt(s['cpu'][peer.name]):>14}{fmt(s['cpu'][anys.name]):>11}"
                f"{fmt(s['cpu_ratio']):>7}" + (f"{fmt(s['cpu'][floor.name]):>9}" if floor else ""))
+    rd = s["reads"]
+    out.append(f"  disk read commands (median, per MiB of kernel+initrd): {peer.short} "
+               f"{_reads(rd[peer.name], res)}, anysector {_reads(rd[anys.name], res)}"
+               + (f", -kernel {_reads(rd[floor.name], res)}" if floor else ""))
     for ld in res["loaders"]:
         if ld.why or ld.reason:
             out.append(f"  {ld.name}: {_status(ld)}; {ld.reason or ld.why}")
@@ -164,14 +177,18 @@ def markdown(meta, results, size_rows):
         f"the marker; command line `{meta['cmdline']}`; a {meta['disk_size'] >> 20} MiB disk "
         "made by `anysector mkimage` (BIOS boot partition + FAT ESP holding kernel and initrd), "
         "each peer's disk a copy of it with only the loader swapped.")
+    add("- Disk reads: read commands the virtual disk received up to the marker (QEMU trace "
+        "events `ide_exec_cmd` (READ opcodes), `virtio_blk_handle_read`, `pci_nvme_read`): "
+        "firmware, loader and the kernel's partition scan alike; per MiB of kernel + initrd. The "
+        "-kernel column shows what firmware and kernel read without a loader.")
     add("- Seconds: wall time from starting QEMU to reading the marker "
         "`ANYSECTOR-LINUX-OK` on the serial console; a run counts only when the marker line "
         "shows the command line and the initrd's md5. Rounds run peer, anysector (, -kernel): "
         "A B A B. Ratio = anysector / peer (below 1: anysector faster).\n")
     add("## Summary\n")
     add("| case | firmware, disk | peer | peer s | anysector s | ratio | -kernel s | "
-        "AH=42h calls per MiB |")
-    add("|---|---|---|---:|---:|---:|---:|---:|")
+        "disk reads per MiB, peer / anysector | stage2 AH=42h calls per MiB |")
+    add("|---|---|---|---:|---:|---:|---:|---:|---:|")
     for res in results:
         s = stats(res)
         io = io_numbers(s["anysector"]) if res["fw"] == "bios" else None
@@ -180,6 +197,8 @@ def markdown(meta, results, size_rows):
             f"{fmt(peer_med) if peer_med is not None else 'fails: see below'} | "
             f"{fmt(s['median'][s['anysector'].name])} | {fmt(s['ratio'])} | "
             f"{fmt(s['median'][s['floor'].name]) if s['floor'] else 'n/a'} | "
+            f"{fmt(per_mib(s['reads'][s['peer'].name], res), 1)} / "
+            f"{fmt(per_mib(s['reads'][s['anysector'].name], res), 1)} | "
             + (fmt(io[3]) if io else ("n/a" if res["fw"] == "bios" else "(UEFI)")) + " |")
     add("")
     for res in results:
@@ -196,9 +215,14 @@ def markdown(meta, results, size_rows):
             + (f" **{fmt(s['median'][floor.name])}** |" if floor else ""))
         add(f"| QEMU cpu s (median) | {fmt(s['cpu'][peer.name])} | {fmt(s['cpu'][anys.name])} | "
             f"{fmt(s['cpu_ratio'])} |" + (f" {fmt(s['cpu'][floor.name])} |" if floor else ""))
+        rd = s["reads"]
+        add(f"| disk read commands (median) | {_reads(rd[peer.name], res)} | "
+            f"{_reads(rd[anys.name], res)} | "
+            f"{fmt(_ratio(rd[anys.name], rd[peer.name]))} |"
+            + (f" {_reads(rd[floor.name], res)} |" if floor else ""))
         add("")
         if s["ratio_of_pairs"] is not None:
-            add(f"Median of the per-round ratios: {fmt(s['ratio_of_pairs'])}.\n")
+            add(f"- Median of the per-round ratios: {fmt(s['ratio_of_pairs'])}.")
         for ld in res["loaders"]:
             if ld.why or ld.reason:
                 add(f"- {ld.name} ({_status(ld)}): {ld.reason or ld.why}")

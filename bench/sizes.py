@@ -70,8 +70,9 @@ def collect(build, label, esp_num, tmpdir):
         mods = disks.grub_modules(label)
         closure = disks.grub_module_closure(mods)
         rows.append(("GRUB core.img (grub-mkimage -O i386-pc)", _size(core),
-                     f"modules {' '.join(mods)}; with their dependencies {len(closure)}: "
-                     + " ".join(m for m in closure if m not in mods)))
+                     f"modules {' '.join(mods)}, which pull in "
+                     + " ".join(m for m in closure if m not in mods)
+                     + f" ({len(closure)} in all; lzma-compressed)"))
         os.unlink(core)
     except disks.DiskError as e:
         rows.append(("GRUB core.img", None, str(e)))

@@ -74,12 +74,12 @@ int esp_open(struct esp_session *s, struct hostdev *h, uint64_t first_lba, uint6
 	int err = fat_mount(&s->img.dev, s->fs = xcalloc(1, sizeof *s->fs), &q.diag);
 	if (err) {
 		const struct report_item *it = report_first(&q, DIAG_ERROR);
-		t_error("refuse.esp_fat",
+		t_error("esp.fat",
 			"partition %u (the boot partition) holds no valid FAT filesystem: %s; format it "
 			"(anysector partition does)",
 			number, it ? it->msg : as_strerror(err));
 		report_free(&q);
-		return EXIT_REFUSED;
+		return EXIT_ERRORS;
 	}
 	report_free(&q);
 	return 0;

@@ -55,11 +55,12 @@ int txn_begin(struct txn *t, struct hostdev *h)
 		return EXIT_REFUSED;
 	}
 	if (t->di.damaged) {
-		t_error("refuse.table",
+		/* Damaged input, not a safety rule on a valid disk: exit 2 (anysector.8 EXIT STATUS). */
+		t_error("table.damaged",
 			"%s: cannot validate the partition table: %s; refusing to write (see 'anysector "
 			"check')",
 			h->path, t->di.damage);
-		return EXIT_REFUSED;
+		return EXIT_ERRORS;
 	}
 	if (t->di.esp < 0) {
 		t_error("refuse.no_esp", "%s has no %s: nowhere to put the boot files", h->path,
@@ -449,11 +450,11 @@ int txn_add(struct txn *t, const struct add_entry *entries, unsigned n)
 		report_init(&q, false);
 		if (strlen(text) != len || cfg_parse(text, len, cfg, &q.diag)) {
 			const struct report_item *it = report_first(&q, DIAG_ERROR);
-			t_error("refuse.config_invalid",
+			t_error("add.config_invalid",
 				"the %s on the ESP is not valid (%s); fix it before adding entries",
 				CFG_FILE_NAME, it ? it->msg : "it contains a NUL byte");
 			report_free(&q);
-			rc = EXIT_REFUSED;
+			rc = EXIT_ERRORS;
 			goto out;
 		}
 		report_free(&q);

@@ -10,7 +10,7 @@ Under SeaBIOS QEMU's direct `-kernel` runs too, as a floor. Each round runs peer
 starting QEMU to reading the marker on its serial console.
 
 Results: $BUILD/bench/{results.txt,samples.csv,logs/}; the Markdown report goes to
-bench/RESULTS.md after a full run (every case, at least 5 rounds, GPT), else to
+bench/RESULTS.md after a full run (every case, at least 5 rounds, GPT, anysector built), else to
 $BUILD/bench/RESULTS.md.
 
 usage: bench.py [--runs N] [--cases GLOB,...] [--timeout S] [--label gpt|mbr]
@@ -242,6 +242,8 @@ def main():
               "will widen the spread (compare the minimums, or raise BENCH_RUNS)", flush=True)
     profiles = sorted({c[2] for c in cases}, key=list(PROFILES).index)
     images = prepare(work, tmp, kernel, initrd_path, a.label, build, profiles)
+    if any(images[p][ANYSECTOR].startswith("!") for p in profiles):
+        full = False   # a table without anysector must not replace bench/RESULTS.md
 
     samples_path = os.path.join(work, "samples.csv")
     samples_f = open(samples_path, "w", newline="")
@@ -326,7 +328,7 @@ def main():
     print(f"bench: samples in {samples_path}, tables in {os.path.join(work, 'results.txt')}, "
           f"report in {md_path}"
           + ("" if full else f" (not a full run: bench/RESULTS.md is only written by every case "
-             f"at BENCH_RUNS>={FULL_RUNS} on GPT)"))
+             f"at BENCH_RUNS>={FULL_RUNS} on GPT with anysector built)"))
 
 
 if __name__ == "__main__":

@@ -163,7 +163,8 @@ def markdown(meta, results, size_rows):
         f"{meta['started']:%Y-%m-%d %H:%M}–{meta['finished']:%H:%M} UTC at git "
         f"`{meta['git']}`.\n")
     if not meta["full"]:
-        add("**Partial run** (not every case, fewer than 5 rounds, or not GPT): this file is "
+        add("**Partial run** (not every case, fewer than 5 rounds, not GPT, or anysector not "
+            "built): this file is "
             "written under $BUILD only; `bench/RESULTS.md` keeps the last full run.\n")
     add(f"- Command: `{meta['command']}` ({meta['runs']} round{'s' if meta['runs'] != 1 else ''} "
         "per case, cases "

@@ -424,37 +424,90 @@ def cfg_text(kernel, initrd, timeout_key="timeout"):
             f"  kernel  {kernel}\n  initrd  {initrd}\n  cmdline {CMDLINE}\n")
 
 
-def build_image(case, paths, workdir):
-    """mkimage, then the case's damage; returns Built."""
-    kernel = paths.bios_payload if case.firmware == "seabios" else paths.efi_payload
-    if not os.path.exists(kernel):
-        raise CaseFailure(f"test payload {kernel} is not built")
-    if not os.path.exists(paths.anysector):
-        raise CaseFailure(f"mkimage missing: {paths.anysector} does not exist")
-    big = case.damage == "initrd-too-big"
-    initrd = os.path.join(workdir, f"initrd-{'big' if big else 'small'}.bin")
-    if not os.path.exists(initrd):
-        with open(initrd + ".tmp", "wb") as f:
-            f.write(deterministic(BIG_INITRD_BYTES if big else INITRD_BYTES, INITRD_SEED))
-        os.replace(initrd + ".tmp", initrd)
-    out = os.path.join(workdir, case.name + ".img")
-    if os.path.exists(out):
-        os.unlink(out)
-    cmd = [paths.anysector, "mkimage", out, "--size", IMAGE_SIZE, "--label", "gpt",
-           "--sector-size", str(case.logical), "--physical-size", str(case.physical),
-           "--stages", paths.stages, "--kernel", kernel, "--name", "d", "--initrd", initrd,
-           "--cmdline", CMDLINE, "--timeout", "0"]
-    r = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                       errors="replace", timeout=180)
-    if r.returncode != 0:
-        raise CaseFailure(f"anysector mkimage failed (exit {r.returncode}):\n"
-                          + indent(check.tail(r.stderr + r.stdout, 12))
-                          + f"\n  command: {shlex.join(cmd)}")
-    with open(out, "rb") as f:
+class BaseImages:
+    """mkimage's undamaged images, one per (firmware, sectors, initrd), built on first use."""
+
+    def __init__(self, paths, workdir):
+        self.paths, self.workdir = paths, workdir
+        self.lock = threading.Lock()
+        self.locks, self.built = {}, {}
+
+    def get(self, case):
+        """(image path, kernel file, initrd file); CaseFailure when mkimage fails."""
+        big = case.damage == "initrd-too-big"
+        key = f"{case.payload}-{case.sectors}-{'big' if big else 'small'}"
+        with self.lock:
+            key_lock = self.locks.setdefault(key, threading.Lock())
+        with key_lock:
+            if key not in self.built:
+                try:
+                    self.built[key] = self.make(case, key, big)
+                except CaseFailure as e:
+                    self.built[key] = e
+            got = self.built[key]
+        if isinstance(got, CaseFailure):
+            raise got
+        return got
+
+    def initrd(self, big):
+        path = os.path.join(self.workdir, f"initrd-{'big' if big else 'small'}.bin")
+        with self.lock:
+            if not os.path.exists(path):
+                with open(path + ".tmp", "wb") as f:
+                    f.write(deterministic(BIG_INITRD_BYTES if big else INITRD_BYTES, INITRD_SEED))
+                os.replace(path + ".tmp", path)
+        return path
+
+    def make(self, case, key, big):
+        paths = self.paths
+        kernel = paths.bios_payload if case.firmware == "seabios" else paths.efi_payload
+        if not os.path.exists(kernel):
+            raise CaseFailure(f"test payload {kernel} is not built")
+        if not os.path.exists(paths.anysector):
+            raise CaseFailure(f"mkimage missing: {paths.anysector} does not exist")
+        initrd = self.initrd(big)
+        out = os.path.join(self.workdir, f"base-{key}.img")
+        if os.path.exists(out):
+            os.unlink(out)
+        cmd = [paths.anysector, "mkimage", out, "--size", IMAGE_SIZE, "--label", "gpt",
+               "--sector-size", str(case.logical), "--physical-size", str(case.physical),
+               "--stages", paths.stages, "--kernel", kernel, "--name", "d", "--initrd", initrd,
+               "--cmdline", CMDLINE, "--timeout", "0"]
+        r = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                           errors="replace", timeout=180)
+        if r.returncode != 0:
+            raise CaseFailure(f"anysector mkimage failed (exit {r.returncode}):\n"
+                              + indent(check.tail(r.stderr + r.stdout, 12))
+                              + f"\n  command: {shlex.join(cmd)}")
+        return out, kernel, initrd
+
+    def remove(self):
+        for got in self.built.values():
+            if isinstance(got, tuple) and os.path.exists(got[0]):
+                os.unlink(got[0])
+
+
+def write_sparse(path, img):
+    """Writes img leaving its all-zero MiBs as holes (the images are mostly empty)."""
+    step = 1 << 20
+    zero = bytes(step)
+    with open(path, "wb") as f:
+        f.truncate(len(img))
+        for off in range(0, len(img), step):
+            chunk = img[off:off + step]
+            if chunk != zero[:len(chunk)]:
+                f.seek(off)
+                f.write(chunk)
+
+
+def build_image(case, bases, workdir):
+    """A copy of the base image with the case's damage; returns Built."""
+    base, kernel, initrd = bases.get(case)
+    with open(base, "rb") as f:
         img = bytearray(f.read())
     facts = damage(case, img)
-    with open(out, "wb") as f:
-        f.write(img)
+    out = os.path.join(workdir, case.name + ".img")
+    write_sparse(out, img)
     facts["kernel_size"] = os.path.getsize(kernel)
     facts["initrd_size"] = os.path.getsize(initrd)
     with open(initrd, "rb") as f:
@@ -556,7 +609,7 @@ class Runner:
         self.workdir = os.path.join(paths.root, "damaged")
         os.makedirs(self.workdir, exist_ok=True)
         os.makedirs(paths.logs, exist_ok=True)
-        self.initrd_lock = threading.Lock()
+        self.bases = BaseImages(paths, self.workdir)
         self.procs, self.procs_lock, self.stopping = set(), threading.Lock(), False
 
     def run(self, case):
@@ -567,8 +620,7 @@ class Runner:
             if os.path.exists(f):
                 os.unlink(f)
         try:
-            with self.initrd_lock:      # the shared initrd files are written once
-                built = build_image(case, self.paths, self.workdir)
+            built = build_image(case, self.bases, self.workdir)
         except CaseFailure as e:
             return Result(case, "FAIL", time.monotonic() - t0, str(e))
         vars_copy = os.path.join(self.workdir, case.name + ".OVMF_VARS.fd")
@@ -768,6 +820,7 @@ def main():
         pool.shutdown(wait=True, cancel_futures=True)
         raise
     pool.shutdown(wait=True)
+    runner.bases.remove()
     npass = sum(r.status in ("PASS", "XFAIL") for r in results)
     nfail = sum(r.status == "FAIL" for r in results)
     print(f"{a.suite}: pass={npass} fail={nfail} skip=0 in {time.monotonic() - t0:.0f}s")

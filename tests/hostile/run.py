@@ -29,12 +29,6 @@ WORK = os.path.join(ROOT, BUILD, "tmp", "hostile")
 # still gives, why). A run that gets this code there counts as an expected failure (skip), one
 # that already gets the right code passes.
 PENDING = [
-    (("install", "add"), "cannot validate the partition table", 3,
-     "tools/txn.c txn_begin still exits 3 for a damaged table (requests/hostile.md #1)"),
-    (("install", "add"), "holds no valid FAT filesystem", 3,
-     "tools/espfs.c still exits 3 for a boot partition without a FAT (requests/hostile.md #1)"),
-    (("add",), "fix it before adding entries", 3,
-     "tools/txn.c still exits 3 for an anysector.cfg that does not parse (requests/hostile.md #1)"),
     (("partition", "mkimage"), "an MBR cannot address this disk", 3,
      "layout_plan's MBR limit stays exit 3 until test_tools_layout.c changes with it "
      "(requests/hostile.md #2)"),

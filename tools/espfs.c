@@ -13,6 +13,8 @@
 
 #define CHUNK (1u << 20)
 
+static int esp_check_chains(struct esp_session *s);
+
 static int remount(struct esp_session *s)
 {
 	if (!s->fs)
@@ -82,7 +84,7 @@ int esp_open(struct esp_session *s, struct hostdev *h, uint64_t first_lba, uint6
 		return EXIT_ERRORS;
 	}
 	report_free(&q);
-	return 0;
+	return esp_check_chains(s);
 }
 
 void esp_close(struct esp_session *s)
@@ -261,6 +263,19 @@ struct esp_geom {
 	uint64_t fat_bytes;
 };
 
+static void geom_of(const struct fat_fs *fs, struct esp_geom *g)
+{
+	g->type = fs->type;
+	g->fat_bytes = fs->fat_bytes;
+	g->active = fs->active_fat;
+	g->fats = fs->fat_offset - (uint64_t)fs->active_fat * fs->fat_bytes;
+	g->fats_end = g->fats + (uint64_t)fs->num_fats * fs->fat_bytes;
+	g->root = fs->root_offset;
+	g->data = fs->data_offset;
+	g->cluster = fs->cluster_size;
+	g->data_end = g->data + (uint64_t)fs->clusters * g->cluster;
+}
+
 /* Entry i of a FAT (FAT32's four reserved top bits left out); 0 past its end. */
 static uint32_t fat_get(const struct esp_geom *g, const uint8_t *fat, uint32_t i)
 {
@@ -319,6 +334,145 @@ static bool adds_entry(const uint8_t *old, const uint8_t *new, uint32_t len)
 	return false;
 }
 
+/* --- the chains mtools will build on ---
+ *
+ * mtools trusts the FAT it is handed: where a file's chain runs into a free cluster, or into
+ * another file's, it hands those clusters out again and cross-links the new files with the
+ * old. So before anything is planned, every chain reachable from the root must end properly,
+ * use only clusters no other chain uses, and be long enough for its file's size. Clusters in
+ * use that no file reaches (lost clusters, as an interrupted install leaves them) and a stale
+ * FSInfo count are harmless and not reported. */
+
+#define ESP_CHECK_MAX_DEPTH 32
+
+struct chain_check {
+	struct fat_fs *fs;
+	struct esp_geom g;
+	uint8_t *fat;            /* the active FAT */
+	uint8_t *used;           /* a bit per cluster reached so far */
+	char path[FAT_PATH_MAX * 2];
+	unsigned depth;
+	char problem[1200];
+};
+
+/* Walks one chain; 0, or 1 with c->problem set. */
+static int walk_chain(struct chain_check *c, uint32_t first, uint64_t size, bool is_dir)
+{
+	uint32_t bad = c->g.type == FAT_TYPE_12 ? 0xFF7 : c->g.type == FAT_TYPE_16 ? 0xFFF7
+										      : 0x0FFFFFF7;
+	uint64_t n = 0;
+	uint32_t cl = first;
+
+	for (;;) {
+		if (cl < 2 || cl - 2 >= c->fs->clusters) {
+			snprintf(c->problem, sizeof c->problem,
+				 "%s: its chain reaches cluster %u, outside 2..%u", c->path, cl,
+				 c->fs->clusters + 1);
+			return 1;
+		}
+		if (c->used[cl / 8] & (1u << (cl % 8))) {
+			snprintf(c->problem, sizeof c->problem,
+				 "%s: cluster %u of its chain belongs to another file or directory "
+				 "(cross-linked)", c->path, cl);
+			return 1;
+		}
+		c->used[cl / 8] |= (uint8_t)(1u << (cl % 8));
+		n++;
+		uint32_t v = fat_get(&c->g, c->fat, cl);
+		if (v > bad)
+			break;
+		if (v == 0 || v == bad) {
+			snprintf(c->problem, sizeof c->problem,
+				 "%s: cluster %u of its chain points to %s", c->path, cl,
+				 v ? "a bad-cluster mark" : "a free cluster");
+			return 1;
+		}
+		cl = v;
+	}
+	if (!is_dir && n * c->g.cluster < size) {
+		snprintf(c->problem, sizeof c->problem,
+			 "%s: %llu bytes long, but its chain of %llu clusters holds %llu",
+			 c->path, (unsigned long long)size, (unsigned long long)n,
+			 (unsigned long long)(n * c->g.cluster));
+		return 1;
+	}
+	return 0;
+}
+
+static int check_entry(void *ctx, const struct fat_dirent *e)
+{
+	struct chain_check *c = ctx;
+	size_t len = strlen(c->path);
+	int rc = 0;
+
+	snprintf(c->path + len, sizeof c->path - len, "%s%s", len > 1 ? "/" : "", e->name);
+	if (e->file.first_cluster &&
+	    walk_chain(c, e->file.first_cluster, e->file.size, e->file.is_dir))
+		rc = 1;
+	else if (e->file.is_dir && e->file.first_cluster) {
+		if (++c->depth > ESP_CHECK_MAX_DEPTH) {
+			snprintf(c->problem, sizeof c->problem, "%s: directories nest deeper than %u",
+				 c->path, ESP_CHECK_MAX_DEPTH);
+			rc = 1;
+		} else {
+			int err = fat_list(c->fs, &e->file, check_entry, c, NULL);
+			if (err < 0)
+				snprintf(c->problem, sizeof c->problem,
+					 "%s: the directory cannot be read (%s)", c->path,
+					 as_strerror(err));
+			rc = err != 0;
+		}
+		c->depth--;
+	}
+	c->path[len] = 0;
+	return rc;
+}
+
+static int esp_check_chains(struct esp_session *s)
+{
+	struct chain_check c;
+	int rc = 0;
+
+	memset(&c, 0, sizeof c);
+	c.fs = s->fs;
+	geom_of(s->fs, &c.g);
+	c.fat = xmalloc((size_t)c.g.fat_bytes);
+	c.used = xcalloc(1, (size_t)(s->fs->clusters + 2) / 8 + 1);
+	snprintf(c.path, sizeof c.path, "/");
+	if (bdev_read_bytes(&s->img.dev, s->fs->fat_offset, c.fat, (size_t)c.g.fat_bytes)) {
+		t_error("io.read", "reading the FAT of partition %u failed", s->number);
+		rc = EXIT_ERRORS;
+		goto out;
+	}
+	struct fat_file root;
+	if (fat_open(s->fs, "/", &root, NULL)) {
+		snprintf(c.problem, sizeof c.problem, "the root directory cannot be opened");
+	} else if (s->fs->type == FAT_TYPE_32 && walk_chain(&c, s->fs->root_cluster, 0, true)) {
+		/* problem set */
+	} else {
+		struct report q;
+		report_init(&q, false);
+		int err = fat_list(s->fs, &root, check_entry, &c, &q.diag);
+		if (err < 0 && !c.problem[0]) {
+			const struct report_item *it = report_first(&q, DIAG_ERROR);
+			snprintf(c.problem, sizeof c.problem, "%.500s",
+				 it ? it->msg : "a directory cannot be read");
+		}
+		report_free(&q);
+	}
+	if (c.problem[0]) {
+		t_error("esp.fat_chains",
+			"partition %u (the boot partition) has FAT errors: %s; new files would be "
+			"cross-linked with it, so nothing is written (repair it with fsck.fat)",
+			s->number, c.problem);
+		rc = EXIT_ERRORS;
+	}
+out:
+	free(c.fat);
+	free(c.used);
+	return rc;
+}
+
 struct esp_op {
 	uint64_t lba;       /* device LBA */
 	uint8_t *data;      /* one sector, owned */
@@ -366,15 +520,7 @@ int esp_diff(struct esp_session *s, struct plan *p, const char *what)
 		return EXIT_ERRORS;
 	}
 	const struct fat_fs *fs = s->fs;
-	g.type = fs->type;
-	g.fat_bytes = fs->fat_bytes;
-	g.active = fs->active_fat;
-	g.fats = fs->fat_offset - (uint64_t)fs->active_fat * fs->fat_bytes;
-	g.fats_end = g.fats + (uint64_t)fs->num_fats * fs->fat_bytes;
-	g.root = fs->root_offset;
-	g.data = fs->data_offset;
-	g.cluster = fs->cluster_size;
-	g.data_end = g.data + (uint64_t)fs->clusters * g.cluster;
+	geom_of(fs, &g);
 	uint64_t fats_len = g.fats_end - g.fats;
 	if (g.data_end > total || fats_len > (1ull << 30)) {
 		t_error("esp.fat", "the FAT on partition %u does not fit the partition", s->number);

@@ -21,6 +21,7 @@ For each scenario (firmware, disk front-end, sector sizes, label):
        - the ESP file the operation replaces (BOOTX64.EFI; anysector.cfg for add), read with
          mtools, must be the old or the new file, whole;
        - `anysector check` must exit as it does for P (no new warning or error);
+       - (install) installing again on a copy of the crashed disk must complete;
        - the disk is booted under QEMU (tests/qemu's modules) and the payload must report
          exactly one of the two command lines with the right initrd size and CRC32; P itself
          must boot "crash-old" and K = N "crash-new";
@@ -350,6 +351,23 @@ class Scenario:
         raise Failure(f"booted neither state ({whys[-1]}; {context})\n"
                       + qrun.indent(check.tail(serial, 8) or "(empty serial log)", "      "))
 
+    def install_again(self, img, k):
+        """What a user does after the crash: install again. It must complete (the lost clusters
+        a crash can leave are no reason to refuse) and leave the new file."""
+        again = os.path.join(self.dir, f"k{k}-again.img")
+        subprocess.run(["cp", "--sparse=always", img, again], check=True)
+        try:
+            r = run_tool(self.command(again, again + ".backup"))
+            if r.returncode:
+                raise Failure(f"installing again after the crash failed (exit {r.returncode}): "
+                              f"{said(r)}")
+            if esp_file(again, self.esp, self.watched) != self.new_file:
+                raise Failure(f"installing again after the crash left another {self.watched}")
+        finally:
+            for f in (again, again + ".backup"):
+                if os.path.exists(f):
+                    os.unlink(f)
+
     def crash_at(self, k, n):
         """One K: the operation stopped after write k, the watched file, boot, restore."""
         img = os.path.join(self.dir, f"k{k}.img")
@@ -375,6 +393,8 @@ class Scenario:
         if rc != self.check_rc:
             raise Failure(f"anysector check exits {rc}, {self.check_rc} for the previous state:"
                           f" {self.said_check}")
+        if self.op != "add":
+            self.install_again(img, k)
         state = self.boot(img, f"k{k}") if self.firmware != "none" else None
         if k == n and state not in ("new", None):
             raise Failure(f"the complete operation boots the {state} state")

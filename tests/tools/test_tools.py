@@ -630,6 +630,49 @@ def mtype(img, off, path):
     return r.stdout.decode("latin-1") if r.returncode == 0 else None
 
 
+def root_dir_entries(img, esp_off):
+    """(byte offset, size) of the ESP's root directory and {8.3 name: entry offset}."""
+    bs = read_at(img, esp_off, 512)
+    bps, spc, rsvd, nfats, nroot, tot16 = struct.unpack_from("<HBHBHH", bs, 11)
+    fatsz = struct.unpack_from("<H", bs, 22)[0] or struct.unpack_from("<I", bs, 36)[0]
+    meta = rsvd + nfats * fatsz
+    if nroot:
+        off, size = esp_off + meta * bps, nroot * 32
+    else:  # FAT32: the root's first cluster
+        root = struct.unpack_from("<I", bs, 44)[0]
+        off, size = esp_off + (meta + (root - 2) * spc) * bps, spc * bps
+    d = read_at(img, off, size)
+    names = {bytes(d[i:i + 11]): off + i for i in range(0, size, 32)
+             if d[i] not in (0, 0xE5) and d[i + 11] != 0x0F}
+    return names
+
+
+def t_esp_chains(s):
+    """FAT chains mtools would build on must be sound: a cross-linked file or one longer than
+    its chain makes install and add exit 2 (esp.fat_chains) with the image unchanged."""
+    img = new_gpt(s, "chains.img")
+    k = s.path("vmlinuz-chains")
+    open(k, "wb").write(os.urandom(9000))
+    s.anysector("add", img, "--kernel", k, "--backup", img + ".b0")
+    esp_off = 4096 * 512
+    names = root_dir_entries(img, esp_off)
+    cfg, kdir = names[b"ANYSEC~1CFG"], names[b"CHAINS     "]
+    saved = read_at(img, cfg, 32)
+    for what, patch, said in (
+            ("cross-linked", lambda e: e[:20] + read_at(img, kdir + 20, 2) + e[22:26] +
+             read_at(img, kdir + 26, 2) + e[28:], "belongs to another file or directory"),
+            ("too long", lambda e: e[:28] + struct.pack("<I", 1 << 20), "its chain of")):
+        write_at(img, cfg, patch(saved))
+        before = sha(img)
+        for op in (["install"], ["add", "--kernel", k, "--name", "again"]):
+            s.anysector(op[0], img, *op[1:], "--backup", img + ".b1", rc=2,
+                        has=["has FAT errors", "/anysector.cfg", said])
+            s.eq(sha(img), before, "%s: %s changed the image" % (what, op[0]))
+            s.check(not os.path.exists(img + ".b1"), "%s: %s left a backup" % (what, op[0]))
+        write_at(img, cfg, saved)
+    s.anysector("install", img, "--backup", img + ".b2")
+
+
 def t_add(s):
     img = new_gpt(s, "add.img")
     k = s.path("vmlinuz-6.1.0-test")
@@ -795,8 +838,8 @@ def main():
     rc = s.run([t_cli, t_mocked_topologies, t_gpt_worked_numbers, t_mbr_limit, t_fat_types,
                 t_dos_compat, t_check_misaligned, t_gpt_rules, t_mbr_rules, t_detection,
                 t_install_layouts, t_reinstall_and_backups, t_foreign_gap, t_stage2_slots,
-                t_refusals, t_restore_safety, t_stage2_damage, t_add, t_add_invalid_config,
-                t_mkimage, t_mkimage_timeout, t_garbage, t_real_stages])
+                t_refusals, t_restore_safety, t_stage2_damage, t_add, t_esp_chains,
+                t_add_invalid_config, t_mkimage, t_mkimage_timeout, t_garbage, t_real_stages])
     for p in s.cleanup:
         if os.path.exists(p):
             os.unlink(p)

@@ -222,10 +222,14 @@ int esp_put(struct esp_session *s, const char *src, const char *dst)
  *
  *   1. data sectors in clusters that are free in S0 (new file contents, new directory clusters):
  *      nothing refers to them yet, so the filesystem still reads as S0;
- *   2. FAT sectors in an intermediate state SI: every entry that is in use in S2 takes its S2
- *      value, every other keeps its S0 value. The new chains are linked (and a directory that
- *      grew gets its new cluster, already written in 1), the old chains are all still there: at
- *      worst some allocated clusters belong to no file yet (lost clusters, not a wrong byte);
+ *   2. FAT sectors in an intermediate state SI0: the entries of clusters free in S0 and in use
+ *      in S2 take their S2 values, all others keep S0's. The new chains exist whole, nothing
+ *      refers to them: at worst allocated clusters that belong to no file yet (lost clusters,
+ *      not a wrong byte);
+ *   2b. FAT sectors in state SI: also the entries in use in both states that S2 changes, such
+ *      as the last cluster of a directory that grew, now linked to its new cluster (whole since
+ *      1 and 2). Each such entry is one link switched from one whole chain to another. The old
+ *      chains are all still there;
  *   3. directory sectors (the FAT12/16 root, and sectors of clusters in use in S0): each is one
  *      sector, written whole. Those that add or change a live entry go first, in LBA order, so a
  *      long name's entries are in place before the short entry that ends them; then those that
@@ -241,15 +245,17 @@ int esp_put(struct esp_session *s, const char *src, const char *dst)
  * Not covered: a cluster in use in S0 that is not a directory but changed in place (esp_put
  * never does that; such sectors would go with step 3, unordered).
  *
- * A FAT sector may be written twice (SI, then S2); the journal accepts either content for it.
+ * A FAT sector may be written up to three times (SI0, SI, S2); the journal accepts any of
+ * those contents for it.
  * Each directory sector is its own op, so tests/crash stops after each of them; other
  * neighbouring sectors of one step share an op (any part of such a step is as safe as all). */
 
-enum esp_role { ROLE_NEW_DATA, ROLE_FAT_ADD, ROLE_DIR_ADD, ROLE_DIR_DEL, ROLE_FAT_FREE,
-		ROLE_OTHER, ROLE_COUNT };
+enum esp_role { ROLE_NEW_DATA, ROLE_FAT_NEW, ROLE_FAT_RELINK, ROLE_DIR_ADD, ROLE_DIR_DEL,
+		ROLE_FAT_FREE, ROLE_OTHER, ROLE_COUNT };
 
 static const char *const role_what[ROLE_COUNT] = {
-	"new contents in free clusters", "FAT with the new chains linked",
+	"new contents in free clusters", "FAT with the new chains",
+	"FAT linking new clusters to chains in use",
 	"directory sector adding or changing entries", "directory sector deleting entries",
 	"FAT with the replaced chains freed", "filesystem metadata",
 };
@@ -477,7 +483,7 @@ struct esp_op {
 	uint64_t lba;       /* device LBA */
 	uint8_t *data;      /* one sector, owned */
 	enum esp_role role;
-	bool twice;         /* a FAT sector written in both FAT steps */
+	unsigned steps;     /* FAT sectors: a bit for each FAT step that writes this sector */
 };
 
 static int esp_op_cmp(const void *a, const void *b)
@@ -493,11 +499,11 @@ static int esp_op_cmp(const void *a, const void *b)
 }
 
 /* Whether two sectors may share one op: neighbours of one role, but directory sectors each
- * alone, and FAT sectors written twice only with others written twice, so that both steps
- * cover such a range with the same op (the journal checks it as a whole). */
+ * alone, and FAT sectors only with those written by the same FAT steps, so that every step
+ * covers such a range with the same op (the journal checks a range as a whole). */
 static bool same_op(const struct esp_op *a, const struct esp_op *b)
 {
-	return a->role == b->role && a->lba + 1 == b->lba && a->twice == b->twice &&
+	return a->role == b->role && a->lba + 1 == b->lba && a->steps == b->steps &&
 	       a->role != ROLE_DIR_ADD && a->role != ROLE_DIR_DEL;
 }
 
@@ -506,7 +512,7 @@ int esp_diff(struct esp_session *s, struct plan *p, const char *what)
 	uint32_t lss = s->h->topo.lss;
 	uint64_t total = s->sectors * lss, base = s->first_lba * lss;
 	struct esp_geom g;
-	uint8_t *fat_old = NULL, *fat_new = NULL, *fat_mid = NULL;
+	uint8_t *fat_old = NULL, *fat_new = NULL, *fat_mid = NULL, *fat_mid0 = NULL;
 	uint8_t *a = xmalloc(CHUNK), *b = xmalloc(CHUNK);
 	struct esp_op *ops = NULL;
 	size_t nops = 0, cap = 0;
@@ -535,13 +541,23 @@ int esp_diff(struct esp_session *s, struct plan *p, const char *what)
 		rc = EXIT_ERRORS;
 		goto out;
 	}
-	/* SI: each copy of the FAT with the entries in use in S2 taken from S2. */
+	/* SI0: the FATs with the entries of clusters free in S0 and in use in S2 taken from S2
+	 * (the new chains, whole); SI: also the entries in use in both that S2 changes (an
+	 * existing chain, such as a directory that grew, linked to its new clusters). */
+	fat_mid0 = xmalloc((size_t)fats_len);
 	fat_mid = xmalloc((size_t)fats_len);
-	memcpy(fat_mid, fat_old, (size_t)fats_len);
+	memcpy(fat_mid0, fat_old, (size_t)fats_len);
 	for (uint32_t k = 0; k < fs->num_fats; k++) {
 		uint64_t o = (uint64_t)k * g.fat_bytes;
 		for (uint32_t i = 0; i < fs->clusters + 2; i++)
-			if (i < 2 || fat_get(&g, fat_new + o, i))
+			if (i < 2 || (fat_get(&g, fat_new + o, i) && !fat_get(&g, fat_old + o, i)))
+				fat_take(&g, fat_mid0 + o, fat_new + o, i);
+	}
+	memcpy(fat_mid, fat_mid0, (size_t)fats_len);
+	for (uint32_t k = 0; k < fs->num_fats; k++) {
+		uint64_t o = (uint64_t)k * g.fat_bytes;
+		for (uint32_t i = 2; i < fs->clusters + 2; i++)
+			if (fat_get(&g, fat_new + o, i))
 				fat_take(&g, fat_mid + o, fat_new + o, i);
 	}
 	const uint8_t *fat_active = fat_old + (uint64_t)g.active * g.fat_bytes;
@@ -560,22 +576,26 @@ int esp_diff(struct esp_session *s, struct plan *p, const char *what)
 		for (size_t i = 0; i < n; i += lss) {
 			uint64_t at = off + i, lba = s->first_lba + at / lss;
 			const uint8_t *olds = a + i, *news = b + i;
-			const uint8_t *mids = NULL;
+			const uint8_t *mid0s = NULL, *mids = NULL;
 			bool in_fat = at >= g.fats && at + lss <= g.fats_end;
-			if (in_fat)
-				mids = fat_mid + (at - g.fats);
-			if (!memcmp(olds, news, lss) && (!in_fat || !memcmp(olds, mids, lss)))
-				continue;
-			enum esp_role role[2] = { ROLE_COUNT, ROLE_COUNT };
-			const uint8_t *data[2] = { news, NULL };
 			if (in_fat) {
-				if (memcmp(olds, mids, lss)) {
-					role[0] = ROLE_FAT_ADD;
-					data[0] = mids;
-				}
-				if (memcmp(mids, news, lss)) {
-					role[1] = ROLE_FAT_FREE;
-					data[1] = news;
+				mid0s = fat_mid0 + (at - g.fats);
+				mids = fat_mid + (at - g.fats);
+			}
+			if (!memcmp(olds, news, lss) &&
+			    (!in_fat || (!memcmp(olds, mid0s, lss) && !memcmp(olds, mids, lss))))
+				continue;
+			enum esp_role role[3] = { ROLE_COUNT, ROLE_COUNT, ROLE_COUNT };
+			const uint8_t *data[3] = { news, NULL, NULL };
+			if (in_fat) {
+				const uint8_t *from[3] = { olds, mid0s, mids }, *to[3] = { mid0s, mids, news };
+				static const enum esp_role step[3] = { ROLE_FAT_NEW, ROLE_FAT_RELINK,
+								       ROLE_FAT_FREE };
+				for (unsigned k = 0; k < 3; k++) {
+					if (memcmp(from[k], to[k], lss)) {
+						role[k] = step[k];
+						data[k] = to[k];
+					}
 				}
 			} else if (g.type != FAT_TYPE_32 && at >= g.root && at + lss <= g.data) {
 				role[0] = adds_entry(olds, news, lss) ? ROLE_DIR_ADD : ROLE_DIR_DEL;
@@ -594,7 +614,10 @@ int esp_diff(struct esp_session *s, struct plan *p, const char *what)
 			} else {
 				role[0] = ROLE_OTHER;
 			}
-			for (unsigned k = 0; k < 2; k++) {
+			unsigned steps = 0;
+			for (unsigned k = 0; k < 3; k++)
+				steps |= role[k] != ROLE_COUNT ? 1u << k : 0;
+			for (unsigned k = 0; k < 3; k++) {
 				if (role[k] == ROLE_COUNT)
 					continue;
 				if (nops == cap) {
@@ -608,7 +631,7 @@ int esp_diff(struct esp_session *s, struct plan *p, const char *what)
 				}
 				ops[nops].lba = lba;
 				ops[nops].role = role[k];
-				ops[nops].twice = role[0] != ROLE_COUNT && role[1] != ROLE_COUNT;
+				ops[nops].steps = in_fat ? steps : 0;
 				ops[nops].data = xmalloc(lss);
 				memcpy(ops[nops].data, data[k], lss);
 				nops++;
@@ -637,6 +660,7 @@ out:
 	free(fat_old);
 	free(fat_new);
 	free(fat_mid);
+	free(fat_mid0);
 	free(a);
 	free(b);
 	return rc;

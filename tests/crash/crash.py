@@ -78,6 +78,9 @@ SCENARIOS = {
     # straddle sectors, the fixed root directory holding anysector.cfg)
     "host-512n-mbr-fat12-install": ("none", None, 512, 512, "mbr", "install-new-longer"),
     "host-512n-mbr-fat12-add": ("none", None, 512, 512, "mbr", "add"),
+    # /EFI/BOOT full: the directory grows a cluster (FAT step 2b links it)
+    "host-512n-mbr-fat12-install-dir-full": ("none", None, 512, 512, "mbr",
+                                             "install-new-longer-dir-full"),
 }
 
 
@@ -247,6 +250,26 @@ class Scenario:
                 raise Failure(f"{cmd[0]} of the previous state failed (exit {r.returncode}): "
                               f"{said(r)}")
             os.unlink(scratch)
+        if self.op.endswith("-dir-full"):
+            self.fill_boot_dir()
+
+    def fill_boot_dir(self):
+        """Fills /EFI/BOOT's one cluster with empty files, so that the new BOOTX64.EFI's entry
+        (under its temporary name) needs a new directory cluster: the directory grows."""
+        with open(self.prev, "rb") as f:
+            f.seek(self.esp + 11)
+            bps, spc = struct.unpack("<HB", f.read(3))
+        slots = bps * spc // 32 - 3          # ".", ".." and BOOTX64.EFI are there
+        fill = os.path.join(self.dir, "fill")
+        os.makedirs(fill, exist_ok=True)
+        names = []
+        for i in range(slots):
+            names.append(os.path.join(fill, f"F{i:05d}.TXT"))
+            open(names[-1], "wb").close()
+        r = mtools(["mcopy"] + names + ["::/EFI/BOOT/"], self.prev, self.esp)
+        if r.returncode:
+            raise Failure(f"filling /EFI/BOOT failed: {r.stderr.decode(errors='replace')}")
+        shutil.rmtree(fill)
 
     def command(self, image, backup, dry_run=False):
         """The operation under test on image."""
@@ -280,8 +303,9 @@ class Scenario:
         else:
             old = os.path.join(self.dir, "old-stages")
             self.new = os.path.join(self.dir, "new-stages")
-            make_stages(self.paths.stages, old, True, self.op == "install-old-longer")
-            make_stages(self.paths.stages, self.new, False, self.op == "install-new-longer")
+            make_stages(self.paths.stages, old, True, self.op.startswith("install-old-longer"))
+            make_stages(self.paths.stages, self.new, False,
+                        self.op.startswith("install-new-longer"))
             self.watched = "/EFI/BOOT/BOOTX64.EFI"
             self.old_file = open(os.path.join(old, "BOOTX64.EFI"), "rb").read()
             self.new_file = open(os.path.join(self.new, "BOOTX64.EFI"), "rb").read()

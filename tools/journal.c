@@ -255,8 +255,8 @@ int journal_restore(struct hostdev *h, const char *path, bool force, bool dry_ru
 			rc = EXIT_ERRORS;
 			goto out;
 		}
-		/* A range written twice (a FAT sector: new chains linked, then old ones freed) may
-		 * hold what any of its records wrote. */
+		/* A range written more than once (a FAT sector: new chains, links, frees; see
+		 * tools/espfs.c) may hold what any of its records wrote. */
 		bool written = c == x->new_crc;
 		for (uint32_t k = 0; k < j.n && !written; k++)
 			written = j.recs[k].lba == x->lba && j.recs[k].count == x->count &&

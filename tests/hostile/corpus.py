@@ -219,8 +219,10 @@ def cfg_chain(size, first=None, links=()):
 
 
 def cfg_unreadable(why):
-    """add cannot read anysector.cfg (exit 2); check says which file and why."""
-    return [("add", [], 2, ["anysector.cfg"]),
+    """add and install refuse to build on the broken file (mtools would hand out the clusters
+    its chain still uses: install once cross-linked BOOTX64.EFI with it); check says which file
+    and why."""
+    return [("add", [], 2, ["anysector.cfg"]), ("install", [], 2, ["anysector.cfg"]),
             ("check", [], 2, ["anysector.cfg on partition 2 cannot be read", why])]
 
 
@@ -468,10 +470,7 @@ CASES = CONTROLS + [
      cfg_unreadable("starts at cluster 4000, outside 2..2037")),
     ("cfg-chain-into-free", "anysector.cfg's chain runs into a free cluster",
      esp_file_case(mutate=cfg_chain(20000, links=[(2, 3)])),
-     cfg_unreadable("cluster 3 points to a free cluster") +
-     # Last: while it still succeeds it writes BOOTX64.EFI into the cluster the chain uses.
-     [("install", [], 2, ["FAT"], "install copies files onto an ESP whose FAT is broken, "
-       "cross-linking them with anysector.cfg (tools/espfs.c, requests/hostile.md #3)")]),
+     cfg_unreadable("cluster 3 points to a free cluster")),
     ("cfg-syntax-error", "anysector.cfg with a line that is no keyword",
      esp_file_case(text=b"timeout 3\nfrobnicate yes\n"),
      [("add", [], 2, ["is not valid", "line 2"]), ("check", [], 2, ["line 2"])]),

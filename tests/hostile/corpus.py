@@ -218,6 +218,22 @@ def cfg_chain(size, first=None, links=()):
     return mutate
 
 
+def efi_dir_loop(work):
+    """\\EFI\\BOOT\\BOOTX64.EFI on the ESP, then the \\EFI directory's cluster links to
+    itself: a directory chain that never ends."""
+    img, g = gpt_disk(work, 512)
+
+    def mutate(fs, e, b):
+        first = struct.unpack_from("<H", fs, e + 26)[0]
+        for k in range(b["nfats"]):
+            fat = b["fat"] + k * b["fat_bytes"]
+            view = fs[fat:fat + b["fat_bytes"]]
+            I.fat12_set(view, first, first)
+            fs[fat:fat + b["fat_bytes"]] = view
+    I.esp_with_file(img, work, 4096, 8192, "EFI/BOOT/BOOTX64.EFI", b"MZ" + bytes(3000), mutate)
+    return img
+
+
 def cfg_unreadable(why):
     """add and install refuse to build on the broken file (mtools would hand out the clusters
     its chain still uses: install once cross-linked BOOTX64.EFI with it); check says which file
@@ -471,6 +487,13 @@ CASES = CONTROLS + [
     ("cfg-chain-into-free", "anysector.cfg's chain runs into a free cluster",
      esp_file_case(mutate=cfg_chain(20000, links=[(2, 3)])),
      cfg_unreadable("cluster 3 points to a free cluster")),
+    ("efi-dir-loop", "the \\EFI directory's cluster chain links to itself",
+     efi_dir_loop, [("install", [], 2, ["/EFI: cluster 2 of its chain"]),
+                    ("add", [], 2, ["/EFI: cluster 2 of its chain"]),
+                    ("check", [], 2, ["boot partition 2 has FAT errors: /EFI"],
+                     "check does not walk the ESP's chains until espfs.c exports its walk "
+                     "(requests/hostile.md #4)"),
+                    ("info", [], 0, [])]),
     ("cfg-syntax-error", "anysector.cfg with a line that is no keyword",
      esp_file_case(text=b"timeout 3\nfrobnicate yes\n"),
      [("add", [], 2, ["is not valid", "line 2"]), ("check", [], 2, ["line 2"])]),

@@ -278,6 +278,10 @@ def esp_with_file(img, work, first, sectors, name, data, mutate=None):
     with open(src, "wb") as f:
         f.write(data)
     env = dict(os.environ, MTOOLS_SKIP_CHECK="1")
+    parts = name.split("/")
+    for i in range(1, len(parts)):  # the directories on the way ("EFI/BOOT/x")
+        subprocess.run(["mmd", "-i", path, "::/" + "/".join(parts[:i])], check=True, env=env,
+                       capture_output=True)
     subprocess.run(["mcopy", "-i", path, src, "::/" + name], check=True, env=env,
                    capture_output=True)
     fs = bytearray(open(path, "rb").read())
@@ -288,14 +292,17 @@ def esp_with_file(img, work, first, sectors, name, data, mutate=None):
                root=(rsvd + nfats * fatsz) * bps, rootent=rootent)
     bpb["data"] = bpb["root"] + rootent * 32
     entry = None
-    for i in range(rootent):
+    for i in range(rootent):  # the root's entry for name (its first component)
         e = bpb["root"] + 32 * i
-        if fs[e] not in (0, 0xE5) and fs[e + 11] != 0x0F and fs[e + 8:e + 11] == \
-                name.rsplit(".", 1)[1].upper().encode():
+        if fs[e] in (0, 0xE5) or fs[e + 11] == 0x0F:
+            continue
+        short = fs[e:e + 8].rstrip(b" ") + b"." + fs[e + 8:e + 11].rstrip(b" ")
+        want = parts[0].upper().encode()
+        if short.rstrip(b".") == want or (b"." in want and short[-3:] == want[-3:]):
             entry = e
-            fs[e + 13:e + 18] = bytes(5)   # creation time and date
-            fs[e + 18:e + 20] = bytes(2)   # access date
-            fs[e + 22:e + 26] = bytes(4)   # write time and date
+        fs[e + 13:e + 18] = bytes(5)   # creation time and date
+        fs[e + 18:e + 20] = bytes(2)   # access date
+        fs[e + 22:e + 26] = bytes(4)   # write time and date
     if mutate:
         mutate(fs, entry, bpb)
     for off in range(0, len(fs), 4096):

@@ -3,25 +3,23 @@ run against it and what each must answer. Every image is built by images.py from
 valid, installable disks (GPT or MBR at 512 or 4096 bytes per sector) with one thing broken, so
 the damage alone is what the installer must notice.
 
-A case is (name, builder, runs). builder(work) returns an images.Image; each run is
+A case is (name, what, builder, runs). builder(work) returns an images.Image; each run is
 (command, extra flags, exit code, strings the output must hold[, why it may still fail: a change
-requested of another file's owner]). "{img}" in flags is the image's
-path. Commands that write (install, add, partition) get --backup/--kernel added by run.py;
-"json" is `check --json`, whose "damage" must name why the writers refuse."""
+requested of another file's owner]). "{img}" in flags is the image's path. Commands that write
+(install, add, partition) get --backup/--kernel added by run.py; "json" is `check --json`, whose
+"damage" must name why the writers refuse."""
 import struct
 
 import images as I
 from images import MIB, Gpt, gpt_disk, mbr_disk, mbr_entry, mbr_record, protective_mbr
 
-# Every command a damaged disk meets: the writers must refuse (2), check must fail (2), info
-# shows what it can (0).
 S512 = ["--sector-size", "512"]
 S4K = ["--sector-size", "4096"]
 
 
 def writers(*has, flags=(), info=0, info_has=()):
-    """install and add refuse with exit 2 naming the problem; check fails (2) naming it too;
-    info shows what it can (exit `info`)."""
+    """Every command a damaged disk meets: install and add refuse with exit 2 naming the problem;
+    check fails (2) naming it too, and its JSON says why; info shows what it can (exit info)."""
     f = list(flags)
     return [("install", f, 2, list(has)), ("add", f, 2, list(has)), ("check", f, 2, list(has)),
             ("info", f, info, list(info_has)), ("json", f, 2, [])]

@@ -179,8 +179,9 @@ static void print_text(struct hostdev *h, struct disk_info *di)
 	       (unsigned long long)h->dev.sectors);
 	uint64_t gs = di->grain / t->lss, ps = di->pgrain / t->lss;
 	printf("alignment: grain %s (LBA = %llu mod %llu), physical sector: LBA = %llu mod %llu\n",
-	       human_size(di->grain, a, sizeof a), (unsigned long long)(align_up(t, 0, di->grain) % (gs ? gs : 1)),
-	       (unsigned long long)gs, (unsigned long long)(align_up(t, 0, di->pgrain) % (ps ? ps : 1)),
+	       human_size(di->grain, a, sizeof a),
+	       (unsigned long long)(align_up(t, 0, di->grain) % (gs ? gs : 1)), (unsigned long long)gs,
+	       (unsigned long long)(align_up(t, 0, di->pgrain) % (ps ? ps : 1)),
 	       (unsigned long long)ps);
 	if (di->label == LABEL_GPT && di->gpt && !di->gpt->primary_valid && !di->gpt->used_backup) {
 		printf("label:     gpt (a protective MBR), but neither GPT header is valid\n");

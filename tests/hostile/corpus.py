@@ -469,7 +469,8 @@ CASES = CONTROLS + [
      esp_bpb(16, "<B", 0), fat_refused()),
     ("esp-bpb-past-partition", "the ESP's BPB claims 8200 sectors in an 8192-sector partition",
      esp_bpb(19, "<H", 8200), fat_refused("pass the end")),
-    ("esp-bpb-fat-too-small", "the ESP's BPB claims 65535 sectors: more clusters than its FATs hold",
+    ("esp-bpb-fat-too-small",
+     "the ESP's BPB claims 65535 sectors: more clusters than its FATs hold",
      esp_bpb(19, "<H", 0xFFFF), fat_refused("too few for")),
 
     # --- anysector.cfg on the ESP: add reads it and rewrites it ---

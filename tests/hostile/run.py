@@ -216,7 +216,8 @@ def run_mkimage(case, res):
             fails, xfails)
     if want_rc and os.path.exists(out):
         fails.append("a failed mkimage left %s behind" % out)
-    res.add(name, fails, xfails, [not fails and not xfails, bool(fails), bool(xfails and not fails)])
+    res.add(name, fails, xfails,
+            [not fails and not xfails, bool(fails), bool(xfails and not fails)])
 
 
 def main(argv):

@@ -434,31 +434,30 @@ static int check_entry(void *ctx, const struct fat_dirent *e)
 	return rc;
 }
 
-static int esp_check_chains(struct esp_session *s)
+int esp_chain_problem(struct fat_fs *fs, struct blockdev *dev, char *problem, size_t cap)
 {
 	struct chain_check c;
 	int rc = 0;
 
 	memset(&c, 0, sizeof c);
-	c.fs = s->fs;
-	geom_of(s->fs, &c.g);
+	c.fs = fs;
+	geom_of(fs, &c.g);
 	c.fat = xmalloc((size_t)c.g.fat_bytes);
-	c.used = xcalloc(1, (size_t)(s->fs->clusters + 2) / 8 + 1);
+	c.used = xcalloc(1, (size_t)(fs->clusters + 2) / 8 + 1);
 	snprintf(c.path, sizeof c.path, "/");
-	if (bdev_read_bytes(&s->img.dev, s->fs->fat_offset, c.fat, (size_t)c.g.fat_bytes)) {
-		t_error("io.read", "reading the FAT of partition %u failed", s->number);
-		rc = EXIT_ERRORS;
+	if (bdev_read_bytes(dev, fs->fat_offset, c.fat, (size_t)c.g.fat_bytes)) {
+		rc = -1;
 		goto out;
 	}
 	struct fat_file root;
-	if (fat_open(s->fs, "/", &root, NULL)) {
+	if (fat_open(fs, "/", &root, NULL)) {
 		snprintf(c.problem, sizeof c.problem, "the root directory cannot be opened");
-	} else if (s->fs->type == FAT_TYPE_32 && walk_chain(&c, s->fs->root_cluster, 0, true)) {
+	} else if (fs->type == FAT_TYPE_32 && walk_chain(&c, fs->root_cluster, 0, true)) {
 		/* problem set */
 	} else {
 		struct report q;
 		report_init(&q, false);
-		int err = fat_list(s->fs, &root, check_entry, &c, &q.diag);
+		int err = fat_list(fs, &root, check_entry, &c, &q.diag);
 		if (err < 0 && !c.problem[0]) {
 			const struct report_item *it = report_first(&q, DIAG_ERROR);
 			snprintf(c.problem, sizeof c.problem, "%.500s",
@@ -467,16 +466,32 @@ static int esp_check_chains(struct esp_session *s)
 		report_free(&q);
 	}
 	if (c.problem[0]) {
-		t_error("esp.fat_chains",
-			"partition %u (the boot partition) has FAT errors: %s; new files would be "
-			"cross-linked with it, so nothing is written (repair it with fsck.fat)",
-			s->number, c.problem);
-		rc = EXIT_ERRORS;
+		snprintf(problem, cap, "%s", c.problem);
+		rc = 1;
 	}
 out:
 	free(c.fat);
 	free(c.used);
 	return rc;
+}
+
+static int esp_check_chains(struct esp_session *s)
+{
+	char problem[1200];
+	int rc = esp_chain_problem(s->fs, &s->img.dev, problem, sizeof problem);
+
+	if (rc < 0) {
+		t_error("io.read", "reading the FAT of partition %u failed", s->number);
+		return EXIT_ERRORS;
+	}
+	if (rc) {
+		t_error("esp.fat_chains",
+			"partition %u (the boot partition) has FAT errors: %s; new files would be "
+			"cross-linked with it, so nothing is written (repair it with fsck.fat)",
+			s->number, problem);
+		return EXIT_ERRORS;
+	}
+	return 0;
 }
 
 struct esp_op {

@@ -37,6 +37,11 @@ int esp_read_file(struct esp_session *s, const char *path, char **buf, size_t *l
 int esp_mkdir_p(struct esp_session *s, const char *dir);
 /* Copies a host file to path on the copy, replacing it. */
 int esp_put(struct esp_session *s, const char *src, const char *dst);
+/* Whether every chain reachable from the root of fs (read through dev) ends properly, uses only
+ * clusters no other chain uses, and holds its file's size (what mtools needs to be safe): 0, or 1
+ * with problem set to a sentence naming the path and cluster; -1 when the FAT cannot be read.
+ * Lost clusters and a stale FSInfo are not problems. install/add refuse on 1; check reports it. */
+int esp_chain_problem(struct fat_fs *fs, struct blockdev *dev, char *problem, size_t cap);
 /* Adds one op per run of sectors that differ between the copy and the disk. */
 int esp_diff(struct esp_session *s, struct plan *p, const char *what);
 

@@ -8,6 +8,7 @@
 #include "common/errors.h"
 #include "common/fat.h"
 #include "common/le.h"
+#include "tools/espfs.h"
 #include "tools/hostdev.h"
 #include "tools/util.h"
 
@@ -666,6 +667,12 @@ void disk_check_boot(struct hostdev *h, struct disk_info *di, struct report *r)
 			      "boot partition %u holds no valid FAT filesystem (%.900s)", bp->number,
 			      it ? it->msg : "the partition is outside the disk");
 	} else {
+		/* The chains install and add build on (tools/espfs.c): a broken one is an error
+		 * whether or not anything of ours is on the disk yet. */
+		char problem[1200];
+		if (esp_chain_problem(&c->fs, &c->part, problem, sizeof problem) > 0)
+			report_printf(r, DIAG_ERROR, "boot.esp_chains",
+				      "boot partition %u has FAT errors: %.900s", bp->number, problem);
 		bool efi = fat_has(c, "/EFI/BOOT/BOOTX64.EFI");
 		if (efi)
 			report_printf(r, DIAG_INFO, "boot.efi", "partition %u: \\EFI\\BOOT\\BOOTX64.EFI present",

@@ -128,7 +128,7 @@ int layout_plan(const struct topology *t, const struct layout_opts *o, struct la
 				      (unsigned long long)n, (unsigned)lss, human_size(n * lss, a, sizeof a),
 				      LAYOUT_MBR_LBA_LIMIT,
 				      human_size((LAYOUT_MBR_LBA_LIMIT + 1) * lss, b, sizeof b));
-			return EXIT_REFUSED;
+			return EXIT_ERRORS; /* a request the disk cannot satisfy, like "too small" */
 		}
 		l->first_usable = 1;
 		l->last_usable = n - 1;

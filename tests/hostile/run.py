@@ -24,15 +24,10 @@ BUILD = os.environ.get("BUILD", "build")
 ANYSECTOR = os.path.join(ROOT, BUILD, "asan", "tools", "anysector")
 WORK = os.path.join(ROOT, BUILD, "tmp", "hostile")
 
-# Exit codes the tree gives today where a change is waiting for its owner (listed in
-# /work/team/requests/hostile.md): (command, the output that identifies the path, the code it
-# still gives, why). A run that gets this code there counts as an expected failure (skip), one
-# that already gets the right code passes.
-PENDING = [
-    (("partition", "mkimage"), "an MBR cannot address this disk", 3,
-     "layout_plan's MBR limit stays exit 3 until test_tools_layout.c changes with it "
-     "(requests/hostile.md #2)"),
-]
+# Exit codes the tree still gives where a fix is known to be pending: (commands, the output that
+# identifies the path, the code it still gives, why). A run that gets this code there counts as
+# an expected failure (skip), one that already gets the right code passes. Empty: nothing pends.
+PENDING = []
 
 SANITIZER = ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:")
 

@@ -112,7 +112,7 @@ static void test_mbr_starts_and_limit(void **state)
 	t = topo(512, 512, 0, 0, (1ull << 32) * 512);
 	assert_int_equal(layout_plan(&t, &o, &l, &rep), 0);
 	t.sectors++;
-	assert_int_equal(layout_plan(&t, &o, &l, &rep), EXIT_REFUSED);
+	assert_int_equal(layout_plan(&t, &o, &l, &rep), EXIT_ERRORS);
 	assert_true(report_has(&rep, "partition.mbr_limit"));
 	assert_non_null(strstr(report_first(&rep, DIAG_ERROR)->msg, "use --label gpt"));
 	t = topo(4096, 4096, 0, 0, 3000000000000ull);

@@ -268,8 +268,8 @@ int fat_mount(struct blockdev *dev, struct fat_fs *fs, struct diag *d)
 	return rc;
 }
 
-/* Loads the window of the active FAT holding byte rel of it. Windows sit on 4 KiB boundaries of
- * the device (so a 4Kn disk reads whole sectors) and never leave the FAT. On a read error the
+/* Loads the window of the active FAT holding byte rel of it. Windows sit on FAT_CACHE_BYTES
+ * boundaries of the device (so a 4Kn disk reads whole sectors) and never leave the FAT. On a read error the
  * other copies are tried when they mirror the active one. */
 static int fat_load_window(struct fat_fs *fs, uint64_t rel, struct diag *d)
 {

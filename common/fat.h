@@ -12,7 +12,8 @@
 #include "common/blockdev.h"
 #include "common/diag.h"
 
-#define FAT_CACHE_BYTES 4096u  /* window of the FAT kept in memory */
+#define FAT_CACHE_BYTES 32768u /* window of the FAT kept in memory: 8K FAT32 entries, so a
+                                * 64 MiB initrd in 1 KiB clusters costs 9 FAT reads, not 72 */
 #define FAT_DIR_CACHE_BYTES 4096u /* window of directory entries kept in memory */
 #define FAT_DIR_MAX_ENTRIES 65536u /* the spec's limit for one directory: a hard walk bound */
 #define FAT_NAME_MAX 255       /* long names, as UTF-8 (non-ASCII read back as '?') */

@@ -126,9 +126,9 @@ int linux_boot(struct fat_fs *fs, const struct cfg_entry *e)
 			hi = ADDR_LIMIT_32;
 		initrd_addr = memmap_place_high(&mm, total, lo, hi, INITRD_ALIGN);
 		if (!initrd_addr) {
-			con_printf("no room for %u KiB of initrd between the kernel's end (0x%llx) and "
-				   "initrd_addr_max (0x%x)\n", kib(total), (unsigned long long)lo,
-				   h.initrd_addr_max);
+			con_printf("no room for %u KiB of initrd in the RAM the BIOS reports between "
+				   "the kernel's end (0x%llx) and initrd_addr_max (0x%x)\n", kib(total),
+				   (unsigned long long)lo, h.initrd_addr_max);
 			return AS_ENOSPC;
 		}
 	}

@@ -117,7 +117,8 @@ DAMAGES = {
     # A 40 MiB initrd in a 32 MiB (SeaBIOS) or 64 MiB (OVMF) guest: refused before any of it
     # is read.
     "initrd-too-big": dict(end="stop", expect={
-        "seabios": [r"no room for {initrd_kib} KiB of initrd between the kernel's end "
+        "seabios": [r"no room for {initrd_kib} KiB of initrd in the RAM the BIOS reports "
+                    r"between the kernel's end "
                     r"\(0x[0-9a-f]+\) and initrd_addr_max \(0x[0-9a-f]+\)\n"],
         "ovmf": [r"error: entry d: no memory for {initrd_size} bytes of initrd\n"]}),
 }

@@ -1,6 +1,5 @@
 #include "efi/initrd.h"
 
-#include "common/mem.h"
 #include "efi/initrd_media.h"
 
 static EFI_GUID load_file2_guid = LOAD_FILE2_PROTOCOL_GUID;

@@ -34,7 +34,6 @@ import random
 import re
 import shlex
 import shutil
-import signal
 import string
 import struct
 import subprocess
@@ -48,6 +47,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cases as caselib  # noqa: E402
 import check  # noqa: E402
 import qemu_cmd  # noqa: E402
+from run import describe_exit, indent, kill, write_results  # noqa: E402
 
 MAX_JOBS = 2
 IMAGE_SIZE = "64M"
@@ -155,38 +155,6 @@ class Result:
     seconds: float
     message: str = ""
     kept: tuple = ()
-
-
-def indent(text, by="    "):
-    return "\n".join(by + ln for ln in text.split("\n"))
-
-
-def kill(proc):
-    """Ends a QEMU we started: SIGTERM to its process group, SIGKILL if it lingers."""
-    for sig, wait in ((signal.SIGTERM, 3), (signal.SIGKILL, 10)):
-        try:
-            os.killpg(proc.pid, sig)
-        except ProcessLookupError:
-            return
-        try:
-            proc.wait(wait)
-            return
-        except subprocess.TimeoutExpired:
-            pass
-
-
-def describe_exit(rc):
-    if rc is None:
-        return "no exit (killed by the runner)"
-    return f"signal {-rc}" if rc < 0 else f"exit status {rc}"
-
-
-def write_results(name, npass, nfail, nskip):
-    results = os.environ.get("RESULTS")
-    if results:
-        os.makedirs(results, exist_ok=True)
-        with open(os.path.join(results, name), "w") as f:
-            f.write(f"pass={npass} fail={nfail} skip={nskip}\n")
 
 
 class CaseError(Exception):

@@ -5,7 +5,7 @@
 
 #include "tools/util.h"
 
-int topo_option(int opt, const char *arg, struct topo_flags *f)
+enum opt_result topo_option(int opt, const char *arg, struct topo_flags *f)
 {
 	static const struct {
 		int opt;
@@ -22,10 +22,10 @@ int topo_option(int opt, const char *arg, struct topo_flags *f)
 		if (names[i].opt == opt)
 			name = names[i].name;
 	if (!name)
-		return 0;
+		return OPTION_OTHER;
 	if (!parse_size(arg, &v) || v > UINT32_MAX) {
 		t_error("usage.number", "%s %s: not a size in bytes", name, arg);
-		return -1;
+		return OPTION_BAD;
 	}
 	switch (opt) {
 	case OPT_SECTOR_SIZE: f->lss = (uint32_t)v; f->has_lss = true; break;
@@ -34,10 +34,10 @@ int topo_option(int opt, const char *arg, struct topo_flags *f)
 	case OPT_IO_MIN: f->io_min = (uint32_t)v; f->has_io_min = true; break;
 	default: f->io_opt = (uint32_t)v; f->has_io_opt = true; break;
 	}
-	return 1;
+	return OPTION_TAKEN;
 }
 
-int layout_option(int opt, const char *arg, struct layout_opts *lo, const char *cmd)
+enum opt_result layout_option(int opt, const char *arg, struct layout_opts *lo, const char *cmd)
 {
 	switch (opt) {
 	case OPT_LABEL:
@@ -47,23 +47,23 @@ int layout_option(int opt, const char *arg, struct layout_opts *lo, const char *
 			lo->label = LABEL_MBR;
 		} else {
 			usage_error(cmd, "--label %s: use gpt or mbr", arg);
-			return -1;
+			return OPTION_BAD;
 		}
-		return 1;
+		return OPTION_TAKEN;
 	case OPT_ESP_SIZE: {
 		uint64_t v;
 		if (!parse_size(arg, &v) || !v) {
 			usage_error(cmd, "--esp-size %s: not a size", arg);
-			return -1;
+			return OPTION_BAD;
 		}
 		lo->esp_bytes = v;
-		return 1;
+		return OPTION_TAKEN;
 	}
 	case OPT_NO_REST:
 		lo->no_rest = true;
-		return 1;
+		return OPTION_TAKEN;
 	default:
-		return 0;
+		return OPTION_OTHER;
 	}
 }
 
@@ -72,10 +72,10 @@ int next_option(int argc, char **argv, const struct option *opts, struct common_
 	int c;
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		int rc = topo_option(c, optarg, &o->topo);
-		if (rc < 0)
+		enum opt_result r = topo_option(c, optarg, &o->topo);
+		if (r == OPTION_BAD)
 			return OPT_FAILED;
-		if (rc)
+		if (r == OPTION_TAKEN)
 			continue;
 		if (c == OPT_FORCE)
 			o->force = true;

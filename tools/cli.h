@@ -1,6 +1,6 @@
 /* Command-line plumbing shared by the commands: the options several take (topology, --force,
  * --dry-run, the layout options), opening a target, and the command table. Every command returns
- * an exit code (util.h). */
+ * an exit code (the convention in util.h). */
 #ifndef ANYSECTOR_TOOLS_CLI_H
 #define ANYSECTOR_TOOLS_CLI_H
 
@@ -65,11 +65,19 @@ enum {
 	"  --esp-size SIZE      ESP size (default 260 MiB, or all that fits on a small disk)\n" \
 	"  --no-rest            leave the space after the ESP unpartitioned\n"
 
-/* Handles one of the topology options: 1 if it was one, 0 if not, -1 (reported) on a bad value. */
-int topo_option(int opt, const char *arg, struct topo_flags *f);
+/* What an option handler did with one option: it was not one of its options, it took it, or the
+ * value was bad (reported as a usage error: the command exits EXIT_USAGE). */
+enum opt_result {
+	OPTION_OTHER = 0,
+	OPTION_TAKEN,
+	OPTION_BAD,
+};
 
-/* Handles one of the layout options the same way; cmd names the command in a usage error. */
-int layout_option(int opt, const char *arg, struct layout_opts *lo, const char *cmd);
+/* Handles one of the topology options. */
+enum opt_result topo_option(int opt, const char *arg, struct topo_flags *f);
+
+/* Handles one of the layout options; cmd names the command in a usage error. */
+enum opt_result layout_option(int opt, const char *arg, struct layout_opts *lo, const char *cmd);
 
 /* The options every command that takes them treats alike. */
 struct common_opts {
@@ -89,7 +97,7 @@ int usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(pri
 /* getopt_long's own complaints go to stderr; this turns '?' / ':' into a usage error. */
 int bad_option(const char *cmd);
 
-/* Opens the target and sets its topology; returns 0 or an exit code. */
+/* Opens the target and sets its topology. Returns 0 or an exit code. */
 int open_target(struct hostdev *h, const char *path, bool writable, const struct topo_flags *f);
 
 int cmd_info(int argc, char **argv);

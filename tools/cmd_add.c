@@ -39,11 +39,11 @@ int cmd_add(int argc, char **argv)
 	memset(&l, 0, sizeof l);
 	optind = 1;
 	while ((c = next_option(argc, argv, opts, &o)) != -1) {
-		if ((rc = entry_option(c, optarg, &l, "add"))) {
-			if (rc < 0)
-				return EXIT_USAGE;
+		enum opt_result r = entry_option(c, optarg, &l, "add");
+		if (r == OPTION_BAD)
+			return EXIT_USAGE;
+		if (r == OPTION_TAKEN)
 			continue;
-		}
 		switch (c) {
 		case OPT_BACKUP: backup = optarg; break;
 		case OPT_HELP: usage(stdout); return EXIT_OK;

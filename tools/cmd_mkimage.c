@@ -71,12 +71,13 @@ int cmd_mkimage(int argc, char **argv)
 	memset(&l, 0, sizeof l);
 	optind = 1;
 	while ((c = next_option(argc, argv, opts, &o)) != -1) {
-		if ((rc = layout_option(c, optarg, &lo, "mkimage")) ||
-		    (rc = entry_option(c, optarg, &l, "mkimage"))) {
-			if (rc < 0)
-				return EXIT_USAGE;
+		enum opt_result r = layout_option(c, optarg, &lo, "mkimage");
+		if (r == OPTION_OTHER)
+			r = entry_option(c, optarg, &l, "mkimage");
+		if (r == OPTION_BAD)
+			return EXIT_USAGE;
+		if (r == OPTION_TAKEN)
 			continue;
-		}
 		switch (c) {
 		case OPT_SIZE:
 			if (!parse_size(optarg, &size) || !size)

@@ -287,11 +287,11 @@ int cmd_partition(int argc, char **argv)
 
 	optind = 1;
 	while ((c = next_option(argc, argv, opts, &o)) != -1) {
-		if ((rc = layout_option(c, optarg, &lo, "partition"))) {
-			if (rc < 0)
-				return EXIT_USAGE;
+		enum opt_result r = layout_option(c, optarg, &lo, "partition");
+		if (r == OPTION_BAD)
+			return EXIT_USAGE;
+		if (r == OPTION_TAKEN)
 			continue;
-		}
 		switch (c) {
 		case OPT_DOS_COMPAT: lo.dos_compat = true; break;
 		case OPT_HELP: usage(stdout); return EXIT_OK;

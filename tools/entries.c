@@ -5,33 +5,33 @@
 #include "tools/cli.h"
 #include "tools/util.h"
 
-int entry_option(int opt, const char *arg, struct entry_list *l, const char *cmd)
+enum opt_result entry_option(int opt, const char *arg, struct entry_list *l, const char *cmd)
 {
 	struct add_entry *e;
 
 	if (opt == OPT_KERNEL) {
 		if (l->n == CFG_MAX_ENTRIES) {
 			usage_error(cmd, "at most %u --kernel entries", CFG_MAX_ENTRIES);
-			return -1;
+			return OPTION_BAD;
 		}
 		/* options given before the first --kernel already sit in e[0] */
 		e = &l->e[l->n++];
 		if (e->kernel) {
 			usage_error(cmd, "--kernel given twice for one entry");
-			return -1;
+			return OPTION_BAD;
 		}
 		e->kernel = arg;
-		return 1;
+		return OPTION_TAKEN;
 	}
 	e = &l->e[l->n ? l->n - 1 : 0];
 	switch (opt) {
 	case OPT_INITRD:
 		if (e->ninitrd == CFG_MAX_INITRDS) {
 			usage_error(cmd, "at most %u --initrd files per kernel", CFG_MAX_INITRDS);
-			return -1;
+			return OPTION_BAD;
 		}
 		e->initrd[e->ninitrd++] = arg;
-		return 1;
+		return OPTION_TAKEN;
 	case OPT_CMDLINE:
 	case OPT_TITLE:
 	case OPT_NAME: {
@@ -40,16 +40,16 @@ int entry_option(int opt, const char *arg, struct entry_list *l, const char *cmd
 		if (*slot) {
 			usage_error(cmd, "--%s given twice for one kernel",
 				    opt == OPT_CMDLINE ? "cmdline" : opt == OPT_TITLE ? "title" : "name");
-			return -1;
+			return OPTION_BAD;
 		}
 		*slot = arg;
-		return 1;
+		return OPTION_TAKEN;
 	}
 	case OPT_DEFAULT:
 		e->make_default = true;
-		return 1;
+		return OPTION_TAKEN;
 	default:
-		return 0;
+		return OPTION_OTHER;
 	}
 }
 

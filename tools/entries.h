@@ -4,6 +4,7 @@
 #ifndef ANYSECTOR_TOOLS_ENTRIES_H
 #define ANYSECTOR_TOOLS_ENTRIES_H
 
+#include "tools/cli.h"
 #include "tools/ops.h"
 
 struct entry_list {
@@ -11,9 +12,9 @@ struct entry_list {
 	unsigned n;          /* entries with a kernel */
 };
 
-/* Handles one entry option: 1 if it was one, 0 if not, -1 (reported) on a bad use. */
-int entry_option(int opt, const char *arg, struct entry_list *l, const char *cmd);
-/* Reports options that were given without any --kernel; returns 0 or EXIT_USAGE. */
+/* Handles one entry option (a bad use is reported as a usage error). */
+enum opt_result entry_option(int opt, const char *arg, struct entry_list *l, const char *cmd);
+/* Reports options that were given without any --kernel. Returns 0 or EXIT_USAGE. */
 int entry_finish(const struct entry_list *l, const char *cmd, bool kernel_required);
 
 #define ENTRY_LONG_OPTIONS                                           \

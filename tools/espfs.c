@@ -15,6 +15,7 @@
 
 static int esp_check_chains(struct esp_session *s);
 
+/* Mounts the copy again after mtools changed it. Returns 0 or an AS_* code. */
 static int remount(struct esp_session *s)
 {
 	if (!s->fs)
@@ -361,8 +362,8 @@ struct chain_check {
 	char problem[1200];
 };
 
-/* Walks one chain; 0, or 1 with c->problem set. */
-static int walk_chain(struct chain_check *c, uint32_t first, uint64_t size, bool is_dir)
+/* Walks one chain: whether it is whole (else c->problem says why). */
+static bool chain_whole(struct chain_check *c, uint32_t first, uint64_t size, bool is_dir)
 {
 	uint32_t bad = c->g.type == FAT_TYPE_12 ? 0xFF7 : c->g.type == FAT_TYPE_16 ? 0xFFF7
 										      : 0x0FFFFFF7;
@@ -374,13 +375,13 @@ static int walk_chain(struct chain_check *c, uint32_t first, uint64_t size, bool
 			snprintf(c->problem, sizeof c->problem,
 				 "%s: its chain reaches cluster %u, outside 2..%u", c->path, cl,
 				 c->fs->clusters + 1);
-			return 1;
+			return false;
 		}
 		if (c->used[cl / 8] & (1u << (cl % 8))) {
 			snprintf(c->problem, sizeof c->problem,
 				 "%s: cluster %u of its chain belongs to another file or directory "
 				 "(cross-linked)", c->path, cl);
-			return 1;
+			return false;
 		}
 		c->used[cl / 8] |= (uint8_t)(1u << (cl % 8));
 		n++;
@@ -391,7 +392,7 @@ static int walk_chain(struct chain_check *c, uint32_t first, uint64_t size, bool
 			snprintf(c->problem, sizeof c->problem,
 				 "%s: cluster %u of its chain points to %s", c->path, cl,
 				 v ? "a bad-cluster mark" : "a free cluster");
-			return 1;
+			return false;
 		}
 		cl = v;
 	}
@@ -400,9 +401,9 @@ static int walk_chain(struct chain_check *c, uint32_t first, uint64_t size, bool
 			 "%s: %llu bytes long, but its chain of %llu clusters holds %llu",
 			 c->path, (unsigned long long)size, (unsigned long long)n,
 			 (unsigned long long)(n * c->g.cluster));
-		return 1;
+		return false;
 	}
-	return 0;
+	return true;
 }
 
 static int check_entry(void *ctx, const struct fat_dirent *e)
@@ -413,20 +414,20 @@ static int check_entry(void *ctx, const struct fat_dirent *e)
 
 	snprintf(c->path + len, sizeof c->path - len, "%s%s", len > 1 ? "/" : "", e->name);
 	if (e->file.first_cluster &&
-	    walk_chain(c, e->file.first_cluster, e->file.size, e->file.is_dir))
-		rc = 1;
+	    !chain_whole(c, e->file.first_cluster, e->file.size, e->file.is_dir))
+		rc = AS_ECORRUPT;
 	else if (e->file.is_dir && e->file.first_cluster) {
 		if (++c->depth > ESP_CHECK_MAX_DEPTH) {
 			snprintf(c->problem, sizeof c->problem, "%s: directories nest deeper than %u",
 				 c->path, ESP_CHECK_MAX_DEPTH);
-			rc = 1;
+			rc = AS_ECORRUPT;
 		} else {
 			int err = fat_list(c->fs, &e->file, check_entry, c, NULL);
-			if (err < 0)
+			if (err && !c->problem[0])
 				snprintf(c->problem, sizeof c->problem,
 					 "%s: the directory cannot be read (%s)", c->path,
 					 as_strerror(err));
-			rc = err != 0;
+			rc = err ? AS_ECORRUPT : 0;
 		}
 		c->depth--;
 	}
@@ -446,19 +447,19 @@ int esp_chain_problem(struct fat_fs *fs, struct blockdev *dev, char *problem, si
 	c.used = xcalloc(1, (size_t)(fs->clusters + 2) / 8 + 1);
 	snprintf(c.path, sizeof c.path, "/");
 	if (bdev_read_bytes(dev, fs->fat_offset, c.fat, (size_t)c.g.fat_bytes)) {
-		rc = -1;
+		rc = AS_EIO;
 		goto out;
 	}
 	struct fat_file root;
 	if (fat_open(fs, "/", &root, NULL)) {
 		snprintf(c.problem, sizeof c.problem, "the root directory cannot be opened");
-	} else if (fs->type == FAT_TYPE_32 && walk_chain(&c, fs->root_cluster, 0, true)) {
+	} else if (fs->type == FAT_TYPE_32 && !chain_whole(&c, fs->root_cluster, 0, true)) {
 		/* problem set */
 	} else {
 		struct report q;
 		report_init(&q, false);
 		int err = fat_list(fs, &root, check_entry, &c, &q.diag);
-		if (err < 0 && !c.problem[0]) {
+		if (err && !c.problem[0]) {
 			const struct report_item *it = report_first(&q, DIAG_ERROR);
 			snprintf(c.problem, sizeof c.problem, "%.500s",
 				 it ? it->msg : "a directory cannot be read");
@@ -467,7 +468,7 @@ int esp_chain_problem(struct fat_fs *fs, struct blockdev *dev, char *problem, si
 	}
 	if (c.problem[0]) {
 		snprintf(problem, cap, "%s", c.problem);
-		rc = 1;
+		rc = AS_ECORRUPT;
 	}
 out:
 	free(c.fat);
@@ -480,7 +481,7 @@ static int esp_check_chains(struct esp_session *s)
 	char problem[1200];
 	int rc = esp_chain_problem(s->fs, &s->img.dev, problem, sizeof problem);
 
-	if (rc < 0) {
+	if (rc == AS_EIO) {
 		t_error("io.read", "reading the FAT of partition %u failed", s->number);
 		return EXIT_ERRORS;
 	}

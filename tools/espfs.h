@@ -23,7 +23,8 @@ struct esp_session {
 	bool open;
 };
 
-/* Copies the partition and checks it holds a FAT filesystem. Returns 0 or an exit code. */
+/* Copies the partition and checks it holds a FAT filesystem whose chains are whole. Returns 0 or
+ * an exit code. */
 int esp_open(struct esp_session *s, struct hostdev *h, uint64_t first_lba, uint64_t sectors,
 	     unsigned number);
 void esp_close(struct esp_session *s);
@@ -31,18 +32,21 @@ void esp_close(struct esp_session *s);
 /* Whether path exists on the copy (and is a directory). */
 bool esp_exists(struct esp_session *s, const char *path, bool *is_dir);
 /* Reads a whole file (at most CFG_FILE_MAX_BYTES) of the copy into a NUL-terminated malloc'd
- * buffer; AS_ENOENT when absent, AS_ETOOBIG when larger. */
+ * buffer. Returns 0 or an AS_* code: AS_ENOENT when absent, AS_ETOOBIG when larger. */
 int esp_read_file(struct esp_session *s, const char *path, char **buf, size_t *len);
-/* Creates every missing directory of an absolute path ("/EFI/BOOT"). */
+/* Creates every missing directory of an absolute path ("/EFI/BOOT") on the copy. Returns 0 or an
+ * exit code. */
 int esp_mkdir_p(struct esp_session *s, const char *dir);
-/* Copies a host file to path on the copy, replacing it. */
+/* Copies a host file to path on the copy, replacing it. Returns 0 or an exit code. */
 int esp_put(struct esp_session *s, const char *src, const char *dst);
 /* Whether every chain reachable from the root of fs (read through dev) ends properly, uses only
- * clusters no other chain uses, and holds its file's size (what mtools needs to be safe): 0, or 1
- * with problem set to a sentence naming the path and cluster; -1 when the FAT cannot be read.
- * Lost clusters and a stale FSInfo are not problems. install/add refuse on 1; check reports it. */
+ * clusters no other chain uses, and holds its file's size (what mtools needs to be safe).
+ * Returns 0, AS_ECORRUPT with problem set to a sentence naming the path and cluster, or AS_EIO
+ * when the FAT cannot be read. Lost clusters and a stale FSInfo are not problems. install/add
+ * refuse on AS_ECORRUPT; check reports it. */
 int esp_chain_problem(struct fat_fs *fs, struct blockdev *dev, char *problem, size_t cap);
-/* Adds one op per run of sectors that differ between the copy and the disk. */
+/* Adds one op per run of sectors that differ between the copy and the disk, in the order that
+ * keeps every prefix a valid filesystem (espfs.c). Returns 0 or an exit code. */
 int esp_diff(struct esp_session *s, struct plan *p, const char *what);
 
 #endif

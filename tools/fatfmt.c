@@ -68,7 +68,7 @@ int fat_choose(uint32_t lss, uint64_t sectors, struct fat_choice *c)
 			return 0;
 		}
 	}
-	return -1;
+	return AS_ERANGE;
 }
 
 /* Writes the temporary filesystem image into the partition: every chunk mkfs.fat wrote (zeros
@@ -86,7 +86,7 @@ static int copy_into(struct hostdev *h, int fd, uint64_t first_lba, uint64_t sec
 		size_t len = (size_t)(n * lss);
 		if (!fd_has_data(fd, i * lss, len))
 			continue; /* mkfs.fat never wrote here: free clusters, whatever they hold */
-		int err = pread_full(fd, a, len, i * lss) ? AS_EIO : 0;
+		int err = pread_full(fd, a, len, i * lss);
 		if (!err)
 			err = bdev_read(&h->dev, first_lba + i, n, b);
 		if (!err && memcmp(a, b, len))

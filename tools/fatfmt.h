@@ -20,8 +20,8 @@ struct fat_choice {
 };
 
 /* Chooses type and cluster size for a filesystem of `sectors` sectors of `lss` bytes, keeping a
- * margin from every type boundary so mkfs.fat's own rounding cannot cross it. Returns 0, or -1
- * when no FAT fits (too small or too large). */
+ * margin from every type boundary so mkfs.fat's own rounding cannot cross it. Returns 0, or
+ * AS_ERANGE when no FAT fits (too small or too large). */
 int fat_choose(uint32_t lss, uint64_t sectors, struct fat_choice *c);
 
 /* The cluster count a FAT of this kind would get (the Microsoft formula, with mkfs.fat's

@@ -23,15 +23,18 @@
 #define HOSTDEV_MAX_IO_BYTES (8u << 20)
 
 /* pread or pwrite until all len bytes have moved: an interrupted or short transfer goes on
- * where it stopped. -errno, or -EIO when the file ends first. */
+ * where it stopped. Returns 0 or AS_EIO (errno says why: EIO when the file ends first). */
 static int transfer_full(int fd, uint8_t *p, size_t len, uint64_t off, bool write)
 {
 	while (len) {
 		ssize_t n = write ? pwrite(fd, p, len, (off_t)off) : pread(fd, p, len, (off_t)off);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
+		if (n <= 0) {
+			if (!n)
+				errno = EIO;
+			return AS_EIO;
+		}
 		p += n;
 		len -= (size_t)n;
 		off += (uint64_t)n;
@@ -52,17 +55,13 @@ int pwrite_full(int fd, const void *buf, size_t len, uint64_t off)
 static int host_read(struct blockdev *dev, uint64_t lba, uint32_t count, void *buf)
 {
 	struct hostdev *h = dev->priv;
-	if (pread_full(h->fd, buf, (size_t)count * dev->sector_size, lba * dev->sector_size))
-		return AS_EIO;
-	return 0;
+	return pread_full(h->fd, buf, (size_t)count * dev->sector_size, lba * dev->sector_size);
 }
 
 static int host_write(struct blockdev *dev, uint64_t lba, uint32_t count, const void *buf)
 {
 	struct hostdev *h = dev->priv;
-	if (pwrite_full(h->fd, buf, (size_t)count * dev->sector_size, lba * dev->sector_size))
-		return AS_EIO;
-	return 0;
+	return pwrite_full(h->fd, buf, (size_t)count * dev->sector_size, lba * dev->sector_size);
 }
 
 /* "/sys/dev/block/M:m/<leaf>" for a device number. */
@@ -308,28 +307,33 @@ unsigned hostdev_detect_gpt(int fd, uint64_t size_bytes)
 	return found;
 }
 
-int hostdev_set_sector_size(struct hostdev *h, uint32_t lss, enum topo_origin origin,
-			    const char *why)
+void hostdev_set_sector_size(struct hostdev *h, uint32_t lss, enum topo_origin origin,
+			     const char *why)
 {
 	h->topo = (struct topology){ .lss = lss, .pss = lss };
 	h->origin = origin;
 	snprintf(h->origin_text, sizeof h->origin_text, "%s", why);
 	geometry_apply(h);
-	return 0;
 }
 
-/* What LBA 0 says when no GPT was found: 0 blank, 1 a protective MBR, 2 another MBR. */
-static int lba0_kind(struct hostdev *h)
+/* What LBA 0 says when no GPT was found. */
+enum lba0_kind {
+	LBA0_BLANK,         /* no 0x55AA (or unreadable) */
+	LBA0_PROTECTIVE,    /* a protective MBR */
+	LBA0_MBR,           /* another MBR */
+};
+
+static enum lba0_kind lba0_kind(struct hostdev *h)
 {
 	uint8_t rec[MBR_RECORD_SIZE];
 	struct mbr m;
 
 	if (h->size_bytes < MBR_RECORD_SIZE || pread_full(h->fd, rec, sizeof rec, 0))
-		return 0;
+		return LBA0_BLANK;
 	mbr_decode(rec, &m);
 	if (!m.boot_signature)
-		return 0;
-	return mbr_is_protective(&m) ? 1 : 2;
+		return LBA0_BLANK;
+	return mbr_is_protective(&m) ? LBA0_PROTECTIVE : LBA0_MBR;
 }
 
 /* The sector sizes at which "EFI PART" begins LBA 1 or the last LBA, valid header or not. */
@@ -428,20 +432,20 @@ static int image_topology(struct hostdev *h, const struct topo_flags *f)
 				       "(give --sector-size to choose)",
 				       h->path, (unsigned)lss);
 		} else {
-			int k = lba0_kind(h);
-			if (k == 1) {
+			enum lba0_kind k = lba0_kind(h);
+			if (k == LBA0_PROTECTIVE) {
 				int rc = damaged_gpt_topology(h, &lss);
 				if (rc)
 					return rc;
 			}
-			if (k == 2) {
+			if (k == LBA0_MBR) {
 				t_error("topology.mbr_only",
 					"%s holds an MBR partition table, whose sector size cannot be detected "
 					"from the image; give --sector-size",
 					h->path);
 				return EXIT_USAGE;
 			}
-			if (k != 1) {
+			if (k == LBA0_BLANK) {
 				lss = 512;
 				h->origin = TOPO_DEFAULT;
 				snprintf(h->origin_text, sizeof h->origin_text,

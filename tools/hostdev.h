@@ -56,8 +56,8 @@ int hostdev_open(struct hostdev *h, const char *path, bool writable);
 int hostdev_set_topology(struct hostdev *h, const struct topo_flags *f);
 
 /* Sets an explicit logical sector size (PSS = LSS, no offset) for an image file. */
-int hostdev_set_sector_size(struct hostdev *h, uint32_t lss, enum topo_origin origin,
-			    const char *why);
+void hostdev_set_sector_size(struct hostdev *h, uint32_t lss, enum topo_origin origin,
+			     const char *why);
 
 /* The sector sizes at which the image holds a CRC-valid GPT header, as a bit set of
  * (1 << log2(size)); for tests and detection. */
@@ -67,10 +67,12 @@ unsigned hostdev_detect_gpt(int fd, uint64_t size_bytes);
  * being stored); lets copies and comparisons of sparse images skip what is not there. */
 bool fd_has_data(int fd, uint64_t off, uint64_t len);
 
+/* fsync of a writable target. Returns 0 or an exit code. */
 int hostdev_sync(struct hostdev *h);
 void hostdev_close(struct hostdev *h);
 
-/* Reads / writes bytes at an absolute offset (no sector rounding; for files and journals). */
+/* Reads / writes bytes at an absolute offset (no sector rounding; for files and journals).
+ * Returns 0 or AS_EIO (errno says why). */
 int pread_full(int fd, void *buf, size_t len, uint64_t off);
 int pwrite_full(int fd, const void *buf, size_t len, uint64_t off);
 

@@ -670,7 +670,7 @@ void disk_check_boot(struct hostdev *h, struct disk_info *di, struct report *r)
 		/* The chains install and add build on (tools/espfs.c): a broken one is an error
 		 * whether or not anything of ours is on the disk yet. */
 		char problem[1200];
-		if (esp_chain_problem(&c->fs, &c->part, problem, sizeof problem) > 0)
+		if (esp_chain_problem(&c->fs, &c->part, problem, sizeof problem) == AS_ECORRUPT)
 			report_printf(r, DIAG_ERROR, "boot.esp_chains",
 				      "boot partition %u has FAT errors: %.900s", bp->number, problem);
 		bool efi = fat_has(c, "/EFI/BOOT/BOOTX64.EFI");

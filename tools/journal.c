@@ -37,6 +37,7 @@ int journal_default_path(const struct hostdev *h, char *out, size_t cap)
 	return EXIT_ERRORS;
 }
 
+/* Writes all of buf and adds it to the running CRC. Returns 0 or AS_EIO (errno says why). */
 static int write_all(int fd, const void *buf, size_t len, uint32_t *crc)
 {
 	const uint8_t *p = buf;
@@ -45,22 +46,26 @@ static int write_all(int fd, const void *buf, size_t len, uint32_t *crc)
 		ssize_t n = write(fd, p, len);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0)
-			return -1;
+		if (n <= 0) {
+			if (!n)
+				errno = EIO;
+			return AS_EIO;
+		}
 		p += n;
 		len -= (size_t)n;
 	}
 	return 0;
 }
 
+/* Makes the directory entry of a new file durable. Returns 0 or AS_EIO (errno says why). */
 static int sync_dir_of(const char *path)
 {
 	char tmp[4096];
 	snprintf(tmp, sizeof tmp, "%s", path);
 	int fd = open(dirname(tmp), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
-		return -1;
-	int rc = fsync(fd);
+		return AS_EIO;
+	int rc = fsync(fd) ? AS_EIO : 0;
 	close(fd);
 	return rc;
 }

@@ -15,7 +15,8 @@
 /* What the disk already holds that a new layout would destroy: a sentence, or NULL. */
 const char *existing_content(struct hostdev *h, char *buf, size_t cap);
 
-/* Writes a new layout (tables, wiped gaps, formatted ESP). With dry_run only prints it. */
+/* Writes a new layout (tables, wiped gaps, formatted ESP). With dry_run only prints it. Returns
+ * 0 or an exit code. */
 int partition_disk(struct hostdev *h, const struct layout_opts *lo, bool dry_run);
 
 /* Random bytes for GUIDs and disk signatures. */
@@ -48,7 +49,10 @@ struct add_entry {
 	bool make_default;
 };
 
-/* Reads the table and refuses (EXIT_REFUSED) one that is missing, damaged or in use. */
+/* Each returns 0 or an exit code (util.h).
+ * txn_begin reads the table and refuses one that is missing (EXIT_REFUSED), damaged
+ * (EXIT_ERRORS) or in use (EXIT_REFUSED); txn_install and txn_add add to the plan; txn_commit
+ * prints it (dry run) or journals and writes it. txn_end frees what the others made. */
 int txn_begin(struct txn *t, struct hostdev *h);
 int txn_install(struct txn *t, const struct stages *s);
 int txn_add(struct txn *t, const struct add_entry *entries, unsigned n);

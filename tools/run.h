@@ -5,8 +5,8 @@
 #include <stddef.h>
 
 /* Runs argv[0] (looked up in PATH) with its stdout and stderr captured into out (NUL-terminated,
- * trailing newlines removed, truncated to cap). Returns the exit status, 127 when the program
- * could not be started, or 128+signal. */
+ * trailing newlines removed, truncated to cap). Returns what the program answered, as a shell
+ * would: its exit status, 127 when it could not be started, or 128+signal. Reports nothing. */
 int run_capture(const char *const argv[], char *out, size_t cap);
 
 #endif

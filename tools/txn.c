@@ -411,13 +411,14 @@ static char *set_default(const char *text, const char *name)
 	return out;
 }
 
+/* Writes text to a new temporary file named in path. Returns 0 or AS_EIO (errno says why). */
 static int write_temp(const char *text, char *path, size_t cap)
 {
 	const char *tmp = getenv("TMPDIR");
 	snprintf(path, cap, "%.4000s/anysector-cfg-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	int fd = mkstemp(path);
 	if (fd < 0)
-		return -1;
+		return AS_EIO;
 	int rc = pwrite_full(fd, text, strlen(text), 0);
 	close(fd);
 	return rc;

@@ -30,31 +30,31 @@ static void test_layout_option(void **state)
 	(void)state;
 	struct layout_opts lo = { .label = LABEL_GPT };
 
-	assert_int_equal(layout_option(OPT_LABEL, "mbr", &lo, "t"), 1);
+	assert_int_equal(layout_option(OPT_LABEL, "mbr", &lo, "t"), OPTION_TAKEN);
 	assert_int_equal(lo.label, LABEL_MBR);
-	assert_int_equal(layout_option(OPT_LABEL, "gpt", &lo, "t"), 1);
+	assert_int_equal(layout_option(OPT_LABEL, "gpt", &lo, "t"), OPTION_TAKEN);
 	assert_int_equal(lo.label, LABEL_GPT);
-	assert_int_equal(layout_option(OPT_LABEL, "dos", &lo, "t"), 1);
+	assert_int_equal(layout_option(OPT_LABEL, "dos", &lo, "t"), OPTION_TAKEN);
 	assert_int_equal(lo.label, LABEL_MBR);
-	assert_int_equal(layout_option(OPT_ESP_SIZE, "16M", &lo, "t"), 1);
+	assert_int_equal(layout_option(OPT_ESP_SIZE, "16M", &lo, "t"), OPTION_TAKEN);
 	assert_int_equal(lo.esp_bytes, 16u << 20);
-	assert_int_equal(layout_option(OPT_NO_REST, NULL, &lo, "t"), 1);
+	assert_int_equal(layout_option(OPT_NO_REST, NULL, &lo, "t"), OPTION_TAKEN);
 	assert_true(lo.no_rest);
 	assert_int_equal(rep.n, 0);
 
 	/* bad values are reported as usage errors naming the option and leave the value alone */
-	assert_int_equal(layout_option(OPT_LABEL, "msdos2", &lo, "t"), -1);
+	assert_int_equal(layout_option(OPT_LABEL, "msdos2", &lo, "t"), OPTION_BAD);
 	assert_int_equal(lo.label, LABEL_MBR);
-	assert_int_equal(layout_option(OPT_ESP_SIZE, "0", &lo, "t"), -1);
-	assert_int_equal(layout_option(OPT_ESP_SIZE, "1.5G", &lo, "t"), -1);
+	assert_int_equal(layout_option(OPT_ESP_SIZE, "0", &lo, "t"), OPTION_BAD);
+	assert_int_equal(layout_option(OPT_ESP_SIZE, "1.5G", &lo, "t"), OPTION_BAD);
 	assert_int_equal(lo.esp_bytes, 16u << 20);
 	assert_int_equal(rep.n, 3);
 	assert_non_null(strstr(rep.items[0].msg, "--label msdos2"));
 	assert_non_null(strstr(rep.items[1].msg, "--esp-size 0"));
 
 	/* other options are not its business */
-	assert_int_equal(layout_option(OPT_DOS_COMPAT, NULL, &lo, "t"), 0);
-	assert_int_equal(layout_option(OPT_SECTOR_SIZE, "4096", &lo, "t"), 0);
+	assert_int_equal(layout_option(OPT_DOS_COMPAT, NULL, &lo, "t"), OPTION_OTHER);
+	assert_int_equal(layout_option(OPT_SECTOR_SIZE, "4096", &lo, "t"), OPTION_OTHER);
 	assert_int_equal(rep.n, 3);
 }
 

@@ -1,4 +1,4 @@
-/* Partition alignment from a device topology (REFERENCE.md "Alignment"). The math runs in
+/* Partition alignment from a device topology (docs/FIRMWARE.md "Alignment"). The math runs in
  * sectors: with a grain of gs sectors and an offset of os sectors, an LBA is aligned iff
  * LBA mod gs == os. Working in sectors keeps every product below 2^64. */
 #include "common/align.h"

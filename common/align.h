@@ -1,4 +1,4 @@
-/* Partition alignment (REFERENCE.md "Alignment"; Tejun Heo's rule, generalised):
+/* Partition alignment (docs/FIRMWARE.md "Alignment"; Tejun Heo's rule, generalised):
  * a start LBA is aligned iff LBA*LSS ≡ AOFF (mod G), G = lcm(PSS, io_min, sane io_opt[, 1 MiB]).
  * Offset-by-one drives (LSS 512, PSS 4096, AOFF 3584): physically aligned starts are ≡ 7 (mod 8),
  * 1 MiB-aligned ones ≡ 7 (mod 2048), as Windows 7 laid them out. */

@@ -23,7 +23,8 @@ struct blockdev {
 	int (*write)(struct blockdev *, uint64_t lba, uint32_t count, const void *buf);
 	void *priv;
 
-	/* Beyond DESIGN.md's list: what the byte-granular wrappers and slices need. */
+	/* Beyond the founding design's list (docs/DESIGN.md "The block layer"): what byte I/O and
+	 * slices need. */
 	void *scratch;            /* sector_size bytes for partial head/tail sectors (byte I/O) */
 	uint64_t err_lba;         /* after a failure: the LBA (this device's numbering) that failed */
 	struct blockdev *parent;  /* set by bdev_slice: the device this one is a window of */

@@ -1,4 +1,4 @@
-/* anysector.cfg parser (format in common/config.h and DESIGN.md).
+/* anysector.cfg parser (format in common/config.h and docs/DESIGN.md "The config file").
  *
  * The parser reports every problem it finds, not only the first, so one boot shows the user all
  * the mistakes of a file. It never truncates: a value longer than its field is an error. */

@@ -1,4 +1,4 @@
-/* anysector.cfg: the one boot menu both firmware paths read (DESIGN.md "The config file").
+/* anysector.cfg: the one boot menu both firmware paths read (docs/DESIGN.md "The config file").
  *
  *   timeout 3            # seconds; 0 boots at once
  *   default debian

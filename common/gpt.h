@@ -1,5 +1,5 @@
 /* GPT: decode, full validation, backup fallback, and building primary + backup for any sector
- * size (UEFI spec 2.x ch. 5; field facts in REFERENCE.md "GPT"). */
+ * size (UEFI spec 2.x ch. 5; field facts in docs/FIRMWARE.md "GPT"). */
 #ifndef ANYSECTOR_GPT_H
 #define ANYSECTOR_GPT_H
 

@@ -1,4 +1,4 @@
-/* MBR records, CHS, the EBR walk and the UEFI protective MBR (REFERENCE.md "MBR"). */
+/* MBR records, CHS, the EBR walk and the UEFI protective MBR (docs/FIRMWARE.md "MBR"). */
 #include "common/mbr.h"
 
 #include "common/errors.h"

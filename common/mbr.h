@@ -1,6 +1,6 @@
 /* The MBR: a 512-byte record at the start of LBA 0 whatever the sector size (on 4Kn the rest of
  * the sector is zero), CHS addressing with 255 heads x 63 sectors, extended partitions through a
- * bounded EBR walk, and the UEFI protective MBR. Field facts: REFERENCE.md "MBR". */
+ * bounded EBR walk, and the UEFI protective MBR. Field facts: docs/FIRMWARE.md "MBR". */
 #ifndef ANYSECTOR_MBR_H
 #define ANYSECTOR_MBR_H
 

@@ -1,7 +1,7 @@
 /* Booting one anysector.cfg entry: the kernel file is read into memory and handed to the
  * firmware's LoadImage (so the kernel's EFI stub runs), the command line goes into LoadOptions as
  * UCS-2, and the initrd(s) are served through LoadFile2 on a vendor media device path with
- * LINUX_EFI_INITRD_MEDIA_GUID, where the stub looks for them (REFERENCE.md "OVMF"). */
+ * LINUX_EFI_INITRD_MEDIA_GUID, where the stub looks for them (docs/FIRMWARE.md "OVMF"). */
 #ifndef ANYSECTOR_EFI_BOOT_H
 #define ANYSECTOR_EFI_BOOT_H
 

@@ -1,6 +1,7 @@
 /* `info` and `check`: every BlockIo device the firmware knows, with its geometry as the firmware
  * reports it, and for whole disks the partition table read through common/ and each partition's
- * alignment judged from the table's numbers (firmware geometry is unreliable: REFERENCE.md). */
+ * alignment judged from the table's numbers (firmware geometry is unreliable:
+ * docs/FIRMWARE.md "OVMF"). */
 #ifndef ANYSECTOR_EFI_DISKS_H
 #define ANYSECTOR_EFI_DISKS_H
 

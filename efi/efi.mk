@@ -1,4 +1,4 @@
-# The UEFI application BOOTX64.EFI (gnu-efi 3.0.15, REFERENCE.md "OVMF"): boots anysector.cfg
+# The UEFI application BOOTX64.EFI (gnu-efi 3.0.15, docs/FIRMWARE.md "gnu-efi"): boots anysector.cfg
 # entries from the disk it was loaded from, and is a tool when run from the UEFI shell.
 EFI_DIR := $(BUILD)/efi
 EFI_BIN := $(EFI_DIR)/BOOTX64.EFI

@@ -9,7 +9,7 @@ EFI_SYSTEM_TABLE *g_st;
 EFI_BOOT_SERVICES *g_bs;
 EFI_HANDLE g_image;
 
-/* gnu-efi's crt0 calls this with the SysV convention (REFERENCE.md "OVMF"). */
+/* gnu-efi's crt0 calls this with the SysV convention (docs/FIRMWARE.md "gnu-efi"). */
 EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *st);
 
 EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *st)

@@ -19,7 +19,7 @@ FS32_CFLAGS := $(CSTD) $(WARN) -m32 -march=i686 -ffreestanding -fno-pic -fno-pie
 	-fno-stack-protector -fno-asynchronous-unwind-tables -fno-exceptions -mno-mmx -mno-sse \
 	-mno-sse2 -Os -I.
 
-# gnu-efi 3.0.15 x86_64 application (REFERENCE.md "OVMF").
+# gnu-efi 3.0.15 x86_64 application (docs/FIRMWARE.md "gnu-efi").
 EFI_INC := /usr/include/efi
 EFI_CFLAGS := $(CSTD) $(WARN) -fpic -fshort-wchar -ffreestanding -fno-stack-protector \
 	-fno-strict-aliasing -mno-red-zone -mno-mmx -mno-sse -mno-sse2 -DGNU_EFI_USE_MS_ABI \

@@ -3,7 +3,8 @@
 #  1. no literal 512 above the block layer (common/, stage2/, efi/) except where a format defines
 #     it — each allowed place is listed below with its reason;
 #  2. common/ includes no system header but the three freestanding ones;
-#  3. no struct cast over on-disk buffers in common/ ("(struct x *)buf" patterns).
+#  3. no struct cast over on-disk buffers in common/ ("(struct x *)buf" patterns);
+#  4. every .md file a tracked file names exists in the tree.
 set -u
 cd "$(dirname "$0")/.."
 fail=0; pass=0
@@ -17,7 +18,7 @@ common/mbr.h:MBR_RECORD_SIZE 512|the MBR is a 512-byte record whatever the secto
 common/linux.h:LINUX_SETUP_SECTOR 512u|the Linux boot protocol counts setup in 512-byte units
 common/fat.h:512\.\.4096|documentation of the BPB range
 common/fat.c:FAT_MIN_SECTOR 512|the FAT spec sets the smallest BytsPerSec to 512
-common/gpt.c:512|REFERENCE.md worked numbers in comments only
+common/gpt.c:512|docs/FIRMWARE.md worked numbers in comments only
 '
 
 hits=$(grep -rnE '(^|[^0-9A-Za-z_.])512([^0-9]|$)' common stage2 efi 2>/dev/null \
@@ -59,6 +60,46 @@ if [ -n "$casts" ]; then
 	echo "FAIL struct cast over a buffer in common/:"; echo "$casts"; fail=$((fail + 1))
 else
 	echo "ok   no struct casts over on-disk buffers in common/"; pass=$((pass + 1))
+fi
+
+# 4. Every .md file a tracked file names is in the tree: the design notes and firmware facts live
+#    in docs/, never in a file only one machine has. A name counts as found relative to the top
+#    of the tree or to the naming file's directory; {a,b} is expanded; build paths ($BUILD/...)
+#    and URLs are skipped.
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+	files=$(git ls-files)
+else
+	files=$(find . -path ./build -prune -o -type f -print | sed 's#^\./##')
+fi
+missing=$(printf '%s\n' "$files" | python3 -c '
+import itertools, os, re, sys
+NAME = re.compile(r"[A-Za-z0-9_./{},:$()-]*[A-Za-z0-9_}]\.md(?![A-Za-z0-9_])(?!\.[A-Za-z0-9_])")
+def expand(tok):
+    m = re.search(r"\{([^{}]*)\}", tok)
+    if not m:
+        return [tok]
+    return [x for alt in m.group(1).split(",")
+            for x in expand(tok[:m.start()] + alt + tok[m.end():])]
+for path in sys.stdin.read().split():
+    try:
+        text = open(path, encoding="utf-8").read()
+    except (UnicodeDecodeError, OSError):
+        continue
+    for n, line in enumerate(text.splitlines(), 1):
+        for tok in NAME.findall(line):
+            tok = tok.lstrip("(")
+            if "$" in tok or "://" in tok or tok.startswith("//"):
+                continue
+            for name in expand(tok):
+                name = name[2:] if name.startswith("./") else name
+                here = os.path.join(os.path.dirname(path), name)
+                if not (os.path.isfile(name) or os.path.isfile(here)):
+                    print(f"  {path}:{n}: {name}")
+')
+if [ -n "$missing" ]; then
+	echo "FAIL files name .md files that are not in the tree:"; echo "$missing"; fail=$((fail + 1))
+else
+	echo "ok   every .md file named in the tree exists"; pass=$((pass + 1))
 fi
 
 [ -n "${RESULTS:-}" ] && echo "pass=$pass fail=$fail skip=0" > "$RESULTS/hygiene"

@@ -1,6 +1,6 @@
 /* The installer's block driver: an image file or a block device behind struct blockdev, with its
  * topology from the kernel (ioctls, sysfs) or, for image files, from flags and detection
- * (REFERENCE.md "Alignment", "GPT"). */
+ * (docs/FIRMWARE.md "Alignment", "GPT"). */
 #ifndef ANYSECTOR_TOOLS_HOSTDEV_H
 #define ANYSECTOR_TOOLS_HOSTDEV_H
 

@@ -1,4 +1,4 @@
-/* The partition layouts `anysector partition` writes (DESIGN.md "On-disk layout"): pure
+/* The partition layouts `anysector partition` writes (docs/DESIGN.md "On-disk layout"): pure
  * arithmetic over a topology, so the unit tests can run every mocked drive through it.
  *
  * GPT: BIOS boot (1 MiB) + ESP (--esp-size, default 260 MiB when the disk has room, else all that

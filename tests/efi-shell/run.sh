@@ -9,7 +9,8 @@
 # anysector.cfg) and partition 2 "misaligned" at LBA 10497 (physically aligned, as every 4Kn LBA
 # is, but not on 1 MiB). B is 512e (virtio-blk, 512/4096) with partition 1 "early" at LBA 63
 # (the classic misalignment) and partition 2 "aligned" at LBA 4096; its primary GPT header is
-# damaged and the disk read-only (so OVMF cannot repair it from the backup, REFERENCE.md "OVMF"):
+# damaged and the disk read-only (so OVMF cannot repair it from the backup,
+# docs/FIRMWARE.md "OVMF"):
 # anysector must say so and use the backup.
 #
 # usage: run.sh BOOTX64.EFI   (paths under $BUILD; needs root for the loop device)

@@ -1,5 +1,5 @@
 """QEMU command lines: firmware, the disk on its front-end with its sector sizes, serial and
-debug ports (REFERENCE.md "SeaBIOS", "OVMF")."""
+debug ports (docs/FIRMWARE.md "SeaBIOS", "OVMF")."""
 import os
 import shutil
 
@@ -19,7 +19,7 @@ def missing_files():
 
 
 def disk_args(frontend, image, logical, physical, snapshot=True, blkdebug=None):
-    """blkdebug: a rules file (REFERENCE.md "Fault injection") that makes chosen reads fail."""
+    """blkdebug: a rules file (docs/FIRMWARE.md "Fault injection") that makes chosen reads fail."""
     source = f"blkdebug:{blkdebug}:{image}" if blkdebug else image
     drive = f"if=none,id=disk0,format=raw,file={source}"
     if snapshot:

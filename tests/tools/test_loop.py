@@ -92,8 +92,9 @@ def t_loop_layouts(s):
 
 
 def t_mocks_vs_sfdisk(s):
-    """Mocked drives (REFERENCE.md: no 512e or offset emulation here) against what sfdisk picks on
-    a loop device of the same logical sector size: equal, or better for the stated reason."""
+    """Mocked drives (docs/FIRMWARE.md "Loop devices": no 512e or offset emulation here) against
+    what sfdisk picks on a loop device of the same logical sector size: equal, or better for the
+    stated reason."""
     need_loop()
     sf = {512: sfdisk_layout(s, 512, "gpt"), 4096: sfdisk_layout(s, 4096, "gpt")}
     img = s.path("mock.img")

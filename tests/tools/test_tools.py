@@ -16,7 +16,7 @@ ESP_GUID = bytes.fromhex("28732AC11FF8D211BA4B00A0C93EC93B")
 BIOS_GUID = b"Hah!IdontNeedEFI"
 
 # name: (flags, lss, aoff, grain in sectors, GPT starts, MBR starts) for a 300 MiB disk.
-# REFERENCE.md "Alignment": 512n/512e -> 2048, 4Kn -> 256, offset-by-one -> 7 mod 2048 (LBA 2055
+# docs/FIRMWARE.md "Alignment": 512n/512e -> 2048, 4Kn -> 256, offset-by-one -> 7 mod 2048 (LBA 2055
 # after the GPT's 34 reserved sectors), io_opt 196608 -> lcm(192 KiB, 1 MiB) = 3 MiB, the bogus
 # 33553920 is ignored.
 MOCKS = {
@@ -61,7 +61,8 @@ def t_cli(s):
 
 
 def t_mocked_topologies(s):
-    """Partition starts for every mocked drive, GPT and MBR, against REFERENCE.md's rule."""
+    """Partition starts for every mocked drive, GPT and MBR, against docs/FIRMWARE.md
+    "Alignment"."""
     img = s.path("mock.img")
     for name, (extra, lss, aoff, grain, gpt_starts, mbr_starts) in MOCKS.items():
         for label, want in (("gpt", gpt_starts), ("mbr", mbr_starts)):

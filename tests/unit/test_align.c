@@ -45,7 +45,8 @@ static void test_512e(void **state)
 	assert_int_equal(align_up(&t, 1, g), 8);
 	assert_int_equal(align_down(&t, 63, g), 56);
 	assert_int_equal(align_up(&t, 34, gm), 2048);
-	/* The seeds' W-1/W-2 starts are aligned, W-3's are not (this drive has no offset). */
+	/* W-1/W-2's starts (docs/DESIGN.md "Background") are aligned, W-3's are not (this drive
+	 * has no offset). */
 	assert_true(align_lba_ok(&t, 2048, gm));
 	assert_true(align_lba_ok(&t, 206848, gm));
 	assert_false(align_lba_ok(&t, 2055, g));

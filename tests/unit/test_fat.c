@@ -1032,7 +1032,8 @@ static void test_io_errors(void **state)
 }
 
 /* A FAT inside a partition, as the loaders see it: made with mkfs.fat --offset and filled with
- * mtools' "@@offset" syntax (REFERENCE.md), then mounted through a bdev_slice of the disk. */
+ * mtools' "@@offset" syntax (docs/FIRMWARE.md "FAT on 4 KiB sectors"), then mounted through a
+ * bdev_slice of the disk. */
 static void test_partition_slice(void **state)
 {
 	(void)state;

@@ -1,5 +1,5 @@
-/* MBR: CHS, records, the seeds' Windows 7 tables (W-1..W-3) bit-exact, the EBR walk and its
- * failure modes, protective MBR build and check. */
+/* MBR: CHS, records, Windows 7's tables W-1..W-3 (docs/DESIGN.md "Background") bit-exact, the
+ * EBR walk and its failure modes, protective MBR build and check. */
 #include "tests/unit/helpers.h"
 
 #include <stdio.h>
@@ -190,7 +190,7 @@ static void test_windows7_tables(void **state)
 	}
 }
 
-/* REFERENCE.md's second vector. */
+/* docs/FIRMWARE.md "MBR", the second vector. */
 static void test_reference_vector(void **state)
 {
 	(void)state;

@@ -1,4 +1,4 @@
-/* The installer's pure logic: partition layouts for every mocked drive (REFERENCE.md
+/* The installer's pure logic: partition layouts for every mocked drive (docs/FIRMWARE.md
  * "Alignment"), the MBR limit, ESP sizing, --dos-compat, the FAT type rule (edk2: FAT32 only with
  * >= 65,525 clusters) and size parsing. */
 #include "tests/unit/helpers.h"
@@ -189,7 +189,7 @@ static void test_fat_rule(void **state)
 			assert_true((uint64_t)c.sectors_per_cluster * lss <= 32768);
 		}
 	}
-	/* REFERENCE.md: at 4 KiB sectors a FAT32 ESP needs about 257 MiB */
+	/* docs/FIRMWARE.md "FAT on 4 KiB sectors": at 4 KiB sectors a FAT32 ESP needs about 257 MiB */
 	assert_int_equal(fat_choose(4096, 260 * MIB / 4096, &c), 0);
 	assert_int_equal(c.bits, 32);
 	assert_int_equal(fat_choose(4096, 250 * MIB / 4096, &c), 0);

@@ -1,6 +1,7 @@
-# The EFI test payload (gnu-efi, REFERENCE.md "OVMF"): prints its LoadOptions and the CRC32 of
-# the initrd fetched through LoadFile2 (LINUX_EFI_INITRD_MEDIA_GUID; efi/initrd_media.h), in the
-# line tests/payload/report_line.c formats for both payloads, then shuts down.
+# The EFI test payload (gnu-efi, docs/FIRMWARE.md "gnu-efi"): prints its LoadOptions and the
+# CRC32 of the initrd fetched through LoadFile2 (LINUX_EFI_INITRD_MEDIA_GUID;
+# efi/initrd_media.h), in the line tests/payload/report_line.c formats for both payloads, then
+# shuts down.
 # See tests/payload/efi/README.md.
 PAYLOAD_EFI_DIR := $(BUILD)/payload/efi
 PAYLOAD_EFI := $(PAYLOAD_EFI_DIR)/payload.efi

@@ -4,9 +4,13 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 
 TOOLS_SRCS := $(wildcard tools/*.c)
-TOOLS_HOST_OBJS := $(patsubst %.c,$(BUILD)/host/%.o,$(TOOLS_SRCS))
-TOOLS_ASAN_OBJS := $(patsubst %.c,$(BUILD)/asan/%.o,$(TOOLS_SRCS))
 TOOLS_DEFS := -DANYSECTOR_LIBDIR='"$(PREFIX)/lib/anysector"'
+# Everything but main() is a static library, so the unit tests link against what they use
+# without a list of objects; TOOLS_LDLIBS are the system libraries it needs.
+TOOLS_LIB_SRCS := $(filter-out tools/anysector.c,$(TOOLS_SRCS))
+TOOLS_HOST_LIB := $(BUILD)/tools/libanysector.a
+TOOLS_ASAN_LIB := $(BUILD)/asan/tools/libanysector.a
+TOOLS_LDLIBS :=
 ANYSECTOR := $(BUILD)/tools/anysector
 ANYSECTOR_ASAN := $(BUILD)/asan/tools/anysector
 
@@ -17,12 +21,18 @@ $(BUILD)/asan/tools/%.o: tools/%.c
 	@mkdir -p $(@D)
 	$(Q)$(HOSTCC) $(ASAN_CFLAGS) $(TOOLS_DEFS) $(DEPFLAGS) -c $< -o $@
 
-$(ANYSECTOR): $(TOOLS_HOST_OBJS) $(COMMON_HOST_LIB)
+$(TOOLS_HOST_LIB): $(patsubst %.c,$(BUILD)/host/%.o,$(TOOLS_LIB_SRCS))
+$(TOOLS_ASAN_LIB): $(patsubst %.c,$(BUILD)/asan/%.o,$(TOOLS_LIB_SRCS))
+$(TOOLS_HOST_LIB) $(TOOLS_ASAN_LIB):
 	@mkdir -p $(@D)
-	$(Q)$(HOSTCC) $(HOST_CFLAGS) $^ -o $@
-$(ANYSECTOR_ASAN): $(TOOLS_ASAN_OBJS) $(COMMON_ASAN_LIB)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(ANYSECTOR): $(BUILD)/host/tools/anysector.o $(TOOLS_HOST_LIB) $(COMMON_HOST_LIB)
 	@mkdir -p $(@D)
-	$(Q)$(HOSTCC) $(ASAN_CFLAGS) $^ -o $@
+	$(Q)$(HOSTCC) $(HOST_CFLAGS) $^ $(TOOLS_LDLIBS) -o $@
+$(ANYSECTOR_ASAN): $(BUILD)/asan/tools/anysector.o $(TOOLS_ASAN_LIB) $(COMMON_ASAN_LIB)
+	@mkdir -p $(@D)
+	$(Q)$(HOSTCC) $(ASAN_CFLAGS) $^ $(TOOLS_LDLIBS) -o $@
 
 # The stages directory: copies of whichever real stage artifacts this tree builds. The stage
 # fragments (stage1/stage1.mk, stage2/stage2.mk, efi/efi.mk sort before tools/) define

@@ -1,5 +1,5 @@
-# Host unit tests: one cmocka program per tests/unit/test_*.c, built with ASan+UBSan against
-# common/ (and whatever extra objects a test lists in UNIT_EXTRA_<name>).
+# Host unit tests: one cmocka program per tests/unit/test_*.c, built with ASan+UBSan and linked
+# against the installer's library and common/ (each takes only the objects it uses).
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/asan/tests/unit/%,$(UNIT_SRCS))
 
@@ -10,9 +10,10 @@ $(BUILD)/asan/tests/unit/helpers.o: tests/unit/helpers.c
 	@mkdir -p $(@D)
 	$(Q)$(HOSTCC) $(ASAN_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
+# (tools/tools.mk is read after this file: its library is named at the second expansion)
 .SECONDEXPANSION:
-$(BUILD)/asan/tests/unit/test_%: $(BUILD)/asan/tests/unit/test_%.o $(BUILD)/asan/tests/unit/helpers.o $$(UNIT_EXTRA_$$*) $(COMMON_ASAN_LIB)
-	$(Q)$(HOSTCC) $(ASAN_CFLAGS) $^ -lcmocka -o $@
+$(BUILD)/asan/tests/unit/test_%: $(BUILD)/asan/tests/unit/test_%.o $(BUILD)/asan/tests/unit/helpers.o $$(TOOLS_ASAN_LIB) $(COMMON_ASAN_LIB)
+	$(Q)$(HOSTCC) $(ASAN_CFLAGS) $^ $(TOOLS_LDLIBS) -lcmocka -o $@
 
 .PHONY: test-unit unit-bins
 unit-bins: $(UNIT_BINS)

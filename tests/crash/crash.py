@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Installer crash-safety (issue 6): `anysector install` stopped dead after each of its writes
-must leave a disk that boots the previous state or the new one, and `anysector restore` must
-return it byte-identical.
+"""Installer crash-safety (docs/DESIGN.md "Crash-safety write order"): `anysector install`
+stopped dead after each of its writes must leave a disk that boots the previous state or the new
+one, and `anysector restore` must return it byte-identical.
 
 For each scenario (firmware, disk front-end, sector sizes, label):
   1. "old" and "new" stages are made from the real ones ($BUILD/stages), so the two states differ

@@ -1,5 +1,5 @@
-# The UEFI shell case (issue 5): anysector.efi info/check/ls/cat run by startup.nsh in OVMF's
-# internal shell against a 4Kn and a 512e disk; see tests/efi-shell/run.sh.
+# The UEFI shell case (README "UEFI shell commands"): anysector.efi info/check/ls/cat run by
+# startup.nsh in OVMF's internal shell against a 4Kn and a 512e disk; see tests/efi-shell/run.sh.
 .PHONY: test-efi-shell
 test-efi-shell: $(EFI_BIN)
 	@tests/efi-shell/run.sh $(EFI_BIN)

@@ -1,7 +1,7 @@
 #!/bin/sh
-# The UEFI shell case (issue 5): OVMF finds no bootable disk, starts its internal shell, which
-# runs startup.nsh from FS0; the script runs anysector.efi info / check / ls / cat and a bad
-# command, echoing %lasterror% after each. We assert the geometry and alignment lines and the
+# The UEFI shell case (README "UEFI shell commands"): OVMF finds no bootable disk, starts its
+# internal shell, which runs startup.nsh from FS0; the script runs anysector.efi info / check /
+# ls / cat and a bad command, echoing %lasterror% after each. We assert the geometry and alignment lines and the
 # exit statuses on the serial log.
 #
 # Disks: A is 4Kn (virtio-blk, 4096/4096) with a GPT written by sgdisk on a 4096-byte loop device:

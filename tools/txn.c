@@ -14,6 +14,7 @@
 #include "tools/journal.h"
 #include "tools/mounts.h"
 #include "tools/ops.h"
+#include "tools/stage2_place.h"
 #include "tools/util.h"
 
 static void summary(struct txn *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -80,12 +81,8 @@ static int open_esp(struct txn *t)
 
 /* --- install --- */
 
-/* The room the two stage2 slots share at the start of their region. */
-#define STAGE2_SLOTS_BYTES (1u << 20)
-_Static_assert(STAGE2_MAX_SIZE <= STAGE2_SLOTS_BYTES / 2,
-	       "two slots of the largest stage2 must fit the room they share");
-
-/* Where stage2 may go: [first, end) in LBAs, and a phrase naming the place. */
+/* Where stage2 may go: [first, end) in LBAs, and a phrase naming the place. Returns 0 or an exit
+ * code. */
 static int stage2_region(struct txn *t, uint64_t *first, uint64_t *end, char *where, size_t cap)
 {
 	const struct disk_info *di = &t->di;
@@ -112,147 +109,106 @@ static int stage2_region(struct txn *t, uint64_t *first, uint64_t *end, char *wh
 	return 0;
 }
 
-int txn_install(struct txn *t, const struct stages *s)
+/* stage1.bin must leave the disk's timestamp bytes alone. Returns 0 or an exit code. */
+static int stage1_check(const struct stages *s)
+{
+	if (all_zero(s->stage1 + MBR_TIMESTAMP_OFF, MBR_TIMESTAMP_LEN))
+		return 0;
+	t_error("stages.stage1",
+		"%s/stage1.bin uses bytes 0x%X..0x%X, which belong to the disk (timestamp)", s->dir,
+		MBR_TIMESTAMP_OFF, MBR_TIMESTAMP_OFF + MBR_TIMESTAMP_LEN - 1);
+	return EXIT_ERRORS;
+}
+
+/* The slot choice: places the slots in the region, reads what they and LBA 0 hold, and picks
+ * the slot to write (stage2_place.h). Leaves the slots' room in *room and LBA 0 in *lba0 (the
+ * caller frees both, also on failure). Returns 0 or an exit code. */
+static int choose_stage2_place(struct txn *t, uint32_t len, const char *where, uint64_t first,
+			       uint64_t end, struct stage2_place *pl, uint8_t **room, uint8_t **lba0)
 {
 	struct hostdev *h = t->h;
-	const struct part_info *bp = &t->di.parts[t->di.esp];
-	uint32_t lss = h->topo.lss, len = s->stage2_len;
-	uint64_t first, end;
-	char where[200];
-	int rc;
+	uint32_t lss = h->topo.lss;
+	int err;
 
-	if (!all_zero(s->stage1 + MBR_TIMESTAMP_OFF, MBR_TIMESTAMP_LEN)) {
-		t_error("stages.stage1",
-			"%s/stage1.bin uses bytes 0x%X..0x%X, which belong to the disk (timestamp)",
-			s->dir, MBR_TIMESTAMP_OFF, MBR_TIMESTAMP_OFF + MBR_TIMESTAMP_LEN - 1);
-		return EXIT_ERRORS;
-	}
-	if ((rc = stage2_region(t, &first, &end, where, sizeof where)))
-		return rc;
-
-	/* Two slots for stage2, each at a whole logical and physical sector: A at the start of the
-	 * region, B at its (aligned) middle. The new stage2 goes to a slot the current stage1 does
-	 * not load from, and stage1 in LBA 0 (one sector, written last) switches to it: a crash at
-	 * any point leaves stage1 pointing at a whole stage2, the old one or the new one. Where the
-	 * region has room for one copy only (the legacy 31 KiB gap before LBA 63), stage2 is
-	 * replaced in place and the install says it is not crash-safe. */
-	uint64_t slot[2], need = (len + lss - 1) / lss;
-	slot[0] = align_up(&h->topo, first, t->di.pgrain);
-	if (slot[0] == UINT64_MAX || slot[0] >= end || need > end - slot[0]) {
-		uint64_t room = slot[0] < end ? (end - slot[0]) * lss : 0;
+	*room = *lba0 = NULL;
+	if (stage2_slots(&h->topo, t->di.pgrain, first, end, len, pl)) {
+		uint64_t at = pl->slot[0];
 		t_error("refuse.stage2_fit",
 			"stage2 (%u bytes) does not fit the %s: %llu bytes are free from byte %llu, the "
 			"first logical and physical sector boundary",
-			(unsigned)len, where, (unsigned long long)room,
-			(unsigned long long)(slot[0] == UINT64_MAX ? 0 : slot[0] * lss));
+			(unsigned)len, where, (unsigned long long)(at < end ? (end - at) * lss : 0),
+			(unsigned long long)(at == STAGE2_NO_LBA ? 0 : at * lss));
 		return EXIT_REFUSED;
 	}
-	/* The slots share the first MiB of the region at most (a stage2 is below 480 KiB), so a
-	 * huge gap or BIOS boot partition is neither read whole nor split far apart. */
-	if (end - slot[0] > STAGE2_SLOTS_BYTES / lss)
-		end = slot[0] + STAGE2_SLOTS_BYTES / lss;
-	slot[1] = align_up(&h->topo, slot[0] + (end - slot[0]) / 2, t->di.pgrain);
-	unsigned nslots = slot[1] != UINT64_MAX && slot[1] > slot[0] && slot[1] < end &&
-				  need <= slot[1] - slot[0] && need <= end - slot[1] ? 2 : 1;
-
-	/* What is in the region now: nothing, our stage2 in a slot, or somebody else's data. */
-	uint8_t *region = xmalloc((size_t)((end - slot[0]) * lss));
-	if ((rc = bdev_read(&h->dev, slot[0], end - slot[0], region))) {
+	*room = xmalloc((size_t)((pl->end - pl->slot[0]) * lss));
+	if ((err = bdev_read(&h->dev, pl->slot[0], pl->end - pl->slot[0], *room))) {
 		t_error("io.read", "%s: LBA %llu..%llu could not be read: %s", h->path,
-			(unsigned long long)slot[0], (unsigned long long)(end - 1), as_strerror(rc));
-		free(region);
+			(unsigned long long)pl->slot[0], (unsigned long long)(pl->end - 1),
+			as_strerror(err));
 		return EXIT_ERRORS;
 	}
-	uint64_t ours_len[2] = { 0, 0 }; /* bytes of our stage2 found at each slot */
-	for (unsigned i = 0; i < 2; i++) {
-		if (slot[i] == UINT64_MAX || slot[i] >= end || (i && slot[1] <= slot[0]))
-			continue;
-		const uint8_t *at = region + (slot[i] - slot[0]) * lss;
-		uint64_t room = (end - slot[i]) * lss;
-		if (memcmp(at + STAGE2_MAGIC_OFF, STAGE2_MAGIC, 8))
-			continue;
-		uint32_t l = le32_load(at + STAGE2_LENGTH_OFF);
-		if (l >= STAGE2_HDR_SIZE && l <= room)
-			ours_len[i] = l;
-	}
-	/* The stage2 the current stage1 loads (if LBA 0 holds ours): [live, live_end). */
-	uint64_t live = UINT64_MAX, live_end = 0;
-	uint8_t *lba0 = xmalloc(lss);
-	if ((rc = bdev_read(&h->dev, 0, 1, lba0))) {
-		t_error("io.read", "%s: LBA 0 could not be read: %s", h->path, as_strerror(rc));
-		free(lba0);
-		free(region);
+	stage2_find_ours(pl, *room, lss);
+	*lba0 = xmalloc(lss);
+	if ((err = bdev_read(&h->dev, 0, 1, *lba0))) {
+		t_error("io.read", "%s: LBA 0 could not be read: %s", h->path, as_strerror(err));
 		return EXIT_ERRORS;
 	}
-	if (!memcmp(lba0 + STAGE1_MAGIC_OFF, STAGE1_MAGIC, 4)) {
-		uint64_t off = le64_load(lba0 + STAGE1_S2_OFFSET_OFF);
-		uint64_t l = le32_load(lba0 + STAGE1_S2_LENGTH_OFF);
-		if (off % lss == 0 && l && off / lss < end && l <= (end - off / lss) * lss) {
-			live = off / lss;
-			live_end = live + (l + lss - 1) / lss;
-		}
+	stage1_live_stage2(pl, *lba0, lss);
+	stage2_choose_slot(pl, lss);
+	return 0;
+}
+
+/* Refusing foreign bytes: the sectors stage2 replaces may hold only zeros and our own stage2,
+ * unless --force. Returns 0 or an exit code. */
+static int refuse_foreign_bytes(struct txn *t, const struct stage2_place *pl, const uint8_t *room,
+				const char *where)
+{
+	uint32_t lss = t->h->topo.lss;
+	uint64_t at;
+
+	if (!stage2_foreign_byte(pl, room, lss, &at))
+		return 0;
+	unsigned long long byte = pl->slot[0] * lss + at;
+	if (!t->force) {
+		t_error("refuse.foreign_gap",
+			"the %s holds data that is not anysector's (byte %llu is 0x%02X): another "
+			"boot loader may live there; use --force to overwrite it (the backup keeps "
+			"a copy)",
+			where, byte, room[at]);
+		return EXIT_REFUSED;
 	}
-	/* The first slot whose sectors miss the live stage2. */
-	unsigned use = 0;
-	bool safe = false;
-	for (unsigned i = 0; i < nslots && !safe; i++) {
-		if (slot[i] + need <= live || slot[i] >= live_end) {
-			use = i;
-			safe = true;
-		}
-	}
-	uint64_t lba = slot[use], n = need;
-	/* Also clear the tail of a longer earlier stage2 in that slot, short of the live one. */
-	if ((ours_len[use] + lss - 1) / lss > n)
-		n = (ours_len[use] + lss - 1) / lss;
-	if (safe && lba < live && n > live - lba)
-		n = live - lba;
-	if (n > end - lba)
-		n = end - lba;
-	for (uint64_t i = 0; i < n * lss; i++) {
-		uint64_t abs = (lba - slot[0]) * lss + i; /* byte in region */
-		if (!region[abs])
-			continue;
-		bool is_ours = false;
-		for (unsigned k = 0; k < 2; k++)
-			if (ours_len[k] && abs >= (slot[k] - slot[0]) * lss &&
-			    abs < (slot[k] - slot[0]) * lss + ours_len[k])
-				is_ours = true;
-		if (is_ours)
-			continue;
-		if (!t->force) {
-			t_error("refuse.foreign_gap",
-				"the %s holds data that is not anysector's (byte %llu is 0x%02X): another "
-				"boot loader may live there; use --force to overwrite it (the backup keeps "
-				"a copy)",
-				where, (unsigned long long)(lba * lss + i), region[abs]);
-			free(lba0);
-			free(region);
-			return EXIT_REFUSED;
-		}
-		t_warn("install.foreign_gap",
-		       "--force: overwriting data that is not anysector's in the %s (byte %llu is 0x%02X)",
-		       where, (unsigned long long)(lba * lss + i), region[abs]);
-		break;
-	}
-	free(region);
-	if (nslots == 1)
+	t_warn("install.foreign_gap",
+	       "--force: overwriting data that is not anysector's in the %s (byte %llu is 0x%02X)",
+	       where, byte, room[at]);
+	return 0;
+}
+
+static void warn_not_crash_safe(const struct stage2_place *pl, uint32_t lss, uint32_t len,
+				const char *where)
+{
+	if (pl->nslots == 1)
 		t_warn("install.not_crash_safe",
 		       "the %s has room for one copy of stage2 only (%u bytes from byte %llu): an "
 		       "install replaces it in place, so a crash during one can leave the disk "
 		       "unbootable until 'anysector restore' puts the backup back",
-		       where, (unsigned)len, (unsigned long long)(slot[0] * lss));
-	else if (!safe)
+		       where, (unsigned)len, (unsigned long long)(pl->slot[0] * lss));
+	else if (!pl->safe)
 		t_warn("install.not_crash_safe",
 		       "the stage2 stage1 loads now (LBA %llu..%llu) overlaps both slots of the %s: "
 		       "it is overwritten before LBA 0 switches, so a crash during this install can "
 		       "leave the disk unbootable until 'anysector restore' puts the backup back",
-		       (unsigned long long)live, (unsigned long long)(live_end - 1), where);
+		       (unsigned long long)pl->live, (unsigned long long)(pl->live_end - 1), where);
+}
 
-	/* stage2, patched with the boot partition's identity. */
+/* Planning stage2: the image patched with the boot partition's identity, in the chosen slot.
+ * Returns 0 or an exit code. */
+static int plan_stage2(struct txn *t, const struct stages *s, const struct stage2_place *pl,
+		       const char *where, char *slot_name, size_t cap)
+{
+	const struct part_info *bp = &t->di.parts[t->di.esp];
+	uint32_t lss = t->h->topo.lss, len = s->stage2_len;
 	struct stage2_identity id = { 0 };
-	uint8_t *img = xcalloc(1, (size_t)(n * lss));
-	memcpy(img, s->stage2, len);
+
 	if (t->di.label == LABEL_GPT) {
 		id.kind = STAGE2_KIND_GPT;
 		id.part_guid = bp->unique;
@@ -266,43 +222,62 @@ int txn_install(struct txn *t, const struct stages *s)
 			       "cannot tell which one holds its boot partition");
 	}
 	snprintf(id.config_path, sizeof id.config_path, "/%s", CFG_FILE_NAME);
+	uint8_t *img = xcalloc(1, (size_t)(pl->count * lss));
+	memcpy(img, s->stage2, len);
 	stage2_identity_set(img, len, &id);
 	if (!stage2_image_valid(img, len)) {
 		t_error("install.stage2", "the patched stage2 does not verify (CRC32)");
 		free(img);
-		free(lba0);
 		return EXIT_ERRORS;
 	}
-	char what[400], slot_name[40] = ", the only slot";
-	if (nslots == 2)
-		snprintf(slot_name, sizeof slot_name, ", slot %c of 2", use ? 'B' : 'A');
+	if (pl->nslots == 2)
+		snprintf(slot_name, cap, ", slot %c of 2", pl->use ? 'B' : 'A');
+	else
+		snprintf(slot_name, cap, ", the only slot");
+	char what[400];
 	snprintf(what, sizeof what, "stage2, %u bytes, boot partition %u, in the %s%s", (unsigned)len,
 		 bp->number, where, slot_name);
-	plan_add(&t->pre, lba, n, img, what);
+	plan_add(&t->pre, pl->lba, pl->count, img, what);
 	free(img);
+	return 0;
+}
 
-	/* stage1: bytes 0..439 of LBA 0 except the timestamp; everything else stays. */
-	memcpy(lba0, s->stage1, MBR_TIMESTAMP_OFF);
-	memcpy(lba0 + MBR_TIMESTAMP_OFF + MBR_TIMESTAMP_LEN,
-	       s->stage1 + MBR_TIMESTAMP_OFF + MBR_TIMESTAMP_LEN,
-	       MBR_BOOTCODE_SIZE - MBR_TIMESTAMP_OFF - MBR_TIMESTAMP_LEN);
-	le64_store(lba0 + STAGE1_S2_OFFSET_OFF, lba * lss);
-	le32_store(lba0 + STAGE1_S2_LENGTH_OFF, len);
+int txn_install(struct txn *t, const struct stages *s)
+{
+	const struct part_info *bp = &t->di.parts[t->di.esp];
+	uint32_t lss = t->h->topo.lss, len = s->stage2_len;
+	struct stage2_place pl;
+	uint8_t *room = NULL, *lba0 = NULL;
+	uint64_t first, end;
+	char where[200], slot_name[40];
+	int rc;
+
+	if ((rc = stage1_check(s)) || (rc = stage2_region(t, &first, &end, where, sizeof where)) ||
+	    (rc = choose_stage2_place(t, len, where, first, end, &pl, &room, &lba0)) ||
+	    (rc = refuse_foreign_bytes(t, &pl, room, where)))
+		goto out;
+	warn_not_crash_safe(&pl, lss, len, where);
+	if ((rc = plan_stage2(t, s, &pl, where, slot_name, sizeof slot_name)))
+		goto out;
+	/* Planning stage1: LBA 0 with the new code, switched to the new stage2, written last. */
+	stage1_merge(lba0, s->stage1, pl.lba * lss, len);
 	plan_add(&t->post, 0, 1, lba0,
 		 "stage1 in LBA 0 bytes 0..439 (disk signature, partition table, 0x55AA and bytes "
 		 "0xDA..0xDF kept)");
-	free(lba0);
 
 	/* BOOTX64.EFI for UEFI firmware. */
 	if ((rc = open_esp(t)) || (rc = esp_mkdir_p(&t->esp, "/EFI/BOOT")) ||
 	    (rc = esp_put(&t->esp, s->efi_path, "/EFI/BOOT/BOOTX64.EFI")))
-		return rc;
+		goto out;
 
 	summary(t, "stage1 in LBA 0, pointing at stage2 at byte %llu (%u bytes)",
-		(unsigned long long)(lba * lss), (unsigned)len);
+		(unsigned long long)(pl.lba * lss), (unsigned)len);
 	summary(t, "stage2 in the %s%s, booting from partition %u", where, slot_name, bp->number);
 	summary(t, "\\EFI\\BOOT\\BOOTX64.EFI on partition %u", bp->number);
-	return 0;
+out:
+	free(room);
+	free(lba0);
+	return rc;
 }
 
 /* --- add --- */

@@ -31,10 +31,10 @@ int stage2_slots(const struct topology *t, uint64_t pgrain, uint64_t first, uint
 	if (end - p->slot[0] > STAGE2_SLOTS_BYTES / lss)
 		p->end = p->slot[0] + STAGE2_SLOTS_BYTES / lss;
 	p->slot[1] = align_up(t, p->slot[0] + (p->end - p->slot[0]) / 2, pgrain);
-	p->nslots = p->slot[1] != STAGE2_NO_LBA && p->slot[1] > p->slot[0] && p->slot[1] < p->end &&
-				    p->need <= p->slot[1] - p->slot[0] && p->need <= p->end - p->slot[1]
-			    ? 2
-			    : 1;
+	bool b_fits = p->slot[1] != STAGE2_NO_LBA && p->slot[1] > p->slot[0] &&
+		      p->slot[1] < p->end && p->need <= p->slot[1] - p->slot[0] &&
+		      p->need <= p->end - p->slot[1];
+	p->nslots = b_fits ? 2 : 1;
 	return 0;
 }
 

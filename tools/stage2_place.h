@@ -28,11 +28,11 @@ struct stage2_place {
 	uint64_t end;            /* the end of the room the slots share (LBA, exclusive) */
 	/* what the room holds (stage2_find_ours, stage1_live_stage2) */
 	uint64_t ours_len[2];    /* bytes of a stage2 of ours found at each slot, 0: none */
-	uint64_t live, live_end; /* the sectors of the stage2 stage1 loads now; live: STAGE2_NO_LBA */
+	uint64_t live, live_end; /* the stage2 stage1 loads now (sectors); live: STAGE2_NO_LBA */
 	/* the choice (stage2_choose_slot) */
 	unsigned use;            /* the slot written */
 	bool safe;               /* it misses the live stage2, so a crash leaves one whole */
-	uint64_t lba, count;     /* the sectors written: the new stage2 and the tail of an older one */
+	uint64_t lba, count;     /* the sectors written: the new stage2, an older one's tail */
 };
 
 /* Places the slots of a stage2 of len bytes in the region [first, end) of a disk with topology

@@ -1,7 +1,5 @@
 /* install and add, as write plans over a disk whose table is already there (tools/ops.h). */
-#include <ctype.h>
 #include <errno.h>
-#include <libgen.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +9,7 @@
 #include "common/errors.h"
 #include "common/le.h"
 #include "common/linux.h"
+#include "tools/cfgedit.h"
 #include "tools/journal.h"
 #include "tools/mounts.h"
 #include "tools/ops.h"
@@ -282,42 +281,6 @@ out:
 
 /* --- add --- */
 
-/* An entry name from a file name: lower-case letters, digits, '.', '_' and '-'. */
-static void name_from(const char *file, char *out, size_t cap)
-{
-	char tmp[4096];
-	size_t n = 0;
-
-	snprintf(tmp, sizeof tmp, "%s", file);
-	const char *b = basename(tmp);
-	/* "vmlinuz-6.1.0-18-amd64" names the entry "6.1.0-18-amd64"; a bare "vmlinuz" is "linux" */
-	static const char *const prefixes[] = { "vmlinuz-", "vmlinux-", "bzImage-", "linux-" };
-	for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
-		if (!strncmp(b, prefixes[i], strlen(prefixes[i])) && b[strlen(prefixes[i])])
-			b += strlen(prefixes[i]);
-	if (!strcmp(b, "vmlinuz") || !strcmp(b, "vmlinux") || !strcmp(b, "bzImage"))
-		b = "linux";
-	for (const char *p = b; *p && n + 1 < cap; p++) {
-		char c = (char)tolower((unsigned char)*p);
-		out[n++] = isalnum((unsigned char)c) || c == '.' || c == '_' || c == '-' ? c : '-';
-	}
-	out[n] = 0;
-	if (!n)
-		snprintf(out, cap, "linux");
-}
-
-/* A FAT-safe file name for a host file (spaces and reserved characters become '_'). */
-static void fat_name(const char *file, char *out, size_t cap)
-{
-	char tmp[4096];
-	size_t n = 0;
-
-	snprintf(tmp, sizeof tmp, "%s", file);
-	for (const char *p = basename(tmp); *p && n + 1 < cap; p++)
-		out[n++] = strchr("\"*/:<>?\\| ", *p) || (unsigned char)*p < 0x20 ? '_' : *p;
-	out[n] = 0;
-}
-
 static bool has_control(const char *s)
 {
 	for (; s && *s; s++)
@@ -352,38 +315,123 @@ static void check_kernel(const char *path)
 		t_warn("add.kernel_efi", "%s has no PE header: UEFI firmware cannot start it", path);
 }
 
-/* Puts "default NAME" into the global part of the text (replacing one that is there). */
-static char *set_default(const char *text, const char *name)
+/* The anysector.cfg add starts from: the one on the ESP, which must be valid, or a new one.
+ * Returns 0 or an exit code. */
+static int config_load(struct txn *t, char **text)
 {
-	size_t len = strlen(text);
-	char *out = xmalloc(len + strlen(name) + 32);
-	const char *p = text, *ins = NULL, *rep_end = NULL;
+	size_t len;
+	int err = esp_read_file(&t->esp, "/" CFG_FILE_NAME, text, &len);
 
-	while (*p) {
-		const char *eol = strchr(p, '\n');
-		const char *next = eol ? eol + 1 : p + strlen(p);
-		const char *w = p;
-		while (*w == ' ' || *w == '\t')
-			w++;
-		if (!strncmp(w, "entry", 5) && (w[5] == ' ' || w[5] == '\t' || w[5] == '\n')) {
-			if (!ins)
-				ins = p;
-			break;
-		}
-		if (!strncmp(w, "default", 7) && (w[7] == ' ' || w[7] == '\t')) {
-			ins = p;
-			rep_end = next;
-			break;
-		}
-		p = next;
+	if (err == AS_ENOENT) {
+		char head[160];
+		snprintf(head, sizeof head,
+			 "# anysector.cfg: the boot menu (see anysector(8)); written by 'anysector "
+			 "add'\ntimeout %u\n",
+			 t->cfg_timeout);
+		*text = xstrdup(head);
+		return 0;
 	}
-	if (!ins)
-		ins = text + len;
-	size_t head = (size_t)(ins - text);
-	memcpy(out, text, head);
-	int k = sprintf(out + head, "default %s\n%s", name, rep_end || !*ins ? "" : "\n");
-	strcpy(out + head + k, rep_end ? rep_end : ins);
-	return out;
+	if (err) {
+		t_error("add.config_read", "reading %s from the ESP failed: %s", CFG_FILE_NAME,
+			as_strerror(err));
+		return EXIT_ERRORS;
+	}
+	struct cfg *cfg = xcalloc(1, sizeof *cfg);
+	struct report q;
+	int rc = 0;
+	report_init(&q, false);
+	if (strlen(*text) != len || cfg_parse(*text, len, cfg, &q.diag)) {
+		const struct report_item *it = report_first(&q, DIAG_ERROR);
+		t_error("add.config_invalid",
+			"the %s on the ESP is not valid (%s); fix it before adding entries",
+			CFG_FILE_NAME, it ? it->msg : "it contains a NUL byte");
+		rc = EXIT_ERRORS;
+	}
+	report_free(&q);
+	free(cfg);
+	return rc;
+}
+
+/* An entry's text is one line each and its files can be read. Returns 0 or an exit code. */
+static int entry_check(const struct add_entry *e)
+{
+	if (has_control(e->title) || has_control(e->cmdline) ||
+	    (e->name && (strpbrk(e->name, " \t#") || has_control(e->name)))) {
+		t_error("usage.value", "titles and command lines are one line; names one word");
+		return EXIT_USAGE;
+	}
+	if (access(e->kernel, R_OK)) {
+		t_error("add.file", "%s: %s", e->kernel, strerror(errno));
+		return EXIT_ERRORS;
+	}
+	for (unsigned k = 0; k < e->ninitrd; k++) {
+		if (access(e->initrd[k], R_OK)) {
+			t_error("add.file", "%s: %s", e->initrd[k], strerror(errno));
+			return EXIT_ERRORS;
+		}
+	}
+	check_kernel(e->kernel);
+	return 0;
+}
+
+/* Where an entry's files go on the ESP. */
+struct entry_files {
+	char kernel[CFG_NAME_MAX + 128];
+	char initrd[CFG_MAX_INITRDS][CFG_NAME_MAX + 128];
+	const char *initrd_list[CFG_MAX_INITRDS];
+};
+
+/* Copies an entry's kernel and initrds into /NAME on the ESP copy. Returns 0 or an exit code. */
+static int entry_copy_files(struct txn *t, const struct add_entry *e, const char *name,
+			    struct entry_files *f)
+{
+	char dir[CFG_NAME_MAX + 2];
+	int rc;
+
+	snprintf(dir, sizeof dir, "/%s", name);
+	if ((rc = esp_mkdir_p(&t->esp, dir)))
+		return rc;
+	entry_file_path(name, e->kernel, f->kernel, sizeof f->kernel);
+	if ((rc = esp_put(&t->esp, e->kernel, f->kernel)))
+		return rc;
+	for (unsigned j = 0; j < e->ninitrd; j++) {
+		entry_file_path(name, e->initrd[j], f->initrd[j], sizeof f->initrd[j]);
+		f->initrd_list[j] = f->initrd[j];
+		if ((rc = esp_put(&t->esp, e->initrd[j], f->initrd[j])))
+			return rc;
+	}
+	return 0;
+}
+
+/* Adds one entry: its files onto the ESP copy, its lines to *text. Returns 0 or an exit code. */
+static int add_entry(struct txn *t, const struct add_entry *e, char **text)
+{
+	char name[CFG_NAME_MAX];
+	struct entry_files f;
+	int rc;
+
+	if ((rc = entry_check(e)))
+		return rc;
+	if (!entry_name_pick(*text, e->name, e->kernel, name)) {
+		t_error("refuse.entry_exists",
+			"%s already has an entry named '%s'; choose another --name", CFG_FILE_NAME,
+			name);
+		return EXIT_REFUSED;
+	}
+	if ((rc = entry_copy_files(t, e, name, &f)))
+		return rc;
+	char *cur = cfg_text_add_entry(*text, name, e->title, f.kernel, f.initrd_list, e->ninitrd,
+				       e->cmdline);
+	free(*text);
+	*text = cur;
+	if (e->make_default) {
+		cur = cfg_text_set_default(*text, name);
+		free(*text);
+		*text = cur;
+	}
+	summary(t, "entry '%s' (kernel %s%s) in %s on partition %u", name, e->kernel,
+		e->ninitrd ? " and initrd" : "", CFG_FILE_NAME, t->esp.number);
+	return 0;
 }
 
 /* Writes text to a new temporary file named in path. Returns 0 or AS_EIO (errno says why). */
@@ -399,151 +447,48 @@ static int write_temp(const char *text, char *path, size_t cap)
 	return rc;
 }
 
-int txn_add(struct txn *t, const struct add_entry *entries, unsigned n)
+/* The new anysector.cfg must parse, then goes onto the ESP copy. Returns 0 or an exit code. */
+static int config_store(struct txn *t, const char *text)
 {
 	struct cfg *cfg = xcalloc(1, sizeof *cfg);
-	char *text = NULL, *cur;
-	size_t len;
-	int rc;
-
-	if ((rc = open_esp(t)))
-		goto out;
-	int err = esp_read_file(&t->esp, "/" CFG_FILE_NAME, &text, &len);
-	if (err == AS_ENOENT) {
-		char head[160];
-		snprintf(head, sizeof head,
-			 "# anysector.cfg: the boot menu (see anysector(8)); written by 'anysector "
-			 "add'\ntimeout %u\n",
-			 t->cfg_timeout);
-		text = xstrdup(head);
-	} else if (err) {
-		t_error("add.config_read", "reading %s from the ESP failed: %s", CFG_FILE_NAME,
-			as_strerror(err));
-		rc = EXIT_ERRORS;
-		goto out;
-	} else {
-		struct report q;
-		report_init(&q, false);
-		if (strlen(text) != len || cfg_parse(text, len, cfg, &q.diag)) {
-			const struct report_item *it = report_first(&q, DIAG_ERROR);
-			t_error("add.config_invalid",
-				"the %s on the ESP is not valid (%s); fix it before adding entries",
-				CFG_FILE_NAME, it ? it->msg : "it contains a NUL byte");
-			report_free(&q);
-			rc = EXIT_ERRORS;
-			goto out;
-		}
-		report_free(&q);
-	}
-
-	for (unsigned i = 0; i < n; i++) {
-		const struct add_entry *e = &entries[i];
-		char name[CFG_NAME_MAX], dir[CFG_NAME_MAX + 2], dst[CFG_NAME_MAX + 128], fn[96];
-
-		if (has_control(e->title) || has_control(e->cmdline) ||
-		    (e->name && (strpbrk(e->name, " \t#") || has_control(e->name)))) {
-			t_error("usage.value", "titles and command lines are one line; names one word");
-			rc = EXIT_USAGE;
-			goto out;
-		}
-		if (access(e->kernel, R_OK)) {
-			t_error("add.file", "%s: %s", e->kernel, strerror(errno));
-			rc = EXIT_ERRORS;
-			goto out;
-		}
-		for (unsigned k = 0; k < e->ninitrd; k++) {
-			if (access(e->initrd[k], R_OK)) {
-				t_error("add.file", "%s: %s", e->initrd[k], strerror(errno));
-				rc = EXIT_ERRORS;
-				goto out;
-			}
-		}
-		check_kernel(e->kernel);
-		/* A unique entry name: the given one must be free; a derived one gets a suffix. */
-		if (e->name)
-			snprintf(name, sizeof name, "%s", e->name);
-		else
-			name_from(e->kernel, name, sizeof name - 4);
-		struct cfg *now = xcalloc(1, sizeof *now);
-		cfg_parse(text, strlen(text), now, NULL);
-		if (cfg_find(now, name) >= 0) {
-			if (e->name) {
-				t_error("refuse.entry_exists",
-					"%s already has an entry named '%s'; choose another --name",
-					CFG_FILE_NAME, name);
-				free(now);
-				rc = EXIT_REFUSED;
-				goto out;
-			}
-			char base[CFG_NAME_MAX];
-			snprintf(base, sizeof base, "%s", name);
-			for (unsigned k = 2; cfg_find(now, name) >= 0 && k < 100; k++)
-				snprintf(name, sizeof name, "%.26s-%u", base, k);
-		}
-		free(now);
-
-		snprintf(dir, sizeof dir, "/%s", name);
-		if ((rc = esp_mkdir_p(&t->esp, dir)))
-			goto out;
-		size_t extra = 256 + strlen(e->title ? e->title : name) +
-			       strlen(e->cmdline ? e->cmdline : "") + (e->ninitrd + 1) * sizeof dst;
-		cur = xmalloc(strlen(text) + extra);
-		int k = sprintf(cur, "%s%s\nentry %s\n  title   %s\n", text,
-				text[0] && text[strlen(text) - 1] != '\n' ? "\n" : "", name,
-				e->title ? e->title : name);
-		fat_name(e->kernel, fn, sizeof fn);
-		snprintf(dst, sizeof dst, "%s/%s", dir, fn);
-		if ((rc = esp_put(&t->esp, e->kernel, dst))) {
-			free(cur);
-			goto out;
-		}
-		k += sprintf(cur + k, "  kernel  %s\n", dst);
-		for (unsigned j = 0; j < e->ninitrd; j++) {
-			fat_name(e->initrd[j], fn, sizeof fn);
-			snprintf(dst, sizeof dst, "%s/%s", dir, fn);
-			if ((rc = esp_put(&t->esp, e->initrd[j], dst))) {
-				free(cur);
-				goto out;
-			}
-			k += sprintf(cur + k, "  initrd  %s\n", dst);
-		}
-		if (e->cmdline && *e->cmdline)
-			sprintf(cur + k, "  cmdline %s\n", e->cmdline);
-		free(text);
-		text = cur;
-		if (e->make_default) {
-			cur = set_default(text, name);
-			free(text);
-			text = cur;
-		}
-		summary(t, "entry '%s' (kernel %s%s) in %s on partition %u", name, e->kernel,
-			e->ninitrd ? " and initrd" : "", CFG_FILE_NAME, t->esp.number);
-	}
-
-	/* The result must parse, or nothing is written. */
 	struct report q;
+	int rc = 0;
+
 	report_init(&q, false);
 	if (cfg_parse(text, strlen(text), cfg, &q.diag)) {
 		const struct report_item *it = report_first(&q, DIAG_ERROR);
 		t_error("refuse.config_result",
 			"the new %s would not be valid (%s); nothing was changed", CFG_FILE_NAME,
 			it ? it->msg : "?");
-		report_free(&q);
 		rc = EXIT_REFUSED;
-		goto out;
 	}
 	report_free(&q);
+	free(cfg);
+	if (rc)
+		return rc;
 	char tmp[4096];
 	if (write_temp(text, tmp, sizeof tmp)) {
 		t_error("add.temp", "cannot write a temporary file: %s", strerror(errno));
-		rc = EXIT_ERRORS;
-		goto out;
+		return EXIT_ERRORS;
 	}
 	rc = esp_put(&t->esp, tmp, "/" CFG_FILE_NAME);
 	unlink(tmp);
+	return rc;
+}
+
+int txn_add(struct txn *t, const struct add_entry *entries, unsigned n)
+{
+	char *text = NULL;
+	int rc;
+
+	if ((rc = open_esp(t)) || (rc = config_load(t, &text)))
+		goto out;
+	for (unsigned i = 0; i < n; i++)
+		if ((rc = add_entry(t, &entries[i], &text)))
+			goto out;
+	rc = config_store(t, text);
 out:
 	free(text);
-	free(cfg);
 	return rc;
 }
 

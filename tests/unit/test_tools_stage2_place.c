@@ -16,7 +16,8 @@
 
 static struct topology topo(uint32_t lss, uint32_t pss, uint32_t aoff)
 {
-	return (struct topology){ .lss = lss, .pss = pss, .aoff = aoff, .sectors = (64ull << 20) / lss };
+	return (struct topology){ .lss = lss, .pss = pss, .aoff = aoff,
+				  .sectors = (64ull << 20) / lss };
 }
 
 /* A room of n sectors with a stage2 of ours (magic and length) at sector at. */
@@ -62,7 +63,8 @@ static void test_slots_per_drive(void **state)
 	assert_int_equal(stage2_slots(&t, 4096, 2048, 4096, 30000, &p), 0);
 	assert_int_equal(p.slot[0], 2055);
 	assert_int_equal(p.slot[1] % 8, 7);
-	assert_true(p.slot[1] >= 2055 + (4096 - 2055) / 2 && p.slot[1] < 2055 + (4096 - 2055) / 2 + 8);
+	uint64_t middle = 2055 + (4096 - 2055) / 2;
+	assert_true(p.slot[1] >= middle && p.slot[1] < middle + 8);
 	assert_int_equal(p.nslots, 2);
 }
 

@@ -1,0 +1,36 @@
+/* anysector.cfg as text, as add changes it (pure: no I/O, no messages). The text is kept as the
+ * user wrote it, comments included; only new lines are added and one "default" line replaced.
+ * The loaders' parser (common/config.c) checks the result before anything is written. */
+#ifndef ANYSECTOR_TOOLS_CFGEDIT_H
+#define ANYSECTOR_TOOLS_CFGEDIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "common/config.h"
+
+/* An entry name from a kernel's file name: lower-case letters, digits, '.', '_' and '-';
+ * "vmlinuz-6.1.0-18-amd64" gives "6.1.0-18-amd64", a bare "vmlinuz" gives "linux". */
+void entry_name_from_file(const char *file, char *out, size_t cap);
+
+/* The entry name for a new entry in text: given when there is one, else one made from the
+ * kernel's file name with "-2", "-3", ... added until it is free. Returns false when the given
+ * name is taken already (name then holds it). */
+bool entry_name_pick(const char *text, const char *given, const char *kernel,
+		     char name[CFG_NAME_MAX]);
+
+/* A FAT-safe file name for a host file (spaces and reserved characters become '_'). */
+void fat_file_name(const char *file, char *out, size_t cap);
+
+/* Where add puts a host file of the entry name on the ESP: "/NAME/FILE". */
+void entry_file_path(const char *name, const char *file, char *out, size_t cap);
+
+/* text with an entry appended (title NULL: the name; cmdline NULL or "": none), malloc'd. */
+char *cfg_text_add_entry(const char *text, const char *name, const char *title,
+			 const char *kernel, const char *const *initrd, unsigned ninitrd,
+			 const char *cmdline);
+
+/* text with "default NAME" in its global part, replacing the one there, malloc'd. */
+char *cfg_text_set_default(const char *text, const char *name);
+
+#endif

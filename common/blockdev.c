@@ -30,6 +30,36 @@ static bool range_ok(const struct blockdev *dev, uint64_t lba, uint64_t count)
 	return lba <= dev->sectors && count <= dev->sectors - lba;
 }
 
+/* One piece (count <= max_io): tried again, then halved (bdev_read's comment). */
+static int read_retrying(struct blockdev *dev, uint64_t lba, uint32_t count, uint8_t *buf)
+{
+	int rc = AS_EIO;
+
+	for (unsigned t = 1; t <= BDEV_READ_TRIES; t++) {
+		if (t > 1 && dev->reset)
+			dev->reset(dev);
+		dev->err_lba = lba;
+		rc = dev->read(dev, lba, count, buf);
+		if (rc > 0)
+			rc = AS_EIO;
+		if (rc != AS_EIO) {
+			if (!rc && t > 1 && dev->read_note)
+				dev->read_note(dev, lba, count, t, true);
+			return rc;
+		}
+	}
+	if (count > 1) {
+		uint32_t half = count / 2;
+		rc = read_retrying(dev, lba, half, buf);
+		return rc ? rc : read_retrying(dev, lba + half, count - half,
+					       buf + (size_t)half * dev->sector_size);
+	}
+	dev->err_lba = lba;
+	if (dev->read_note)
+		dev->read_note(dev, lba, 1, BDEV_READ_TRIES, false);
+	return rc;
+}
+
 int bdev_read(struct blockdev *dev, uint64_t lba, uint64_t count, void *buf)
 {
 	uint8_t *p = buf;
@@ -39,10 +69,9 @@ int bdev_read(struct blockdev *dev, uint64_t lba, uint64_t count, void *buf)
 		return AS_ERANGE;
 	while (count) {
 		uint32_t n = (uint32_t)(count < limit ? count : limit);
-		dev->err_lba = lba;
-		int rc = dev->read(dev, lba, n, p);
+		int rc = read_retrying(dev, lba, n, p);
 		if (rc)
-			return rc < 0 ? rc : AS_EIO;
+			return rc;
 		lba += n;
 		count -= n;
 		p += (size_t)n * dev->sector_size;
@@ -177,6 +206,17 @@ static int slice_read(struct blockdev *part, uint64_t lba, uint32_t count, void 
 	return rc;
 }
 
+/* A window's retries reset and report on the whole disk, in the disk's numbering. */
+static void slice_reset(struct blockdev *part)
+{
+	part->parent->reset(part->parent);
+}
+
+static void slice_note(struct blockdev *part, uint64_t lba, uint32_t count, unsigned tries, bool ok)
+{
+	part->parent->read_note(part->parent, part->base_lba + lba, count, tries, ok);
+}
+
 static int slice_write(struct blockdev *part, uint64_t lba, uint32_t count, const void *buf)
 {
 	struct blockdev *disk = part->parent;
@@ -203,6 +243,8 @@ int bdev_slice(struct blockdev *disk, uint64_t first_lba, uint64_t sectors, stru
 		.max_io = disk->max_io,
 		.read = slice_read,
 		.write = disk->write ? slice_write : 0,
+		.reset = disk->reset ? slice_reset : 0,
+		.read_note = disk->read_note ? slice_note : 0,
 		.priv = disk->priv,
 		.scratch = disk->scratch,
 		.parent = disk,

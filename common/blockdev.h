@@ -2,8 +2,10 @@
  * FAT, file loading) asks for byte ranges or for this device's own sectors.
  *
  * Drivers: int13 extensions (stage2/), EFI_BLOCK_IO (efi/), files and block devices (tools/),
- * memory (common/memdisk.h, for tests). A driver fills the geometry and the two callbacks; the
- * wrappers below range-check, split by max_io and bounce partial sectors. */
+ * memory (common/memdisk.h, for tests). A driver fills the geometry and gives one-shot read and
+ * write callbacks (and, optionally, a reset and a note); the wrappers below range-check, split by
+ * max_io, bounce partial sectors, and retry failed reads: the retry policy lives here once, so
+ * every loader reads a flaky disk the same way. */
 #ifndef ANYSECTOR_BLOCKDEV_H
 #define ANYSECTOR_BLOCKDEV_H
 
@@ -18,9 +20,18 @@ struct blockdev {
 	uint64_t sectors;       /* size in logical sectors                                   */
 	uint32_t max_io;        /* most sectors one read/write call may move (0: no limit)   */
 	/* Drivers are only ever called with 1 <= count <= max_io and lba + count <= sectors.
-	 * They return 0 or a negative AS_* code; on failure they may set err_lba more exactly. */
+	 * They return 0 or a negative AS_* code; on failure they may set err_lba more exactly.
+	 * read makes one attempt: AS_EIO from it is retried by bdev_read (below). */
 	int (*read)(struct blockdev *, uint64_t lba, uint32_t count, void *buf);
 	int (*write)(struct blockdev *, uint64_t lba, uint32_t count, const void *buf);
+	/* Optional: called before each retry of a failed read, to put the device back in a known
+	 * state (int 13h AH=00h). NULL where a reset would hurt others (EDK2's NVMe Reset
+	 * re-initialises the whole controller). */
+	void (*reset)(struct blockdev *);
+	/* Optional: told the outcome of a read that needed retries, so the driver can say so with
+	 * its own status text: sectors lba..lba+count-1 were read on try `tries` (ok), or sector lba
+	 * stayed unreadable after `tries` tries (!ok, count 1). LBAs in this device's numbering. */
+	void (*read_note)(struct blockdev *, uint64_t lba, uint32_t count, unsigned tries, bool ok);
 	void *priv;
 
 	/* Beyond the founding design's list (docs/DESIGN.md "The block layer"): what byte I/O and
@@ -38,8 +49,15 @@ struct blockdev {
  * smallest size any disk format allows), phys_size a power-of-two multiple of it, callbacks set. */
 bool bdev_geometry_valid(const struct blockdev *dev);
 
+/* Tries per transfer size before a failed read is split. */
+#define BDEV_READ_TRIES 3
+
 /* Whole sectors. Refuses (AS_ERANGE) a range past the end; splits into max_io pieces; on a driver
- * failure returns its code with dev->err_lba naming the first failing sector. */
+ * failure returns its code with dev->err_lba naming the first failing sector.
+ * Reads: a piece that fails with AS_EIO is tried again (BDEV_READ_TRIES in all, dev->reset before
+ * each retry), then read as two halves the same way, down to single sectors, so what still fails
+ * is the one sector that cannot be read; the halving stops at the first such sector, so a dead
+ * disk costs a few dozen calls, not one per sector. */
 int bdev_read(struct blockdev *dev, uint64_t lba, uint64_t count, void *buf);
 int bdev_write(struct blockdev *dev, uint64_t lba, uint64_t count, const void *buf);
 

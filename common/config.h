@@ -31,6 +31,9 @@
 #include "common/diag.h"
 
 #define CFG_FILE_NAME "anysector.cfg"
+/* The largest anysector.cfg any part accepts: the loaders read it whole (stage2 into the 64 KiB
+ * it later gives the kernel's real-mode setup), and check/add refuse what they would refuse. */
+#define CFG_FILE_MAX_BYTES (64u * 1024u)
 #define CFG_MAX_ENTRIES 16
 #define CFG_MAX_INITRDS 4
 #define CFG_NAME_MAX 32

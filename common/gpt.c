@@ -84,6 +84,16 @@ uint32_t gpt_header_crc(const uint8_t *raw, uint32_t header_size)
 	return crc;
 }
 
+bool gpt_header_valid_raw(const uint8_t *raw, uint32_t lss, uint64_t lba)
+{
+	struct gpt_header h;
+
+	gpt_header_decode(raw, &h);
+	if (h.signature != GPT_SIGNATURE || h.header_size < GPT_HEADER_SIZE || h.header_size > lss)
+		return false;
+	return gpt_header_crc(raw, h.header_size) == h.header_crc && h.my_lba == lba;
+}
+
 void gpt_entry_decode(const uint8_t raw[GPT_ENTRY_SIZE], struct gpt_entry *e)
 {
 	memcpy(e->type.b, raw + E_TYPE, 16);

@@ -55,6 +55,9 @@ struct gpt_entry {
 /* Field-level decode/encode of the 92-byte header and a 128-byte entry (no validation). */
 void gpt_header_decode(const uint8_t *raw, struct gpt_header *h);
 void gpt_header_encode(const struct gpt_header *h, uint8_t raw[GPT_HEADER_SIZE]);
+/* True when raw (one sector of lss bytes, read from `lba`) holds a GPT header whose signature,
+ * size, CRC and MyLBA are right: a GPT is there, valid or not beyond that. */
+bool gpt_header_valid_raw(const uint8_t *raw, uint32_t lss, uint64_t lba);
 /* CRC32 of the first header_size bytes of raw with the CRC field taken as zero. */
 uint32_t gpt_header_crc(const uint8_t *raw, uint32_t header_size);
 void gpt_entry_decode(const uint8_t raw[GPT_ENTRY_SIZE], struct gpt_entry *e);

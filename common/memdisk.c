@@ -5,7 +5,8 @@
 
 static bool hits_fault(const struct memdisk *md, uint64_t lba, uint32_t count)
 {
-	return md->fail_lba >= lba && md->fail_lba - lba < count;
+	uint64_t span = md->fail_span ? md->fail_span : 1;
+	return md->fail_lba < lba + count && lba < md->fail_lba + span;
 }
 
 static void note_call(struct memdisk *md, uint32_t count)
@@ -21,7 +22,10 @@ static int mem_read(struct blockdev *dev, uint64_t lba, uint32_t count, void *bu
 
 	note_call(md, count);
 	if (md->fail_reads && hits_fault(md, lba, count)) {
-		dev->err_lba = md->fail_lba;
+		md->read_failures++;
+		if (md->fail_times && md->read_failures >= md->fail_times)
+			md->fail_reads = false;
+		dev->err_lba = md->fail_lba > lba ? md->fail_lba : lba;
 		return AS_EIO;
 	}
 	memcpy(buf, md->data + lba * dev->sector_size, (size_t)count * dev->sector_size);
@@ -45,6 +49,15 @@ static int mem_write(struct blockdev *dev, uint64_t lba, uint32_t count, const v
 	return 0;
 }
 
+static void mem_reset(struct blockdev *dev)
+{
+	struct memdisk *md = dev->priv;
+
+	md->resets++;
+	if (md->reset_heals)
+		md->fail_reads = false;
+}
+
 int memdisk_init(struct blockdev *dev, struct memdisk *md, uint32_t lss, uint32_t pss,
 		 uint32_t align_offset, uint32_t max_io, void *scratch)
 {
@@ -56,6 +69,7 @@ int memdisk_init(struct blockdev *dev, struct memdisk *md, uint32_t lss, uint32_
 		.max_io = max_io,
 		.read = mem_read,
 		.write = mem_write,
+		.reset = mem_reset,
 		.priv = md,
 		.scratch = scratch,
 	};

@@ -19,43 +19,8 @@ static bool aligned(const void *p, uint32_t align)
 	return ((uintptr_t)p & (align - 1)) == 0;
 }
 
-/* Tries per transfer size. No Reset between tries: EDK2's NVMe Reset re-initialises the whole
- * controller under every other user of it. When every read fails, the halving follows only the
- * first half down, so a dead disk costs a few dozen calls, not one per block. */
-#define READ_TRIES 3
-
-/* After a failed read: tries again through the bounce buffer (always aligned), then as two
- * halves, down to one block, so the failure that remains names the one LBA that cannot be read
- * (stage2's int 13h path does the same). `tried` reads of this range have failed already. */
-static int read_retry(struct efi_blockdev *d, uint64_t lba, uint32_t count, uint8_t *buf, int tried)
-{
-	uint32_t bs = d->dev.sector_size;
-	UINTN bytes = (UINTN)count * bs;
-	char sb[24];
-
-	for (int t = tried; t < READ_TRIES; t++) {
-		EFI_STATUS s = d->bio->ReadBlocks(d->bio, d->media_id, lba, bytes, d->bounce);
-		if (!EFI_ERROR(s)) {
-			if (t)
-				con_printf("disk: LBA %llu+%u read on try %d, after %s\n",
-					   (unsigned long long)lba, count, t + 1,
-					   efi_status_name(d->last_status, sb));
-			memcpy(buf, d->bounce, bytes);
-			return 0;
-		}
-		d->last_status = s;
-	}
-	if (count > 1) {
-		uint32_t half = count / 2;
-		int rc = read_retry(d, lba, half, buf, 0);
-		return rc ? rc : read_retry(d, lba + half, count - half, buf + (size_t)half * bs, 0);
-	}
-	d->dev.err_lba = lba;
-	con_printf("disk: cannot read LBA %llu (%u-byte sectors): %s after %d tries\n",
-		   (unsigned long long)lba, bs, efi_status_name(d->last_status, sb), READ_TRIES);
-	return AS_EIO;
-}
-
+/* One attempt (common/blockdev.c retries a failure, without a Reset: EDK2's NVMe Reset
+ * re-initialises the whole controller under every other user of it). */
 static int bio_read(struct blockdev *dev, uint64_t lba, uint32_t count, void *buf)
 {
 	struct efi_blockdev *d = (struct efi_blockdev *)dev;
@@ -67,11 +32,25 @@ static int bio_read(struct blockdev *dev, uint64_t lba, uint32_t count, void *bu
 	s = d->bio->ReadBlocks(d->bio, d->media_id, lba, bytes, direct ? buf : d->bounce);
 	if (EFI_ERROR(s)) {
 		d->last_status = s;
-		return read_retry(d, lba, count, buf, 1);
+		return AS_EIO;
 	}
 	if (!direct)
 		memcpy(buf, d->bounce, bytes);
 	return 0;
+}
+
+static void bio_note(struct blockdev *dev, uint64_t lba, uint32_t count, unsigned tries, bool ok)
+{
+	struct efi_blockdev *d = (struct efi_blockdev *)dev;
+	char sb[24];
+
+	if (ok)
+		con_printf("disk: LBA %llu+%u read on try %u, after %s\n", (unsigned long long)lba,
+			   count, tries, efi_status_name(d->last_status, sb));
+	else
+		con_printf("disk: cannot read LBA %llu (%u-byte sectors): %s after %u tries\n",
+			   (unsigned long long)lba, dev->sector_size,
+			   efi_status_name(d->last_status, sb), tries);
 }
 
 /* Page-aligned memory aligned to `align` too (a power of two): over-allocate when it is more.
@@ -130,6 +109,7 @@ int efi_blockdev_open(EFI_HANDLE handle, struct efi_blockdev *out, const char **
 	out->dev.sectors = m->LastBlock + 1;
 	out->dev.max_io = BOUNCE_BYTES / bs;
 	out->dev.read = bio_read;
+	out->dev.read_note = bio_note;
 	out->dev.priv = out;
 	if (!bdev_geometry_valid(&out->dev)) {
 		*why = "its block size is not a power of two the block layer handles";

@@ -3,6 +3,7 @@
 #include "efi/initrd.h"
 
 #include "common/errors.h"
+#include "common/initrd.h"
 #include "common/le.h"
 #include "common/mem.h"
 #include "common/str.h"
@@ -11,9 +12,6 @@
 #define KERNEL_MAX_BYTES (1ull << 30)
 #define INITRD_MAX_BYTES (2ull << 30)
 #define PE_OFFSET_FIELD 0x3C
-/* The Linux initramfs unpacker finds the next cpio header only at a 4-byte boundary: concatenated
- * initrds are padded with zeros to it, as other loaders do. */
-#define INITRD_JOIN_ALIGN 4u
 
 static EFI_GUID loaded_image_guid = LOADED_IMAGE_PROTOCOL;
 
@@ -32,47 +30,40 @@ struct initrd_image {
 	uint64_t size;
 };
 
+struct read_ctx {
+	struct boot_volume *v;
+	struct diag *d;
+};
+
+static int read_initrd(void *ctx, const char *path, const struct fat_file *f, void *dst)
+{
+	struct read_ctx *c = ctx;
+	return bootvol_read(c->v, path, f, dst, c->d);
+}
+
 static int load_initrds(struct boot_volume *v, const struct cfg_entry *e, struct initrd_image *out,
 			struct diag *d)
 {
-	struct fat_file f[CFG_MAX_INITRDS];
-	uint64_t total = 0;
+	struct initrd_join j;
 	int rc;
 
-	for (unsigned i = 0; i < e->ninitrd; i++) {
-		if ((rc = fat_open(v->fs, e->initrd[i], &f[i], d))) {
-			diag_error(d, "efi.initrd", "entry %s: cannot open initrd %s (%s)", e->name,
-				   e->initrd[i], as_strerror(rc));
-			return rc;
-		}
-		if (f[i].is_dir) {
-			diag_error(d, "efi.initrd", "entry %s: initrd %s is a directory", e->name,
-				   e->initrd[i]);
-			return AS_EISDIR;
-		}
-		total = (total + INITRD_JOIN_ALIGN - 1) / INITRD_JOIN_ALIGN * INITRD_JOIN_ALIGN;
-		total += f[i].size;
-	}
-	if (total > INITRD_MAX_BYTES) {
+	if ((rc = initrd_join_open(v->fs, e, &j, d)))
+		return rc;
+	if (j.total > INITRD_MAX_BYTES) {
 		diag_error(d, "efi.initrd", "entry %s: the initrds add up to %llu bytes, more than "
-			   "the %llu this loader accepts", e->name, (unsigned long long)total,
+			   "the %llu this loader accepts", e->name, (unsigned long long)j.total,
 			   INITRD_MAX_BYTES);
 		return AS_ETOOBIG;
 	}
-	if (!(out->data = efi_alloc_pages(total, &out->pages))) {
+	if (!(out->data = efi_alloc_pages(j.total, &out->pages))) {
 		diag_error(d, "efi.nomem", "entry %s: no memory for %llu bytes of initrd", e->name,
-			   (unsigned long long)total);
+			   (unsigned long long)j.total);
 		return AS_ENOMEM;
 	}
-	uint64_t off = 0;
-	for (unsigned i = 0; i < e->ninitrd; i++) {
-		while (off % INITRD_JOIN_ALIGN)
-			out->data[off++] = 0;
-		if ((rc = bootvol_read(v, e->initrd[i], &f[i], out->data + off, d)))
-			return rc;
-		off += f[i].size;
-	}
-	out->size = total;
+	struct read_ctx c = { v, d };
+	if ((rc = initrd_join_read(&j, e, out->data, read_initrd, &c)))
+		return rc;
+	out->size = j.total;
 	return 0;
 }
 

@@ -1,10 +1,9 @@
 #include "efi/bootvol.h"
 
 #include "common/errors.h"
+#include "common/label.h"
 #include "common/mbr.h"
 #include "common/mem.h"
-
-#define CFG_MAX_BYTES (64u * 1024u) /* a config file larger than this is a mistake */
 
 static EFI_GUID loaded_image_guid = LOADED_IMAGE_PROTOCOL;
 static EFI_GUID block_io_guid = EFI_BLOCK_IO_PROTOCOL_GUID;
@@ -133,16 +132,29 @@ int bootvol_open(struct boot_volume *v, struct diag *d)
 
 	if (!v->partitioned) {
 		v->part_sectors = v->disk.dev.sectors;
-	} else if (v->hd.sig_type == SIGNATURE_TYPE_GUID) {
-		v->table = "GPT";
-		rc = find_in_gpt(v, d);
-	} else if (v->hd.sig_type == SIGNATURE_TYPE_MBR) {
-		v->table = "MBR";
-		rc = find_in_mbr(v, d);
 	} else {
-		diag_error(d, "efi.hd_type", "the firmware names the boot partition by neither a GPT "
-			   "GUID nor an MBR signature (signature type %u)", v->hd.sig_type);
-		rc = AS_EUNSUPP;
+		/* Our rule (common/label.h) reads the table; the firmware's HD node must agree. */
+		struct mbr lba0;
+		struct label lb;
+		bool gpt_node = v->hd.sig_type == SIGNATURE_TYPE_GUID;
+		if ((rc = label_read(&v->disk.dev, &lba0, &lb))) {
+			diag_error(d, "efi.lba0", "LBA 0 of the boot disk cannot be read (%s)",
+				   as_strerror(rc));
+		} else if (lb.kind == LABEL_GPT && gpt_node) {
+			v->table = "GPT";
+			rc = find_in_gpt(v, d);
+		} else if (lb.kind == LABEL_MBR && v->hd.sig_type == SIGNATURE_TYPE_MBR) {
+			v->table = "MBR";
+			rc = find_in_mbr(v, d);
+		} else {
+			diag_error(d, "efi.hd_type", "the firmware names the boot partition by %s "
+				   "(signature type %u), but the boot disk has %s%s",
+				   gpt_node ? "a GPT GUID" : v->hd.sig_type == SIGNATURE_TYPE_MBR ?
+				   "an MBR signature" : "neither a GPT GUID nor an MBR signature",
+				   v->hd.sig_type, lb.kind == LABEL_GPT ? "a " : lb.kind == LABEL_MBR ?
+				   "an " : "", label_kind_name(lb.kind));
+			rc = AS_EUNSUPP;
+		}
 	}
 	if (rc)
 		goto fail;
@@ -228,7 +240,7 @@ int bootvol_load_config(struct boot_volume *v, struct cfg *c, struct diag *d)
 	void *text;
 	uint32_t size;
 	UINTN pages;
-	int rc = bootvol_read_file(v, "/" CFG_FILE_NAME, CFG_MAX_BYTES, &text, &size, &pages, d);
+	int rc = bootvol_read_file(v, "/" CFG_FILE_NAME, CFG_FILE_MAX_BYTES, &text, &size, &pages, d);
 	if (rc)
 		return rc;
 	rc = cfg_parse(text, size, c, d);

@@ -6,6 +6,7 @@
 #include "common/align.h"
 #include "common/errors.h"
 #include "common/gpt.h"
+#include "common/label.h"
 #include "common/mbr.h"
 #include "common/mem.h"
 
@@ -44,7 +45,7 @@ static void judge_start(unsigned dev_no, unsigned part, const char *name, uint64
 }
 
 static void report_gpt(unsigned dev_no, struct blockdev *dev, const struct gpt *g,
-		       const struct topology *t, bool check, struct diag *d)
+		       const struct mbr *lba0, const struct topology *t, bool check, struct diag *d)
 {
 	if (!check)
 		con_printf("  GPT (%s header), %u partitions\n", g->used_backup ? "backup" : "primary",
@@ -56,15 +57,9 @@ static void report_gpt(unsigned dev_no, struct blockdev *dev, const struct gpt *
 		judge_start(dev_no, p->number, name, p->e.first_lba,
 			    p->e.last_lba - p->e.first_lba + 1, t, check, d);
 	}
-	if (check) {
-		/* The protective MBR decides whether other systems see the GPT at all. */
-		struct mbr_table *m = efi_alloc(sizeof *m);
-		if (m && mbr_read(dev, m, NULL) == 0)
-			mbr_check_protective(&m->mbr, dev->sectors, d);
-		else if (m)
-			diag_warn(d, "efi.pmbr", "device %u: the GPT has no protective MBR", dev_no);
-		efi_free(m);
-	}
+	/* The protective MBR decides whether other systems see the GPT at all. */
+	if (check)
+		mbr_check_protective(lba0, dev->sectors, d);
 }
 
 static void report_mbr(unsigned dev_no, const struct mbr_table *m, const struct topology *t,
@@ -96,26 +91,29 @@ static void report_table(unsigned dev_no, struct efi_blockdev *bd, bool check, s
 			   dev_no);
 		goto out;
 	}
-	rc = gpt_read(dev, g, d);
-	if (rc == 0) {
-		report_gpt(dev_no, dev, g, &t, check, d);
-	} else if (rc != AS_ENOENT) {
-		diag_error(d, "efi.gpt", "device %u: its GPT cannot be used (%s)", dev_no,
+	struct label lb;
+	if ((rc = label_read(dev, &m->mbr, &lb))) {
+		diag_error(d, "efi.lba0", "device %u: LBA 0 cannot be read (%s)", dev_no,
 			   as_strerror(rc));
-	} else if ((rc = mbr_read(dev, m, NULL)) == AS_ENOENT) {
+	} else if (lb.kind == LABEL_NONE) {
 		if (!check)
 			con_puts("  no partition table\n");
-	} else if (!mbr_is_protective(&m->mbr)) {
-		rc = mbr_read(dev, m, d); /* again, to say what is wrong */
+	} else if (lb.kind == LABEL_GPT) {
+		rc = gpt_read(dev, g, d);
 		if (rc == 0)
-			report_mbr(dev_no, m, &t, check, d);
+			report_gpt(dev_no, dev, g, &m->mbr, &t, check, d);
+		else if (rc == AS_ENOENT)
+			diag_error(d, "efi.pmbr_no_gpt", "device %u: a protective MBR but no GPT at LBA 1 "
+				   "for %u-byte sectors (was the table written for another sector "
+				   "size?)", dev_no, dev->sector_size);
 		else
-			diag_error(d, "efi.mbr", "device %u: its MBR cannot be used (%s)", dev_no,
+			diag_error(d, "efi.gpt", "device %u: its GPT cannot be used (%s)", dev_no,
 				   as_strerror(rc));
+	} else if ((rc = mbr_read(dev, m, d)) == 0) {
+		report_mbr(dev_no, m, &t, check, d);
 	} else {
-		diag_error(d, "efi.pmbr_no_gpt", "device %u: a protective MBR but no GPT at LBA 1 "
-			   "for %u-byte sectors (was the table written for another sector size?)",
-			   dev_no, dev->sector_size);
+		diag_error(d, "efi.mbr", "device %u: its MBR cannot be used (%s)", dev_no,
+			   as_strerror(rc));
 	}
 out:
 	efi_free(g);

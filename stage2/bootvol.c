@@ -3,15 +3,14 @@
 #include "common/errors.h"
 #include "common/gpt.h"
 #include "common/guid.h"
+#include "common/label.h"
 #include "common/mbr.h"
 #include "common/str.h"
 #include "stage2/console.h"
-
-#define CFG_FILE_MAX 32768u
+#include "stage2/layout.h"
 
 static struct gpt gpt;
 static struct mbr_table mbrt;
-static char cfg_text[CFG_FILE_MAX];
 
 static int slice(struct blockdev *disk, uint64_t first, uint64_t count, struct blockdev *part,
 		 const char *what)
@@ -95,34 +94,38 @@ static int from_mbr(struct blockdev *disk, const struct stage2_identity *id, str
 
 int bootvol_find(struct blockdev *disk, const struct stage2_identity *id, struct blockdev *part)
 {
+	struct label lb;
 	int rc;
 
-	switch (id->kind) {
-	case STAGE2_KIND_GPT:
-		return from_gpt(disk, &id->part_guid, part);
-	case STAGE2_KIND_MBR:
-		if ((rc = mbr_read(disk, &mbrt, &con_diag))) {
-			con_printf("the disk has no usable MBR (%s)\n", as_strerror(rc));
-			return rc;
-		}
-		return from_mbr(disk, id, part);
-	case STAGE2_KIND_UNSET:
-		break;
-	default:
+	if ((rc = label_read(disk, &mbrt.mbr, &lb))) {
+		con_printf("LBA 0 of the disk cannot be read (%s)\n", as_strerror(rc));
+		return rc;
+	}
+	if (id->kind > STAGE2_KIND_MBR) {
 		con_printf("stage2's header names boot partition kind %u, which this stage2 does not "
 			   "know\n", (unsigned)id->kind);
 		return AS_EUNSUPP;
 	}
-
-	/* Not installed by anysector install: take what a GPT or MBR disk would boot from. */
-	con_printf("stage2 has no boot partition recorded; looking for one\n");
+	bool want_gpt = id->kind == STAGE2_KIND_GPT, want_mbr = id->kind == STAGE2_KIND_MBR;
+	if (lb.kind == LABEL_NONE) {
+		con_printf("the disk has no partition table (no 0x55AA in LBA 0, no GPT header)\n");
+		return AS_ENOENT;
+	}
+	if ((want_gpt && lb.kind != LABEL_GPT) || (want_mbr && lb.kind != LABEL_MBR)) {
+		con_printf("stage2 was installed for a partition of a %s, but the disk now has a%s %s\n",
+			   want_gpt ? "GPT" : "MBR", lb.kind == LABEL_MBR ? "n" : "",
+			   label_kind_name(lb.kind));
+		return AS_ENOENT;
+	}
+	if (id->kind == STAGE2_KIND_UNSET)
+		con_printf("stage2 has no boot partition recorded; looking for one\n");
+	if (lb.kind == LABEL_GPT)
+		return from_gpt(disk, want_gpt ? &id->part_guid : 0, part);
 	if ((rc = mbr_read(disk, &mbrt, &con_diag))) {
 		con_printf("the disk has no usable MBR (%s)\n", as_strerror(rc));
 		return rc;
 	}
-	if (mbr_is_protective(&mbrt.mbr))
-		return from_gpt(disk, 0, part);
-	return from_mbr(disk, 0, part);
+	return from_mbr(disk, want_mbr ? id : 0, part);
 }
 
 int bootvol_config(struct fat_fs *fs, const char *path, struct cfg *cfg)
@@ -138,16 +141,18 @@ int bootvol_config(struct fat_fs *fs, const char *path, struct cfg *cfg)
 		con_printf("%s on the boot partition is a directory, not a configuration file\n", path);
 		return AS_EISDIR;
 	}
-	if (f.size > CFG_FILE_MAX) {
-		con_printf("%s is %u bytes; stage2 reads configuration files of up to %u bytes\n", path,
-			   f.size, CFG_FILE_MAX);
+	if (f.size > CFG_FILE_MAX_BYTES) {
+		con_printf("%s is %u bytes; the loaders read configuration files of up to %u bytes\n",
+			   path, f.size, CFG_FILE_MAX_BYTES);
 		return AS_ETOOBIG;
 	}
-	if ((rc = fat_read(fs, &f, 0, cfg_text, f.size, &con_diag))) {
+	/* The kernel's real-mode area is free until a kernel is loaded, and holds 64 KiB. */
+	char *text = (char *)__linux_rm;
+	if ((rc = fat_read(fs, &f, 0, text, f.size, &con_diag))) {
 		con_printf("cannot read %s: %s\n", path, as_strerror(rc));
 		return rc;
 	}
-	if ((rc = cfg_parse(cfg_text, f.size, cfg, &con_diag)))
+	if ((rc = cfg_parse(text, f.size, cfg, &con_diag)))
 		return rc;
 	if (!cfg->nentries) {
 		con_printf("%s has no entries to boot\n", path);

@@ -8,7 +8,6 @@
 #include "stage2/console.h"
 #include "stage2/layout.h"
 
-#define INT13_TRIES 3            /* per transfer size, with an AH=00h reset before each retry */
 #define INT13_MAX_SECTORS 127u   /* Phoenix EDD: the most one AH=42h call may move */
 #define DAP_SIZE 16
 #define EDD_BUF_SIZE 0x1Eu       /* SeaBIOS fails below 0x1A; 0x1E is EDD 2.x */
@@ -19,9 +18,14 @@
 #define EDD_OFF_BPS 0x18
 #define DISK_SIZE_UNKNOWN (1ULL << 40) /* sectors, when the BIOS will not say */
 
-static struct {
+/* One BIOS drive (a blockdev's priv). */
+struct int13_drive {
 	uint8_t drive;
 	uint8_t status;              /* AH of the last failed call */
+};
+
+static struct int13_drive boot_drive;
+static struct {
 	uint32_t calls;              /* AH=42h calls made, retries included */
 	uint64_t bytes;              /* moved by the calls that succeeded */
 } disk;
@@ -38,20 +42,22 @@ static bool sector_size_ok(uint32_t v)
 	return v >= MBR_RECORD_SIZE && v <= BDEV_MAX_SECTOR_SIZE && !(v & (v - 1));
 }
 
-static void int13_reset(void)
+static void int13_reset(struct blockdev *dev)
 {
+	struct int13_drive *d = dev->priv;
 	struct biosregs r;
 
 	initregs(&r);
 	r.ah = 0x00;
-	r.dl = disk.drive;
+	r.dl = d->drive;
 	bios_call(0x13, &r, &r);
 }
 
-/* One AH=42h call into the bounce buffer. Only CF is trusted: some BIOSes clobber AX even on
- * success (Hyper-V). */
-static bool int13_read_once(uint64_t lba, uint32_t count, uint32_t sector_bytes)
+/* One AH=42h call through the bounce buffer (common/blockdev.c retries a failure). Only CF is
+ * trusted: some BIOSes clobber AX even on success (Hyper-V). */
+static int int13_read(struct blockdev *dev, uint64_t lba, uint32_t count, void *buf)
 {
+	struct int13_drive *d = dev->priv;
 	struct biosregs r;
 
 	memset(dap, 0, sizeof dap);
@@ -62,63 +68,49 @@ static bool int13_read_once(uint64_t lba, uint32_t count, uint32_t sector_bytes)
 	le64_store(dap + 8, lba);
 	initregs(&r);
 	r.ah = 0x42;
-	r.dl = disk.drive;
+	r.dl = d->drive;
 	r.ds = rm_seg(dap);
 	r.si = rm_off(dap);
 	bios_call(0x13, &r, &r);
 	disk.calls++;
-	if (!regs_cf(&r)) {
-		disk.bytes += (uint64_t)count * sector_bytes;
-		return true;
+	if (regs_cf(&r)) {
+		d->status = r.ah;
+		return AS_EIO;
 	}
-	disk.status = r.ah;
-	return false;
+	size_t bytes = (size_t)count * dev->sector_size;
+	disk.bytes += bytes;
+	memcpy(buf, __bounce, bytes);
+	return 0;
 }
 
-/* Retries a failed transfer after a reset, then reads it as two halves, down to one sector:
- * the failure that remains names the one LBA that cannot be read. */
-static int read_chunk(struct blockdev *dev, uint64_t lba, uint32_t count, uint8_t *buf)
+static void int13_note(struct blockdev *dev, uint64_t lba, uint32_t count, unsigned tries, bool ok)
 {
-	for (int t = 0; t < INT13_TRIES; t++) {
-		if (t)
-			int13_reset();
-		if (int13_read_once(lba, count, dev->sector_size)) {
-			if (t)
-				con_printf("disk 0x%02x: LBA %llu+%u read on try %d, after BIOS error "
-					   "0x%02x\n", disk.drive, (unsigned long long)lba, count, t + 1,
-					   disk.status);
-			memcpy(buf, __bounce, (size_t)count * dev->sector_size);
-			return 0;
-		}
-	}
-	if (count > 1) {
-		uint32_t half = count / 2;
-		int rc = read_chunk(dev, lba, half, buf);
-		return rc ? rc : read_chunk(dev, lba + half, count - half, buf + (size_t)half * dev->sector_size);
-	}
-	dev->err_lba = lba;
-	con_printf("disk 0x%02x: cannot read LBA %llu (%u-byte sectors): BIOS int 13h error 0x%02x "
-		   "after %d tries\n", disk.drive, (unsigned long long)lba, dev->sector_size,
-		   disk.status, INT13_TRIES);
-	return AS_EIO;
+	struct int13_drive *d = dev->priv;
+
+	if (ok)
+		con_printf("disk 0x%02x: LBA %llu+%u read on try %u, after BIOS error 0x%02x\n",
+			   d->drive, (unsigned long long)lba, count, tries, d->status);
+	else
+		con_printf("disk 0x%02x: cannot read LBA %llu (%u-byte sectors): BIOS int 13h error "
+			   "0x%02x after %u tries\n", d->drive, (unsigned long long)lba,
+			   dev->sector_size, d->status, tries);
 }
 
 void int13_print_counts(void)
 {
-	con_printf("disk 0x%02x: %u int 13h AH=42h calls, %llu bytes read\n", disk.drive,
+	con_printf("disk 0x%02x: %u int 13h AH=42h calls, %llu bytes read\n", boot_drive.drive,
 		   (unsigned)disk.calls, (unsigned long long)disk.bytes);
 }
 
-void int13_print_read_error(const char *path, uint64_t lba)
+void int13_print_read_error(const char *path, const struct blockdev *dev)
 {
+	uint64_t lba = bdev_disk_err_lba(dev);
+	while (dev->parent)
+		dev = dev->parent;
+	const struct int13_drive *d = dev->priv;
 	con_printf("reading %s failed: disk 0x%02x cannot read LBA %llu (BIOS int 13h error 0x%02x "
-		   "after %d tries)\n", path, disk.drive, (unsigned long long)lba, disk.status,
-		   INT13_TRIES);
-}
-
-static int int13_read(struct blockdev *dev, uint64_t lba, uint32_t count, void *buf)
-{
-	return read_chunk(dev, lba, count, buf);
+		   "after %u tries)\n", path, d->drive, (unsigned long long)lba, d->status,
+		   BDEV_READ_TRIES);
 }
 
 int int13_open(struct blockdev *dev, uint8_t drive, uint32_t stage1_bps)
@@ -127,7 +119,7 @@ int int13_open(struct blockdev *dev, uint8_t drive, uint32_t stage1_bps)
 	uint32_t bps = 0;
 	uint64_t sectors = 0;
 
-	disk.drive = drive;
+	boot_drive.drive = drive;
 	initregs(&r);
 	r.ah = 0x41;
 	r.bx = 0x55AA;
@@ -176,6 +168,9 @@ int int13_open(struct blockdev *dev, uint8_t drive, uint32_t stage1_bps)
 		.sectors = sectors,
 		.max_io = max_io < INT13_MAX_SECTORS ? max_io : INT13_MAX_SECTORS,
 		.read = int13_read,
+		.reset = int13_reset,
+		.read_note = int13_note,
+		.priv = &boot_drive,
 		.scratch = scratch,
 	};
 	return 0;

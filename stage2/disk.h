@@ -16,7 +16,8 @@ int int13_open(struct blockdev *dev, uint8_t drive, uint32_t stage1_bps);
 void int13_print_counts(void);
 
 /* The one sentence a user sees when a file cannot be loaded because the disk failed: the file,
- * the drive, the whole-disk LBA and the BIOS's last error. */
-void int13_print_read_error(const char *path, uint64_t lba);
+ * the drive, the whole-disk LBA and the BIOS's last error (dev: the device, or a window of it,
+ * whose read failed). */
+void int13_print_read_error(const char *path, const struct blockdev *dev);
 
 #endif

@@ -4,7 +4,8 @@
  *                               followed in the loaded image by the DEFLATE-compressed body
  *   __body_start .. __body_end  the body, unpacked, then its bss up to __bss_end
  *   __bounce (64 KiB, aligned)  int 13h transfers and other BIOS buffers
- *   __linux_rm (64 KiB)         the kernel's real-mode setup, heap, stack and command line
+ *   __linux_rm (64 KiB)         anysector.cfg's text while it is parsed, then the kernel's
+ *                               real-mode setup, heap, stack and command line
  * and the protected-mode kernel at LINUX_KERNEL_ADDR (1 MiB). */
 #ifndef ANYSECTOR_STAGE2_LAYOUT_H
 #define ANYSECTOR_STAGE2_LAYOUT_H

@@ -9,6 +9,7 @@
 #include "stage2/linuxboot.h"
 
 #include "common/errors.h"
+#include "common/initrd.h"
 #include "common/le.h"
 #include "common/linux.h"
 #include "common/mem.h"
@@ -24,13 +25,11 @@
 #define CMDLINE_OFF 0xE000u
 #define LOADER_TYPE_UNDEFINED 0xFF
 #define INITRD_ALIGN 4096u
-#define INITRD_CONCAT_ALIGN 4u   /* each concatenated cpio archive starts 4-byte aligned */
 #define ADDR_LIMIT_32 0x100000000ULL
 
 static struct memmap mm;
 static uint8_t hdr[LINUX_HEADER_BYTES];
-static struct fat_file initrd_file[CFG_MAX_INITRDS];
-static uint32_t initrd_off[CFG_MAX_INITRDS];
+static struct initrd_join rd;
 
 static uint32_t kib(uint64_t bytes)
 {
@@ -60,10 +59,16 @@ static int load(struct fat_fs *fs, const char *path, const struct fat_file *f, u
 		return 0;
 	rc = fat_read(fs, f, off, (void *)(uintptr_t)addr, len, &con_diag);
 	if (rc == AS_EIO)
-		int13_print_read_error(path, bdev_disk_err_lba(fs->dev));
+		int13_print_read_error(path, fs->dev);
 	else if (rc)
 		con_printf("reading %s failed (%s)\n", path, as_strerror(rc));
 	return rc;
+}
+
+static int load_initrd(void *fs, const char *path, const struct fat_file *f, void *at)
+{
+	con_printf("initrd: %s, %u KiB at 0x%x\n", path, kib(f->size), (unsigned)(uintptr_t)at);
+	return load(fs, path, f, 0, (uintptr_t)at, f->size);
 }
 
 int linux_boot(struct fat_fs *fs, const struct cfg_entry *e)
@@ -109,15 +114,10 @@ int linux_boot(struct fat_fs *fs, const struct cfg_entry *e)
 		return AS_ENOSPC;
 	}
 
-	/* The initrds, concatenated: sizes first, so the block can be placed before any is read. */
-	uint64_t total = 0;
-	for (unsigned i = 0; i < e->ninitrd; i++) {
-		if ((rc = open_file(fs, "initrd", e->initrd[i], &initrd_file[i])))
-			return rc;
-		total = (total + INITRD_CONCAT_ALIGN - 1) & ~(uint64_t)(INITRD_CONCAT_ALIGN - 1);
-		initrd_off[i] = (uint32_t)total;
-		total += initrd_file[i].size;
-	}
+	/* The initrds, joined: sizes first, so the block can be placed before any is read. */
+	if ((rc = initrd_join_open(fs, e, &rd, &con_diag)))
+		return rc;
+	uint64_t total = rd.total;
 	uint64_t initrd_addr = 0;
 	if (total) {
 		uint64_t lo = (LINUX_KERNEL_ADDR + kernel_span + INITRD_ALIGN - 1) & ~(uint64_t)(INITRD_ALIGN - 1);
@@ -140,15 +140,8 @@ int linux_boot(struct fat_fs *fs, const struct cfg_entry *e)
 		   LINUX_KERNEL_ADDR, h.version >> 8, h.version & 0xFF);
 	if ((rc = load(fs, e->kernel, &kf, h.setup_bytes, LINUX_KERNEL_ADDR, (uint32_t)h.kernel_bytes)))
 		return rc;
-	for (unsigned i = 0; i < e->ninitrd; i++) {
-		uint32_t end = i + 1 < e->ninitrd ? initrd_off[i + 1] : (uint32_t)total;
-		uint8_t *at = (uint8_t *)(uintptr_t)(initrd_addr + initrd_off[i]);
-		con_printf("initrd: %s, %u KiB at 0x%llx\n", e->initrd[i], kib(initrd_file[i].size),
-			   (unsigned long long)(initrd_addr + initrd_off[i]));
-		if ((rc = load(fs, e->initrd[i], &initrd_file[i], 0, (uintptr_t)at, initrd_file[i].size)))
-			return rc;
-		memset(at + initrd_file[i].size, 0, end - initrd_off[i] - initrd_file[i].size);
-	}
+	if ((rc = initrd_join_read(&rd, e, (uint8_t *)(uintptr_t)initrd_addr, load_initrd, fs)))
+		return rc;
 
 	memcpy(rm + CMDLINE_OFF, e->cmdline, cmdline_len + 1);
 	rm[LINUX_OFF_TYPE_OF_LOADER] = LOADER_TYPE_UNDEFINED;

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/config.h"
 #include "common/errors.h"
 #include "common/le.h"
 #include "tools/inspect.h"

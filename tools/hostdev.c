@@ -14,6 +14,7 @@
 
 #include "common/errors.h"
 #include "common/gpt.h"
+#include "common/label.h"
 #include "common/le.h"
 #include "common/mbr.h"
 #include "tools/mounts.h"
@@ -278,16 +279,6 @@ static int device_topology(struct hostdev *h, const struct topo_flags *f)
 	return 0;
 }
 
-static bool header_valid_at(const uint8_t *raw, uint32_t lss, uint64_t want_lba)
-{
-	struct gpt_header hd;
-
-	gpt_header_decode(raw, &hd);
-	if (hd.signature != GPT_SIGNATURE || hd.header_size < GPT_HEADER_SIZE || hd.header_size > lss)
-		return false;
-	return gpt_header_crc(raw, hd.header_size) == hd.header_crc && hd.my_lba == want_lba;
-}
-
 unsigned hostdev_detect_gpt(int fd, uint64_t size_bytes)
 {
 	uint8_t raw[4096];
@@ -297,10 +288,10 @@ unsigned hostdev_detect_gpt(int fd, uint64_t size_bytes)
 		uint64_t sectors = size_bytes / lss;
 		if (sectors < 3)
 			continue;
-		bool ok = !pread_full(fd, raw, lss, lss) && header_valid_at(raw, lss, 1);
+		bool ok = !pread_full(fd, raw, lss, lss) && gpt_header_valid_raw(raw, lss, 1);
 		if (!ok)
 			ok = !pread_full(fd, raw, lss, (sectors - 1) * lss) &&
-			     header_valid_at(raw, lss, sectors - 1);
+			     gpt_header_valid_raw(raw, lss, sectors - 1);
 		if (ok)
 			found |= lss;
 	}
@@ -333,7 +324,7 @@ static enum lba0_kind lba0_kind(struct hostdev *h)
 	mbr_decode(rec, &m);
 	if (!m.boot_signature)
 		return LBA0_BLANK;
-	return mbr_is_protective(&m) ? LBA0_PROTECTIVE : LBA0_MBR;
+	return label_decide(&m, false).kind == LABEL_GPT ? LBA0_PROTECTIVE : LBA0_MBR;
 }
 
 /* The sector sizes at which "EFI PART" begins LBA 1 or the last LBA, valid header or not. */

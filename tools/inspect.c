@@ -361,12 +361,12 @@ int disk_inspect(struct hostdev *h, struct disk_info *di, bool strict, struct re
 		di->s2_length = le32_load(di->lba0 + STAGE1_S2_LENGTH_OFF);
 	}
 
-	bool protective = di->mbr.boot_signature && mbr_is_protective(&di->mbr);
-	bool plain_mbr = di->mbr.boot_signature && !protective;
 	unsigned gpt_sizes = hostdev_detect_gpt(h->fd, h->size_bytes);
 	bool gpt_here = gpt_sizes & h->topo.lss;
+	struct label lb = label_decide(&di->mbr, gpt_here);
+	bool protective = lb.kind == LABEL_GPT && !lb.pmbr_missing;
 
-	if (protective || (!plain_mbr && gpt_here)) {
+	if (lb.kind == LABEL_GPT) {
 		struct report q;
 		char sz[40];
 		di->label = LABEL_GPT;
@@ -391,13 +391,13 @@ int disk_inspect(struct hostdev *h, struct disk_info *di, bool strict, struct re
 			damaged(di, "the protective MBR in LBA 0 is invalid: %s",
 				report_first(&q, DIAG_ERROR)->msg);
 		report_free(&q);
-		if (protective && di->gpt && (di->gpt->primary_valid || di->gpt->used_backup))
+		if (lb.hybrid && di->gpt && (di->gpt->primary_valid || di->gpt->used_backup))
 			check_hybrid(h, di, r);
-	} else if (plain_mbr) {
+	} else if (lb.kind == LABEL_MBR) {
 		di->label = LABEL_MBR;
 		read_mbr(h, di, r);
 		mbr_sector_size_hint(h, di, r);
-		if (gpt_here)
+		if (lb.stale_gpt)
 			report_printf(r, DIAG_WARN, "label.stale_gpt",
 				      "LBA 0 holds an MBR without a protective entry, yet a GPT header is "
 				      "also present: the GPT is ignored (remove it or restore the "
@@ -596,8 +596,9 @@ static void check_config(struct fat_ctx *c, unsigned part, bool ours, struct rep
 		return;
 	}
 	if (f.size > CFG_FILE_MAX_BYTES) {
-		report_printf(r, DIAG_ERROR, "boot.config_size", "%s is %u bytes, more than %u",
-			      CFG_FILE_NAME, (unsigned)f.size, CFG_FILE_MAX_BYTES);
+		report_printf(r, DIAG_ERROR, "boot.config_size",
+			      "%s is %u bytes, more than the %u the loaders read", CFG_FILE_NAME,
+			      (unsigned)f.size, CFG_FILE_MAX_BYTES);
 		return;
 	}
 	char *text = xmalloc(f.size + 1);

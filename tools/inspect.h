@@ -13,9 +13,6 @@
 #include "tools/layout.h"
 #include "tools/report.h"
 
-/* A boot menu larger than this is not one (the loaders read it whole). */
-#define CFG_FILE_MAX_BYTES (1u << 20)
-
 struct part_info {
 	unsigned number;
 	uint64_t first, sectors;

@@ -15,13 +15,8 @@
 #include <stdint.h>
 
 #include "common/align.h"
+#include "common/label.h"
 #include "tools/report.h"
-
-enum label_kind {
-	LABEL_NONE = 0,
-	LABEL_MBR = 1,
-	LABEL_GPT = 2,
-};
 
 enum part_role {
 	ROLE_BIOS_BOOT,

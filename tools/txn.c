@@ -447,13 +447,21 @@ static int write_temp(const char *text, char *path, size_t cap)
 	return rc;
 }
 
-/* The new anysector.cfg must parse, then goes onto the ESP copy. Returns 0 or an exit code. */
+/* The new anysector.cfg must parse and fit what the loaders read, then goes onto the ESP copy.
+ * Returns 0 or an exit code. */
 static int config_store(struct txn *t, const char *text)
 {
-	struct cfg *cfg = xcalloc(1, sizeof *cfg);
+	struct cfg *cfg;
 	struct report q;
 	int rc = 0;
 
+	if (strlen(text) > CFG_FILE_MAX_BYTES) {
+		t_error("refuse.config_size",
+			"the new %s would be %zu bytes, more than the %u the loaders read; nothing "
+			"was changed", CFG_FILE_NAME, strlen(text), CFG_FILE_MAX_BYTES);
+		return EXIT_REFUSED;
+	}
+	cfg = xcalloc(1, sizeof *cfg);
 	report_init(&q, false);
 	if (cfg_parse(text, strlen(text), cfg, &q.diag)) {
 		const struct report_item *it = report_first(&q, DIAG_ERROR);

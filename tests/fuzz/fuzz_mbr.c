@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/errors.h"
+#include "common/label.h"
 #include "common/mbr.h"
 #include "common/memdisk.h"
 #include "tests/fuzz/fuzz_disk.h"
@@ -91,6 +92,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (rc == 0)
 			check_accepted(&t, sectors);
 		else if (rc != AS_ENOENT && rc != AS_ECORRUPT)
+			__builtin_trap();
+		/* The table rule: an MBR verdict must come with 0x55AA and no 0xEE entry. */
+		struct mbr lba0;
+		struct label lb;
+		if (label_read(&fd.dev, &lba0, &lb) == 0 && lb.kind == LABEL_MBR &&
+		    (!lba0.boot_signature || mbr_is_protective(&lba0)))
 			__builtin_trap();
 		fuzz_disk_close(&fd);
 	}

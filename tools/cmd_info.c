@@ -47,6 +47,24 @@ static uint64_t backup_entries_lba(struct hostdev *h, const struct disk_info *di
 	return bh.signature == GPT_SIGNATURE ? bh.entries_lba : 0;
 }
 
+/* The signatures that are not the table anysector reads, each type once (a FAT filesystem has
+ * three magics, a GPT two headers: one sentence names it). */
+static unsigned foreign_sigs(const struct disk_info *di, const struct probe_hit **out, unsigned cap)
+{
+	unsigned n = 0;
+	for (unsigned i = 0; i < di->sigs.n && n < cap; i++) {
+		const struct probe_hit *h = &di->sigs.hit[i];
+		bool dup = false;
+		if (di->label != LABEL_NONE && sig_is_table_we_read(h))
+			continue;
+		for (unsigned k = 0; k < n && !dup; k++)
+			dup = !strcmp(out[k]->type, h->type);
+		if (!dup)
+			out[n++] = h;
+	}
+	return n;
+}
+
 static void print_json(struct hostdev *h, struct disk_info *di, const struct report *r, int status)
 {
 	struct json j;
@@ -107,6 +125,19 @@ static void print_json(struct hostdev *h, struct disk_info *di, const struct rep
 		}
 		json_obj_end(&j);
 	}
+	json_arr_begin(&j, "signatures");   /* everything libblkid finds on the whole disk */
+	for (unsigned i = 0; i < di->sigs.n; i++) {
+		const struct probe_hit *s = &di->sigs.hit[i];
+		json_obj_begin(&j, NULL);
+		json_str(&j, "type", s->type);
+		json_str(&j, "usage", s->table ? "partition table" : s->usage);
+		json_u64(&j, "offset", s->offset);
+		json_u64(&j, "length", s->len);
+		json_bool(&j, "bad_checksum", s->bad_csum);
+		json_bool(&j, "read_by_anysector", di->label != LABEL_NONE && sig_is_table_we_read(s));
+		json_obj_end(&j);
+	}
+	json_arr_end(&j);
 	json_arr_begin(&j, "partitions");
 	for (unsigned i = 0; i < di->nparts; i++) {
 		const struct part_info *p = &di->parts[i];
@@ -202,6 +233,12 @@ static void print_text(struct hostdev *h, struct disk_info *di)
 		printf("label:     mbr, disk signature 0x%08X\n", (unsigned)di->mbr.disk_sig);
 	} else {
 		printf("label:     none\n");
+	}
+	const struct probe_hit *fs[PROBE_MAX_HITS];
+	unsigned nfs = foreign_sigs(di, fs, PROBE_MAX_HITS);
+	for (unsigned i = 0; i < nfs; i++) {
+		char line[600];
+		printf("           %s\n", sig_sentence(h, di, fs[i], line, sizeof line));
 	}
 	if (di->nparts) {
 		printf("\n  #  %-12s %-12s %-12s %10s  phys  1MiB  grain  type\n", "start", "end",
@@ -313,8 +350,23 @@ static int info_or_check(int argc, char **argv, bool check)
 		report_free(&r);
 		return rc;
 	}
-	if (check && di.label == LABEL_NONE)
+	const struct probe_hit *fs[PROBE_MAX_HITS];
+	unsigned nfs = foreign_sigs(&di, fs, PROBE_MAX_HITS);
+	char line[600];
+	if (check && di.label == LABEL_NONE && !nfs)
 		report_printf(&r, DIAG_ERROR, "label.none", "%s has no partition table", h.path);
+	for (unsigned i = 0; check && i < nfs; i++) {
+		/* a table we cannot read: check fails; something beside our table: blkid, udev and
+		 * mount may take the disk for it */
+		if (di.label == LABEL_NONE)
+			report_add(&r, DIAG_ERROR, "label.none", sig_sentence(&h, &di, fs[i], line,
+									    sizeof line));
+		else
+			report_printf(&r, DIAG_WARN, "label.foreign_signature",
+				      "%s: programs that ask libblkid may take the disk for it (wipefs "
+				      "lists every signature)",
+				      sig_sentence(&h, &di, fs[i], line, sizeof line));
+	}
 	disk_check_alignment(&h, &di, &r);
 	disk_check_boot(&h, &di, &r);
 

@@ -9,6 +9,7 @@
 
 #include "tools/cli.h"
 #include "tools/entries.h"
+#include "tools/foreign.h"
 #include "tools/mounts.h"
 #include "tools/util.h"
 
@@ -40,7 +41,8 @@ static void usage(FILE *f)
 		"options:\n"
 		"  --size SIZE          image size (a whole number of sectors)\n" LAYOUT_HELP
 		"  --stages DIR         where stage1.bin, stage2.bin and BOOTX64.EFI are\n"
-		"  --force              replace OUT if it exists\n"
+		"  --force              replace OUT if it holds anything (an empty OUT is replaced\n"
+		"                       without it)\n"
 		"  --timeout SECONDS    the boot menu's timeout in the new anysector.cfg (default %u;\n"
 		"                       0 boots the default entry at once; needs a --kernel)\n" ENTRY_HELP
 		TOPO_HELP, CFG_DEFAULT_TIMEOUT);
@@ -113,6 +115,7 @@ int cmd_mkimage(int argc, char **argv)
 
 	const char *out = argv[optind];
 	struct stat st;
+	struct probe_result found = { .n = 0 };
 	if (!stat(out, &st)) {
 		if (!S_ISREG(st.st_mode)) {
 			t_error("refuse.not_file",
@@ -121,17 +124,32 @@ int cmd_mkimage(int argc, char **argv)
 				out);
 			return EXIT_REFUSED;
 		}
-		if (!o.force) {
-			t_error("refuse.exists", "%s exists already; use --force to replace it", out);
-			return EXIT_REFUSED;
-		}
-		/* --force replaces the file, never one a loop device has mounted */
+		/* never a file a loop device has mounted, --force or not */
 		struct hostdev old;
 		if ((rc = hostdev_open(&old, out, false)) || (rc = refuse_if_in_use(&old))) {
 			hostdev_close(&old);
 			return rc;
 		}
+		hostdev_set_sector_size(&old, lss, TOPO_GIVEN, "mkimage's sector size");
+		if ((rc = foreign_scan_disk(&old, &found))) {
+			hostdev_close(&old);
+			return rc;
+		}
+		/* An empty file (or one that is all hole) has nothing to lose. */
+		bool empty = !found.n && !fd_has_data(old.fd, 0, old.size_bytes);
 		hostdev_close(&old);
+		if (!empty && !o.force) {
+			char what[200];
+			for (unsigned i = 0; i < found.n; i++)
+				t_error("refuse.exists", "%s exists already and holds %s", out,
+					probe_hit_text(&found.hit[i], what, sizeof what));
+			if (!found.n)
+				t_error("refuse.exists",
+					"%s exists already and holds data (no signature libblkid knows)",
+					out);
+			t_error("refuse.exists", "use --force to replace it");
+			return EXIT_REFUSED;
+		}
 	}
 
 	struct stages s;
@@ -166,6 +184,12 @@ int cmd_mkimage(int argc, char **argv)
 		unlink(out);
 		t_error("mkimage.failed", "%s was not made", out);
 		return rc;
+	}
+	/* --force replaced the file whole: name what it held, as partition names what it erased */
+	for (unsigned i = 0; i < found.n; i++) {
+		char what[200];
+		printf("replaced %s, which held %s\n", out,
+		       probe_hit_text(&found.hit[i], what, sizeof what));
 	}
 	char hs[32];
 	printf("%s: bootable %s image, %s, %u-byte sectors\n", out,

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/random.h>
+#include <unistd.h>
 
 #include "common/errors.h"
 #include "common/gpt.h"
@@ -14,6 +15,8 @@
 #include "common/mbr.h"
 #include "tools/cli.h"
 #include "tools/fatfmt.h"
+#include "tools/foreign.h"
+#include "tools/journal.h"
 #include "tools/mounts.h"
 #include "tools/ops.h"
 #include "tools/util.h"
@@ -43,53 +46,52 @@ static void random_guid(struct guid *g)
 	g->b[8] = (uint8_t)((g->b[8] & 0x3F) | 0x80); /* RFC 4122 variant */
 }
 
-static bool magic_at(struct hostdev *h, uint64_t off, const void *m, size_t n)
+/* --force: the signatures found are erased first, as a plan of their own (tools/plan.h): the
+ * sectors holding them saved to the backup file, written, read back; then each is named as
+ * wipefs names it. The new layout overwrites more than those sectors, so the backup brings back
+ * the signatures (restore --force), not the old disk. */
+static int erase_found(struct hostdev *h, const struct probe_result *found, const char *backup,
+		       bool dry_run)
 {
-	uint8_t buf[16];
-	if (off + n > h->size_bytes || pread_full(h->fd, buf, n, off))
-		return false;
-	return !memcmp(buf, m, n);
-}
+	struct plan p;
+	char path[4200];
+	int rc;
 
-const char *existing_content(struct hostdev *h, char *buf, size_t cap)
-{
-	static const struct {
-		uint64_t off;
-		const char *magic;
-		size_t len;
-		const char *what;
-	} sigs[] = {
-		{ 1080, "\x53\xEF", 2, "an ext2/3/4 filesystem" },
-		{ 0, "XFSB", 4, "an XFS filesystem" },
-		{ 65600, "_BHRfS_M", 8, "a btrfs filesystem" },
-		{ 0, "LUKS\xBA\xBE", 6, "a LUKS volume" },
-		{ 512, "LABEL ONE", 9, "an LVM physical volume" },
-		{ 4086, "SWAPSPACE2", 10, "a swap area" },
-		{ 32769, "CD001", 5, "an ISO 9660 filesystem" },
-	};
-	unsigned gpt = hostdev_detect_gpt(h->fd, h->size_bytes);
-	uint8_t rec[MBR_RECORD_SIZE];
-
-	if (gpt) {
-		snprintf(buf, cap, "a GPT (valid at %u-byte sectors)", gpt & (~gpt + 1));
-		return buf;
+	plan_init(&p, h->topo.lss);
+	if ((rc = foreign_erase_plan(h, found, &p, NULL, 0)))
+		goto out;
+	if (backup)
+		snprintf(path, sizeof path, "%s", backup);
+	else if ((rc = journal_default_path(h, path, sizeof path)))
+		goto out;
+	if (!access(path, F_OK)) {
+		t_error("refuse.backup_exists",
+			"the backup file %s exists already; choose another --backup (an earlier backup is "
+			"never overwritten)",
+			path);
+		rc = EXIT_REFUSED;
+		goto out;
 	}
-	if (h->size_bytes >= sizeof rec && !pread_full(h->fd, rec, sizeof rec, 0)) {
-		struct mbr m;
-		mbr_decode(rec, &m);
-		if (m.boot_signature) {
-			snprintf(buf, cap, "%s (0x55AA at byte 510)",
-				 mbr_is_protective(&m) ? "a protective MBR" : "an MBR or a boot sector");
-			return buf;
-		}
+	if (dry_run) {
+		plan_print(&p, stdout);
+		printf("would first save the original bytes of %llu sectors to %s\n",
+		       (unsigned long long)plan_sectors(&p), path);
+		goto out;
 	}
-	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
-		if (magic_at(h, sigs[i].off, sigs[i].magic, sigs[i].len)) {
-			snprintf(buf, cap, "%s", sigs[i].what);
-			return buf;
-		}
+	if ((rc = journal_write(path, h, &p)))
+		goto out;
+	printf("saved the original bytes of %llu sectors to %s (the erased signatures only: "
+	       "'anysector restore --force %s %s' puts them back over the new layout)\n",
+	       (unsigned long long)plan_sectors(&p), path, h->path, path);
+	if ((rc = plan_execute(h, &p)))
+		goto out;
+	for (unsigned i = 0; i < found->n; i++) {
+		char line[200];
+		printf("%s\n", foreign_erased_text(&found->hit[i], line, sizeof line));
 	}
-	return NULL;
+out:
+	plan_free(&p);
+	return rc;
 }
 
 /* Zeroes [lba, lba + count) where it is not zero already (keeps sparse images sparse). */
@@ -266,8 +268,12 @@ static void usage(FILE *f)
 		"options:\n" LAYOUT_HELP
 		"  --dos-compat         MBR only: legacy layout, first partition at LBA 63 and the\n"
 		"                       others on cylinder boundaries (warns about misalignment)\n"
-		"  --force              replace an existing partition table or filesystem\n"
-		"  --dry-run            print the layout and write nothing\n" TOPO_HELP);
+		"  --force              replace what the disk holds: every partition table and\n"
+		"                       filesystem signature libblkid finds is erased first (as wipefs\n"
+		"                       does), its sectors saved to the backup file\n"
+		"  --backup FILE        where --force saves the sectors it erases signatures from\n"
+		"                       (default: IMAGE.anysector-backup, ./anysector-backup-DEV)\n"
+		"  --dry-run            print the erasures and the layout, write nothing\n" TOPO_HELP);
 }
 
 int cmd_partition(int argc, char **argv)
@@ -278,11 +284,13 @@ int cmd_partition(int argc, char **argv)
 		{ "dos-compat", no_argument, NULL, OPT_DOS_COMPAT },
 		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+		{ "backup", required_argument, NULL, OPT_BACKUP },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ 0 },
 	};
 	struct layout_opts lo = { .label = LABEL_GPT };
 	struct common_opts o = { 0 };
+	const char *backup = NULL;
 	int c, rc;
 
 	optind = 1;
@@ -294,6 +302,7 @@ int cmd_partition(int argc, char **argv)
 			continue;
 		switch (c) {
 		case OPT_DOS_COMPAT: lo.dos_compat = true; break;
+		case OPT_BACKUP: backup = optarg; break;
 		case OPT_HELP: usage(stdout); return EXIT_OK;
 		case OPT_FAILED: return EXIT_USAGE;
 		default: return bad_option("partition");
@@ -303,19 +312,25 @@ int cmd_partition(int argc, char **argv)
 		return usage_error("partition", "partition needs exactly one TARGET");
 
 	struct hostdev h;
-	char what[256];
+	struct probe_result found;
 	if ((rc = open_target(&h, argv[optind], !o.dry_run, &o.topo)))
 		goto out;
-	if ((rc = refuse_if_in_use(&h)))
+	if ((rc = refuse_if_in_use(&h)) || (rc = foreign_scan_disk(&h, &found)))
 		goto out;
-	if (!o.force && existing_content(&h, what, sizeof what)) {
-		t_error("refuse.has_table",
-			"%s already holds %s; use --force to replace it (everything on the disk will be "
-			"lost)",
-			h.path, what);
+	if (found.n && !o.force) {
+		char what[200];
+		for (unsigned i = 0; i < found.n; i++)
+			t_error("refuse.existing", "%s already holds %s", h.path,
+				probe_hit_text(&found.hit[i], what, sizeof what));
+		t_error("refuse.existing",
+			"use --force to erase %s and write the new layout (everything on the disk will "
+			"be lost)",
+			found.n == 1 ? "it" : "them");
 		rc = EXIT_REFUSED;
 		goto out;
 	}
+	if (found.n && (rc = erase_found(&h, &found, backup, o.dry_run)))
+		goto out;
 	rc = partition_disk(&h, &lo, o.dry_run);
 out:
 	hostdev_close(&h);

@@ -18,6 +18,7 @@
 #include "common/le.h"
 #include "common/mbr.h"
 #include "tools/mounts.h"
+#include "tools/probe.h"
 #include "tools/util.h"
 
 /* Most bytes one driver call moves: big enough to be quick, small enough for any buffer. */
@@ -309,22 +310,25 @@ void hostdev_set_sector_size(struct hostdev *h, uint32_t lss, enum topo_origin o
 
 /* What LBA 0 says when no GPT was found. */
 enum lba0_kind {
-	LBA0_BLANK,         /* no 0x55AA (or unreadable) */
+	LBA0_OTHER,         /* no 0x55AA: blank, or something that is no MBR */
 	LBA0_PROTECTIVE,    /* a protective MBR */
 	LBA0_MBR,           /* another MBR */
+	LBA0_FS_BOOT,       /* the boot sector of a filesystem (FAT, NTFS): 0x55AA, but no table */
 };
 
-static enum lba0_kind lba0_kind(struct hostdev *h)
+static enum lba0_kind lba0_kind(struct hostdev *h, const struct probe_result *sigs)
 {
 	uint8_t rec[MBR_RECORD_SIZE];
 	struct mbr m;
 
 	if (h->size_bytes < MBR_RECORD_SIZE || pread_full(h->fd, rec, sizeof rec, 0))
-		return LBA0_BLANK;
+		return LBA0_OTHER;
 	mbr_decode(rec, &m);
 	if (!m.boot_signature)
-		return LBA0_BLANK;
-	return label_decide(&m, false).kind == LABEL_GPT ? LBA0_PROTECTIVE : LBA0_MBR;
+		return LBA0_OTHER;
+	if (label_decide(&m, false).kind == LABEL_GPT)
+		return LBA0_PROTECTIVE;
+	return probe_boot_sector_is_filesystem(sigs) ? LBA0_FS_BOOT : LBA0_MBR;
 }
 
 /* The sector sizes at which "EFI PART" begins LBA 1 or the last LBA, valid header or not. */
@@ -392,6 +396,24 @@ static int damaged_gpt_topology(struct hostdev *h, uint32_t *lss)
 	return EXIT_ERRORS;
 }
 
+/* A blank image, or one that holds nothing to tell its sector size by: say which. */
+static void default_origin(struct hostdev *h, const struct probe_result *sigs)
+{
+	char what[160];
+
+	h->origin = TOPO_DEFAULT;
+	if (sigs->n)
+		snprintf(h->origin_text, sizeof h->origin_text,
+			 "the default for an image without a GPT or MBR (no --sector-size); it holds %s",
+			 probe_hit_text(&sigs->hit[0], what, sizeof what));
+	else if (fd_has_data(h->fd, 0, h->size_bytes))
+		snprintf(h->origin_text, sizeof h->origin_text,
+			 "the default for an image without a partition table (no --sector-size)");
+	else
+		snprintf(h->origin_text, sizeof h->origin_text,
+			 "the default for a blank image (no --sector-size)");
+}
+
 static int image_topology(struct hostdev *h, const struct topo_flags *f)
 {
 	uint32_t lss = 0;
@@ -423,24 +445,25 @@ static int image_topology(struct hostdev *h, const struct topo_flags *f)
 				       "(give --sector-size to choose)",
 				       h->path, (unsigned)lss);
 		} else {
-			enum lba0_kind k = lba0_kind(h);
+			/* the default, and the size blkid looks at the image with */
+			struct probe_result sigs;
+			char why[160];
+			lss = 512;
+			if (probe_range(h->fd, 0, h->size_bytes, lss, &sigs, why, sizeof why))
+				sigs.n = 0; /* only the note on where the size came from says less */
+			enum lba0_kind k = lba0_kind(h, &sigs);
 			if (k == LBA0_PROTECTIVE) {
 				int rc = damaged_gpt_topology(h, &lss);
 				if (rc)
 					return rc;
-			}
-			if (k == LBA0_MBR) {
+			} else if (k == LBA0_MBR) {
 				t_error("topology.mbr_only",
 					"%s holds an MBR partition table, whose sector size cannot be detected "
 					"from the image; give --sector-size",
 					h->path);
 				return EXIT_USAGE;
-			}
-			if (k == LBA0_BLANK) {
-				lss = 512;
-				h->origin = TOPO_DEFAULT;
-				snprintf(h->origin_text, sizeof h->origin_text,
-					 "the default for a blank image (no --sector-size)");
+			} else {
+				default_origin(h, &sigs);
 			}
 		}
 	}

@@ -22,7 +22,7 @@ enum topo_origin {
 	TOPO_DEVICE,        /* the kernel's ioctls (flags may override all but the sector size) */
 	TOPO_FLAGS,         /* --sector-size on an image file */
 	TOPO_DETECTED,      /* a valid GPT header found at one sector size */
-	TOPO_DEFAULT,       /* a blank image: 512 */
+	TOPO_DEFAULT,       /* an image with no GPT or MBR (blank, or holding other things): 512 */
 	TOPO_GIVEN,         /* set by the caller (restore: the journal's sector size) */
 };
 
@@ -36,7 +36,7 @@ struct hostdev {
 	dev_t rdev;                 /* block device number */
 	uint64_t size_bytes;
 	enum topo_origin origin;
-	char origin_text[160];      /* how the topology was found, for info/check */
+	char origin_text[256];      /* how the topology was found, for info/check */
 	uint8_t *scratch;
 };
 

@@ -361,10 +361,19 @@ int disk_inspect(struct hostdev *h, struct disk_info *di, bool strict, struct re
 		di->s2_length = le32_load(di->lba0 + STAGE1_S2_LENGTH_OFF);
 	}
 
+	char why[200];
+	if (probe_range(h->fd, 0, h->size_bytes, h->topo.lss, &di->sigs, why, sizeof why)) {
+		report_printf(r, DIAG_ERROR, "probe.failed", "%s: %s", h->path, why);
+		return EXIT_ERRORS;
+	}
+
 	unsigned gpt_sizes = hostdev_detect_gpt(h->fd, h->size_bytes);
 	bool gpt_here = gpt_sizes & h->topo.lss;
 	struct label lb = label_decide(&di->mbr, gpt_here);
 	bool protective = lb.kind == LABEL_GPT && !lb.pmbr_missing;
+	/* A FAT or NTFS filesystem's boot sector ends in 0x55AA too, but holds no table. */
+	if (lb.kind == LABEL_MBR && probe_boot_sector_is_filesystem(&di->sigs))
+		lb.kind = LABEL_NONE;
 
 	if (lb.kind == LABEL_GPT) {
 		struct report q;
@@ -417,6 +426,26 @@ int disk_inspect(struct hostdev *h, struct disk_info *di, bool strict, struct re
 		report_printf(r, DIAG_ERROR, "table.damaged", "%s", di->damage);
 	compute_alignment(h, di);
 	return 0;
+}
+
+bool sig_is_table_we_read(const struct probe_hit *h)
+{
+	return h->table && (!strcmp(h->type, "dos") || !strcmp(h->type, "gpt") ||
+			    !strcmp(h->type, "PMBR"));
+}
+
+const char *sig_sentence(const struct hostdev *h, const struct disk_info *di,
+			 const struct probe_hit *sig, char *buf, size_t cap)
+{
+	char what[160];
+	probe_hit_text(sig, what, sizeof what);
+	if (di->label == LABEL_NONE)
+		snprintf(buf, cap, "%s holds %s%s", h->path, what,
+			 sig->table ? ", which anysector does not read" : " and no partition table");
+	else
+		snprintf(buf, cap, "besides its %s, %s holds %s", di->label == LABEL_GPT ? "GPT" : "MBR",
+			 h->path, what);
+	return buf;
 }
 
 void disk_check_alignment(const struct hostdev *h, const struct disk_info *di, struct report *r)
@@ -646,8 +675,18 @@ void disk_check_boot(struct hostdev *h, struct disk_info *di, struct report *r)
 			      (unsigned long long)di->s2_offset);
 		check_stage2(h, di, r);
 	} else if (!all_zero(di->lba0, MBR_BOOTCODE_SIZE)) {
-		report_printf(r, DIAG_INFO, "boot.foreign",
-			      "LBA 0 holds boot code that is not anysector's");
+		/* a label or superblock there is no boot code at all */
+		const struct probe_hit *in0 = NULL;
+		for (unsigned i = 0; i < di->sigs.n && !in0 && di->label == LABEL_NONE; i++)
+			if (di->sigs.hit[i].offset < h->topo.lss)
+				in0 = &di->sigs.hit[i];
+		char name[96];
+		if (in0)
+			report_printf(r, DIAG_INFO, "boot.none", "LBA 0 holds %s, not boot code",
+				      probe_hit_name(in0, name, sizeof name));
+		else
+			report_printf(r, DIAG_INFO, "boot.foreign",
+				      "LBA 0 holds boot code that is not anysector's");
 	} else {
 		report_printf(r, DIAG_INFO, "boot.none", "LBA 0 holds no boot code");
 	}

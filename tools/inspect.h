@@ -11,6 +11,7 @@
 #include "common/mbr.h"
 #include "tools/hostdev.h"
 #include "tools/layout.h"
+#include "tools/probe.h"
 #include "tools/report.h"
 
 struct part_info {
@@ -41,6 +42,8 @@ struct disk_info {
 	int bios_boot;                   /* GPT BIOS boot partition, -1 none */
 	uint64_t first_part_lba;         /* lowest partition start (UINT64_MAX: none) */
 	uint64_t grain, pgrain, mgrain;  /* bytes: full grain, physical sector, lcm(PSS, 1 MiB) */
+	/* every signature libblkid finds on the whole disk (tools/probe.h), the table we read too */
+	struct probe_result sigs;
 	/* our boot code in LBA 0 */
 	bool has_stage1;
 	uint16_t s1_version;
@@ -57,6 +60,17 @@ struct disk_info {
  * boot sector only at another sector size (di->damage then names that size first). Returns 0,
  * or EXIT_ERRORS when the disk could not be read at all. */
 int disk_inspect(struct hostdev *h, struct disk_info *di, bool strict, struct report *r);
+
+/* True for a signature of the table anysector reads itself (dos, gpt, PMBR): its problems are
+ * the table readers' to report. */
+bool sig_is_table_we_read(const struct probe_hit *h);
+
+/* One sentence for a signature on a disk whose table anysector does not read (or that holds
+ * no table): "DISK holds a sgi partition table (at byte 0), which anysector does not read",
+ * "DISK holds an ext4 filesystem (at byte 1080) and no partition table"; on a disk with a
+ * table: "besides its gpt partition table, DISK holds a btrfs filesystem (at byte 65600)". */
+const char *sig_sentence(const struct hostdev *h, const struct disk_info *di,
+			 const struct probe_hit *sig, char *buf, size_t cap);
 
 /* Warnings for partitions that are not physically aligned, notes for those that miss the grain. */
 void disk_check_alignment(const struct hostdev *h, const struct disk_info *di, struct report *r);

@@ -12,9 +12,6 @@
 #include "tools/plan.h"
 #include "tools/stages.h"
 
-/* What the disk already holds that a new layout would destroy: a sentence, or NULL. */
-const char *existing_content(struct hostdev *h, char *buf, size_t cap);
-
 /* Writes a new layout (tables, wiped gaps, formatted ESP). With dry_run only prints it. Returns
  * 0 or an exit code. */
 int partition_disk(struct hostdev *h, const struct layout_opts *lo, bool dry_run);
@@ -35,7 +32,7 @@ struct txn {
 	struct esp_session esp;
 	struct plan pre;            /* stage2 */
 	struct plan post;           /* LBA 0 */
-	char summary[8][512];       /* what was done, printed after a successful commit */
+	char summary[16][512];      /* what was done, printed after a successful commit */
 	unsigned nsummary;
 };
 

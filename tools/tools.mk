@@ -4,13 +4,13 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 
 TOOLS_SRCS := $(wildcard tools/*.c)
-TOOLS_DEFS := -DANYSECTOR_LIBDIR='"$(PREFIX)/lib/anysector"'
+TOOLS_DEFS := -DANYSECTOR_LIBDIR='"$(PREFIX)/lib/anysector"' $(BLKID_CFLAGS)
 # Everything but main() is a static library, so the unit tests link against what they use
 # without a list of objects; TOOLS_LDLIBS are the system libraries it needs.
 TOOLS_LIB_SRCS := $(filter-out tools/anysector.c,$(TOOLS_SRCS))
 TOOLS_HOST_LIB := $(BUILD)/tools/libanysector.a
 TOOLS_ASAN_LIB := $(BUILD)/asan/tools/libanysector.a
-TOOLS_LDLIBS :=
+TOOLS_LDLIBS := $(BLKID_LIBS)
 ANYSECTOR := $(BUILD)/tools/anysector
 ANYSECTOR_ASAN := $(BUILD)/asan/tools/anysector
 

@@ -10,6 +10,7 @@
 #include "common/le.h"
 #include "common/linux.h"
 #include "tools/cfgedit.h"
+#include "tools/foreign.h"
 #include "tools/journal.h"
 #include "tools/mounts.h"
 #include "tools/ops.h"
@@ -50,8 +51,27 @@ int txn_begin(struct txn *t, struct hostdev *h)
 	if (rc)
 		return rc;
 	if (t->di.label == LABEL_NONE) {
-		t_error("refuse.no_table", "%s has no partition table; run 'anysector partition' first",
-			h->path);
+		/* name what the disk holds instead, each kind once */
+		unsigned named = 0;
+		for (unsigned i = 0; i < t->di.sigs.n; i++) {
+			const struct probe_hit *sig = &t->di.sigs.hit[i];
+			bool dup = false;
+			for (unsigned k = 0; k < i && !dup; k++)
+				dup = !strcmp(t->di.sigs.hit[k].type, sig->type);
+			if (dup)
+				continue;
+			char line[600];
+			t_error("refuse.no_table", "%s", sig_sentence(h, &t->di, sig, line, sizeof line));
+			named++;
+		}
+		if (named)
+			t_error("refuse.no_table",
+				"%s has no partition table anysector reads; 'anysector partition --force' "
+				"replaces what it holds",
+				h->path);
+		else
+			t_error("refuse.no_table",
+				"%s has no partition table; run 'anysector partition' first", h->path);
 		return EXIT_REFUSED;
 	}
 	if (t->di.damaged) {
@@ -182,6 +202,53 @@ static int refuse_foreign_bytes(struct txn *t, const struct stage2_place *pl, co
 	return 0;
 }
 
+/* Signatures libblkid finds where install writes (LBA 0's boot code, the whole stage2 region
+ * [first, end)): each named, and refused; under --force each is erased instead: by a write of
+ * its own before stage2's where stage1 and stage2 do not replace it, zeroed in LBA 0's new
+ * contents where it lies in the bytes stage1 keeps, and named in the summary. Returns 0 or an
+ * exit code. */
+static int foreign_signatures(struct txn *t, const struct stage2_place *pl, uint64_t first,
+			      uint64_t end, const char *where, uint8_t *lba0)
+{
+	struct hostdev *h = t->h;
+	uint32_t lss = h->topo.lss;
+	struct lba_range ours[2];
+	unsigned nours = 0;
+	struct probe_result found;
+	int rc;
+
+	for (unsigned k = 0; k < 2; k++)
+		if (pl->ours_len[k])
+			ours[nours++] = (struct lba_range){ pl->slot[k], (pl->ours_len[k] + lss - 1) / lss };
+	if ((rc = foreign_install_scan(h, &t->di.sigs, first, end, ours, nours, &found)) || !found.n)
+		return rc;
+	if (!t->force) {
+		for (unsigned i = 0; i < found.n; i++) {
+			char what[200];
+			probe_hit_text(&found.hit[i], what, sizeof what);
+			if (found.hit[i].offset < lss)
+				t_error("refuse.foreign", "LBA 0 holds %s, where install writes stage1",
+					what);
+			else
+				t_error("refuse.foreign", "the %s holds %s, where install writes stage2",
+					where, what);
+		}
+		t_error("refuse.foreign",
+			"use --force to erase %s (the backup keeps a copy of every sector it changes)",
+			found.n == 1 ? "it" : "them");
+		return EXIT_REFUSED;
+	}
+	const struct lba_range replaced[2] = { { 0, 1 }, { pl->lba, pl->count } };
+	if ((rc = foreign_erase_plan(h, &found, &t->pre, replaced, 2)))
+		return rc;
+	for (unsigned i = 0; i < found.n; i++) {
+		char line[200];
+		foreign_zero_in(&found.hit[i], 0, lba0, MBR_BOOTCODE_SIZE);
+		summary(t, "%s", foreign_erased_text(&found.hit[i], line, sizeof line));
+	}
+	return 0;
+}
+
 static void warn_not_crash_safe(const struct stage2_place *pl, uint32_t lss, uint32_t len,
 				const char *where)
 {
@@ -253,6 +320,7 @@ int txn_install(struct txn *t, const struct stages *s)
 
 	if ((rc = stage1_check(s)) || (rc = stage2_region(t, &first, &end, where, sizeof where)) ||
 	    (rc = choose_stage2_place(t, len, where, first, end, &pl, &room, &lba0)) ||
+	    (rc = foreign_signatures(t, &pl, first, end, where, lba0)) ||
 	    (rc = refuse_foreign_bytes(t, &pl, room, where)))
 		goto out;
 	warn_not_crash_safe(&pl, lss, len, where);

@@ -536,11 +536,13 @@ def t_refusals(s):
     s.anysector("install", img, rc=3, has=["has no partition table", "anysector partition"])
     s.anysector("partition", img)
     before = sha(img)
-    s.anysector("partition", img, rc=3, has=["already holds a GPT", "use --force"])
+    s.anysector("partition", img, rc=3, has=["already holds a gpt partition table (at byte 512)",
+                                             "already holds a PMBR partition table (at byte 510)",
+                                             "use --force"])
     s.eq(sha(img), before, "refused partition changed the image")
     s.anysector("partition", img, "--force", "--label", "mbr")
     s.anysector("partition", img, "--sector-size", "512", rc=3,
-                has=["already holds an MBR or a boot sector"])
+                has=["already holds a dos partition table (at byte 510)"])
     s.anysector("mkimage", img, "--size", "64M", rc=3, has=["exists already", "--force"])
 
     # stage2 too big for the legacy gap of a --dos-compat disk on 4 KiB physical sectors

@@ -21,7 +21,7 @@ PAD_NAME = "pad.bin"
 
 _spec = importlib.util.spec_from_file_location(
     "qemu_initramfs", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests",
-                                   "qemu", "initramfs.py"))
+                                   "lib", "initramfs.py"))
 initramfs = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(initramfs)
 

@@ -3,6 +3,6 @@
 # the new one under QEMU, and `anysector restore` must return it byte-identical. The payloads,
 # the installer and the stages come through tests/qemu's qemu-prereqs (defined later).
 .PHONY: test-crash
-test-crash: qemu-prereqs $(BUILD)/asan/tools/anysector
+test-crash: qemu-prereqs $(BUILD)/asan/tools/anysector $(BUILD)/tests/lib/bootinfo_h.py
 	@BUILD=$(BUILD) python3 tests/crash/crash.py
 TEST_SUITES += 68:test-crash

@@ -38,22 +38,17 @@ $RESULTS/crash; the exit status is nonzero on any failure.
 import argparse
 import concurrent.futures
 import fnmatch
-import hashlib
 import os
 import shutil
 import struct
 import subprocess
 import sys
 import time
-import types
-import zlib
 
 sys.dont_write_bytecode = True
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "qemu"))
-import check  # noqa: E402
-import qemu_cmd  # noqa: E402
-import run as qrun  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from lib import boot, console, disk, mtools, paths, payloads, qemu, results, stages, tool  # noqa: E402,E501
+from lib.results import indent  # noqa: E402
 
 CRASH_ENV = "ANYSECTOR_TEST_CRASH_AFTER_WRITE"
 CRASH_EXIT = 99
@@ -63,6 +58,7 @@ CMDLINE_NEW = "anysector.test=crash-new"
 STAGE2_PAD = 4096
 EFI_PAD = 8192
 BOOT_TIMEOUT = 45
+MAX_JOBS = 2
 ESP_GPT_TYPE = bytes.fromhex("28732ac11ff8d211ba4b00a0c93ec93b")   # C12A7328-F81F-11D2-...
 
 # name: (firmware, frontend, logical, physical, label, operation)
@@ -88,27 +84,6 @@ class Failure(Exception):
     pass
 
 
-def sha256(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
-def stage2_crc(img):
-    b = bytearray(img)
-    b[0x18:0x1C] = bytes(4)
-    return zlib.crc32(bytes(b)) & 0xFFFFFFFF
-
-
-def reseal(img):
-    b = bytearray(img)
-    struct.pack_into("<I", b, 0x14, len(b))
-    struct.pack_into("<I", b, 0x18, stage2_crc(b))
-    return bytes(b)
-
-
 def make_stages(real, out, old, pad):
     """A copy of the real stages, padded (pad) and, for the old state (old), with BOOTX64.EFI's
     configuration path patched (see the module docstring)."""
@@ -118,7 +93,7 @@ def make_stages(real, out, old, pad):
     # The head unpacks the body at its link address, well above the loaded image: a tail of
     # filler after the DEFLATE stream is loaded and checked (CRC) but never read.
     if pad:
-        s2 = reseal(s2 + bytes((i * 7) & 0xFF for i in range(STAGE2_PAD)))
+        s2 = stages.reseal(s2 + bytes((i * 7) & 0xFF for i in range(STAGE2_PAD)))
     with open(os.path.join(out, "stage2.bin"), "wb") as f:
         f.write(s2)
     efi = bytearray(open(os.path.join(real, "BOOTX64.EFI"), "rb").read())
@@ -152,32 +127,8 @@ def esp_offset(path, lss, label):
     raise Failure(f"{path}: no ESP in the GPT")
 
 
-def mtools(args, image, offset, **kw):
-    env = dict(os.environ, MTOOLS_SKIP_CHECK="1")
-    return subprocess.run([args[0], "-i", f"{image}@@{offset}"] + args[1:], env=env,
-                          capture_output=True, **kw)
-
-
 def esp_file(image, offset, path):
-    r = mtools(["mtype", f"::{path}"], image, offset)
-    if r.returncode:
-        return None
-    return r.stdout
-
-
-def patch_stage2_config(image, lss, cfg_path):
-    """Points the installed stage2 (found through stage1's patch block) at another config."""
-    with open(image, "r+b") as f:
-        lba0 = f.read(512)
-        off, length = struct.unpack_from("<QI", lba0, 0x1A8)
-        f.seek(off)
-        s2 = bytearray(f.read(length))
-        if s2[8:16] != b"ANYSECT2":
-            raise Failure(f"{image}: no stage2 at byte {off}")
-        s2[0x40:0x80] = cfg_path.encode().ljust(64, b"\0")
-        struct.pack_into("<I", s2, 0x18, stage2_crc(s2))
-        f.seek(off)
-        f.write(s2)
+    return mtools.read(image, offset, path)
 
 
 def run_tool(cmd, env=None, timeout=120):
@@ -189,21 +140,18 @@ def run_tool(cmd, env=None, timeout=120):
 
 
 def said(r):
-    return check.tail((r.stderr or "") + (r.stdout or ""), 12) or "(nothing)"
+    return console.tail((r.stderr or "") + (r.stdout or ""), 12) or "(nothing)"
 
 
 class Scenario:
-    def __init__(self, name, spec, paths, inputs, runner, root, keep):
+    def __init__(self, name, spec, inputs, guests, root, keep):
         self.name = name
         self.firmware, self.frontend, self.logical, self.physical, self.label, self.op = spec
-        self.paths, self.inputs, self.runner, self.keep = paths, inputs, runner, keep
+        self.inputs, self.guests, self.keep = inputs, guests, keep
         self.dir = os.path.join(root, name)
-        self.asan = os.path.join(paths.build, "asan", "tools", "anysector")
+        self.asan = paths.ASAN_ANYSECTOR
         self.payload = "efi-payload" if self.firmware == "ovmf" else "bios-payload"
-        self.case = types.SimpleNamespace(
-            firmware=self.firmware, frontend=self.frontend, logical=self.logical,
-            physical=self.physical, label=self.label, payload=self.payload, menu=0,
-            cmdline=CMDLINE_OLD if self.op == "add" else CMDLINE_NEW)
+        self.cmdline = CMDLINE_OLD if self.op == "add" else CMDLINE_NEW
         self.topo = ["--sector-size", str(self.logical), "--physical-size", str(self.physical)]
         self.prev = os.path.join(self.dir, "previous.img")
 
@@ -221,8 +169,9 @@ class Scenario:
         if self.firmware == "none":
             return self.fat12_image(stages)
         kernel, initrd = self.inputs.files_for(self.payload)
-        p = types.SimpleNamespace(anysector=self.paths.anysector, stages=stages)
-        r = run_tool(qrun.mkimage_command(p, self.case, kernel, initrd, self.prev), timeout=180)
+        r = run_tool(tool.mkimage_command(self.prev, "64M", self.label, self.logical,
+                                          self.physical, stages, kernel, initrd, self.cmdline, 0),
+                     timeout=180)
         if r.returncode:
             raise Failure(f"mkimage of the previous state failed (exit {r.returncode}): {said(r)}")
         self.esp = esp_offset(self.prev, self.logical, self.label)
@@ -244,7 +193,7 @@ class Scenario:
         for cmd in (["install", "--stages", stages],
                     ["add", "--kernel", kernel, "--initrd", initrd, "--cmdline", CMDLINE_OLD,
                      "--name", "crashold", "--default"]):
-            r = run_tool([self.paths.anysector, cmd[0], self.prev, *cmd[1:], *self.topo,
+            r = run_tool([paths.ANYSECTOR, cmd[0], self.prev, *cmd[1:], *self.topo,
                           "--backup", scratch])
             if r.returncode:
                 raise Failure(f"{cmd[0]} of the previous state failed (exit {r.returncode}): "
@@ -266,7 +215,7 @@ class Scenario:
         for i in range(slots):
             names.append(os.path.join(fill, f"F{i:05d}.TXT"))
             open(names[-1], "wb").close()
-        r = mtools(["mcopy"] + names + ["::/EFI/BOOT/"], self.prev, self.esp)
+        r = mtools.run(["mcopy"] + names + ["::/EFI/BOOT/"], self.prev, self.esp)
         if r.returncode:
             raise Failure(f"filling /EFI/BOOT failed: {r.stderr.decode(errors='replace')}")
         shutil.rmtree(fill)
@@ -289,11 +238,11 @@ class Scenario:
         if self.op == "add":
             # P boots its only entry ("crash-old"); add makes a "crash-new" entry the default,
             # so the switch is anysector.cfg's replacement.
-            self.mkimage(self.paths.stages)
+            self.mkimage(paths.STAGES)
             self.watched = "/anysector.cfg"
             self.old_file = esp_file(self.prev, self.esp, self.watched)
             final = os.path.join(self.dir, "final.img")
-            subprocess.run(["cp", "--sparse=always", self.prev, final], check=True)
+            disk.copy_sparse(self.prev, final)
             r = run_tool(self.command(final, final + ".backup"))
             if r.returncode:
                 raise Failure(f"a complete add failed (exit {r.returncode}): {said(r)}")
@@ -303,8 +252,8 @@ class Scenario:
         else:
             old = os.path.join(self.dir, "old-stages")
             self.new = os.path.join(self.dir, "new-stages")
-            make_stages(self.paths.stages, old, True, self.op.startswith("install-old-longer"))
-            make_stages(self.paths.stages, self.new, False,
+            make_stages(paths.STAGES, old, True, self.op.startswith("install-old-longer"))
+            make_stages(paths.STAGES, self.new, False,
                         self.op.startswith("install-new-longer"))
             self.watched = "/EFI/BOOT/BOOTX64.EFI"
             self.old_file = open(os.path.join(old, "BOOTX64.EFI"), "rb").read()
@@ -317,13 +266,14 @@ class Scenario:
             tmp = os.path.join(self.dir, OLD_CFG)
             with open(tmp, "wb") as f:
                 f.write(cfg.replace(CMDLINE_NEW.encode(), CMDLINE_OLD.encode()))
-            r = mtools(["mcopy", tmp, f"::/{OLD_CFG}"], self.prev, self.esp)
+            r = mtools.run(["mcopy", tmp, f"::/{OLD_CFG}"], self.prev, self.esp)
             if r.returncode:
                 raise Failure(f"mcopy {OLD_CFG} failed: {r.stderr.decode(errors='replace')}")
-            patch_stage2_config(self.prev, self.logical, "/" + OLD_CFG)
+            if not stages.patch_installed_config(self.prev, "/" + OLD_CFG):
+                raise Failure(f"{self.prev}: no stage2 where stage1 points")
         if not self.old_file or not self.new_file or self.old_file == self.new_file:
             raise Failure(f"{self.watched}: the old and new files are not two distinct files")
-        self.prev_hash = sha256(self.prev)
+        self.prev_hash = disk.sha256(self.prev)
         self.check_rc = self.check(self.prev)
         if self.check_rc not in (0, 1):
             raise Failure(f"anysector check finds errors in the previous state: {self.said_check}")
@@ -342,44 +292,40 @@ class Scenario:
 
     def boot(self, image, tag):
         """Boots image; returns "old" or "new", or raises Failure with the serial tail."""
-        logs = {k: os.path.join(self.dir, f"{tag}.{k}")
-                for k in ("serial.log", "debugcon.log", "qemu.log", "cmd")}
-        for f in logs.values():
-            if os.path.exists(f):
-                os.unlink(f)
+        logs = qemu.log_paths(os.path.join(self.dir, tag))
+        boot.fresh_logs(logs)
         vars_copy = os.path.join(self.dir, f"{tag}.OVMF_VARS.fd")
-        cmd = qemu_cmd.case_command(self.case, image, logs["serial.log"], logs["debugcon.log"],
-                                    vars_copy)
-        with open(logs["cmd"], "w") as f:
-            f.write(" ".join(cmd) + "\n")
-        rc, stopped = self.runner.boot(cmd, logs, BOOT_TIMEOUT)
-        serial = check.read_log(logs["serial.log"])
-        debugcon = check.read_log(logs["debugcon.log"])
+        cmd = boot.command(self.firmware, self.frontend, image, self.logical, self.physical, logs,
+                           vars_copy)
+        boot.write_cmd(logs, cmd)
+        rc, stopped = boot.boot(self.guests, cmd, logs, BOOT_TIMEOUT)
+        serial = console.read_log(logs["serial.log"])
+        debugcon = console.read_log(logs["debugcon.log"])
         proto = "2.15" if self.firmware == "seabios" else "efi"
-        want_rc = qemu_cmd.EXIT_PAYLOAD_REPORTED if proto == "2.15" else 0
+        want_rc = qemu.EXIT_PAYLOAD_REPORTED if proto == "2.15" else 0
         got, whys = None, []
         for state, cmdline in (("old", CMDLINE_OLD), ("new", CMDLINE_NEW)):
-            why = check.check_payload(serial, proto, cmdline, self.inputs.initrd_size,
-                                      self.inputs.initrd_crc)
+            why = console.check_payload(serial, proto, cmdline, self.inputs.initrd_size,
+                                        self.inputs.initrd_crc)
             if why is None:
                 got = state
             whys.append(why)
         if got and rc != want_rc:
-            got, whys = None, [f"QEMU ended with {qrun.describe_exit(rc)}, not {want_rc}"]
+            got, whys = None, [f"QEMU ended with {qemu.describe_exit(rc)}, not {want_rc}"]
         if got:
             for f in list(logs.values()) + [vars_copy]:
                 if os.path.exists(f) and not self.keep:
                     os.unlink(f)
             return got
-        context = stopped or check.gave_up(serial, debugcon) or qrun.describe_exit(rc)
+        context = stopped or console.gave_up(serial, debugcon) or qemu.describe_exit(rc)
         raise Failure(f"booted neither state ({whys[-1]}; {context})\n"
-                      + qrun.indent(check.tail(serial, 8) or "(empty serial log)", "      "))
+                      + indent(console.tail(serial, 8) or "(empty serial log)", "      "))
 
     def install_again(self, img, k):
         """What a user does after the crash: install again. It must complete (the lost clusters
         a crash can leave are no reason to refuse) and leave the new file."""
         again = os.path.join(self.dir, f"k{k}-again.img")
-        subprocess.run(["cp", "--sparse=always", img, again], check=True)
+        disk.copy_sparse(img, again)
         try:
             r = run_tool(self.command(again, again + ".backup"))
             if r.returncode:
@@ -399,7 +345,7 @@ class Scenario:
         for f in (img, backup):
             if os.path.exists(f):
                 os.unlink(f)
-        subprocess.run(["cp", "--sparse=always", self.prev, img], check=True)
+        disk.copy_sparse(self.prev, img)
         t0 = time.monotonic()
         r = run_tool(self.command(img, backup), env={CRASH_ENV: str(k)})
         dead = f"{CRASH_ENV}={k}: stopping dead after write {k} of {n}"
@@ -425,7 +371,7 @@ class Scenario:
         r = run_tool([self.asan, "restore", img, backup])
         if r.returncode:
             raise Failure(f"restore failed (exit {r.returncode}): {said(r)}")
-        if sha256(img) != self.prev_hash:
+        if disk.sha256(img) != self.prev_hash:
             raise Failure("after restore the image differs from the previous state")
         if not self.keep:
             os.unlink(img)
@@ -441,26 +387,23 @@ def main():
     ap.add_argument("--keep", action="store_true")
     ap.add_argument("--no-ovmf", action="store_true")
     a = ap.parse_args()
-    paths = qrun.Paths(os.environ.get("BUILD") or "build")
-    paths.make_dirs()
-    root = os.path.join(paths.build, "crash")
+    root = paths.build("crash")
     names = [n for n in SCENARIOS if (not a.only or fnmatch.fnmatch(n, a.only))
              and not (a.no_ovmf and SCENARIOS[n][0] == "ovmf")]
     npass = nfail = 0
     t0 = time.monotonic()
-    missing = [p for p in (paths.anysector, os.path.join(paths.build, "asan", "tools", "anysector"),
-                           paths.stages) if not os.path.exists(p)]
-    missing += qemu_cmd.missing_files()
-    if missing or not shutil.which(qemu_cmd.QEMU) or not shutil.which("mtype"):
-        print(f"crash: missing {', '.join(missing) or 'qemu-system-x86_64 or mtools'}")
-        qrun.write_results("crash", 0, 1, 0)
-        return 1
-    inputs = qrun.Inputs(paths, False)
-    runner = qrun.Runner(paths, inputs)
-    pool = concurrent.futures.ThreadPoolExecutor(max_workers=qrun.MAX_JOBS)
+    missing = [p for p in (paths.ANYSECTOR, paths.ASAN_ANYSECTOR, paths.STAGES)
+               if not os.path.exists(p)]
+    missing += qemu.missing() + ([] if shutil.which("mtype") else ["mtools"])
+    if missing:
+        print(f"crash: missing {', '.join(missing)}")
+        return results.finish("crash", 0, 1, 0)
+    inputs = payloads.Inputs(paths.build("qemu"), False)
+    guests = qemu.Guests()
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=MAX_JOBS)
     try:
         for name in names:
-            sc = Scenario(name, SCENARIOS[name], paths, inputs, runner, root, a.keep)
+            sc = Scenario(name, SCENARIOS[name], inputs, guests, root, a.keep)
             try:
                 n = sc.prepare()
                 state = sc.boot(sc.prev, "previous") if sc.firmware != "none" else "old"
@@ -474,15 +417,15 @@ def main():
                   f"; the complete operation makes {n} writes",
                   flush=True)
             futs = {pool.submit(sc.crash_at, k, n): k for k in range(n + 1)}
-            results = {}
+            done = {}
             for fut in concurrent.futures.as_completed(futs):
                 k = futs[fut]
                 try:
-                    results[k] = ("PASS", *fut.result())
+                    done[k] = ("PASS", *fut.result())
                 except Failure as e:
-                    results[k] = ("FAIL", str(e), 0.0)
-            for k in sorted(results):
-                status, msg, secs = results[k]
+                    done[k] = ("FAIL", str(e), 0.0)
+            for k in sorted(done):
+                status, msg, secs = done[k]
                 print(f"{status:5} {secs:5.1f}s  {name} crash after write {k}/{n}: {msg}",
                       flush=True)
                 npass += status == "PASS"
@@ -490,13 +433,11 @@ def main():
             if nfail == 0 and not a.keep:
                 os.unlink(sc.prev)
     except KeyboardInterrupt:
-        runner.kill_all()
+        guests.kill_all()
         pool.shutdown(wait=True, cancel_futures=True)
         raise
     pool.shutdown(wait=True)
-    print(f"crash: pass={npass} fail={nfail} skip=0 in {time.monotonic() - t0:.0f}s")
-    qrun.write_results("crash", npass, nfail, 0)
-    return 0 if nfail == 0 else 1
+    return results.finish("crash", npass, nfail, 0, note=f" in {time.monotonic() - t0:.0f}s")
 
 
 if __name__ == "__main__":

@@ -30,9 +30,8 @@ fault's place and kind (seabios-nvme-4Kn-gpt-bios-payload-initrd-once).
 import dataclasses
 import os
 
-FIRMWARES = ("seabios", "ovmf")
-FRONTENDS = ("ide", "virtio-blk", "virtio-scsi", "nvme")
-SECTORS = {"512n": (512, 512), "512e": (512, 4096), "4Kn": (4096, 4096)}
+from lib.qemu import FIRMWARES, FRONTENDS, SECTORS
+
 LABELS = ("gpt", "mbr")
 PAYLOADS = ("bios-payload", "efi-payload", "dual-payload", "linux")
 EXPECTS = ("boot", "seabios-refuses")

@@ -18,7 +18,7 @@ A case line (tests/qemu/cases/damaged.txt):
 
 Each image is made with `$BUILD/tools/anysector mkimage` (GPT, the menu timeout 0), then damaged
 here in Python: the GPT, the FAT and the directory entries are found by parsing the image, never
-by fixed offsets. The QEMU command lines come from tests/qemu/qemu_cmd.py (snapshot=on: the
+by fixed offsets. The QEMU command lines come from tests/lib/boot.py (snapshot=on: the
 image is never changed by a run). A passing case is judged again with each number its sentences
 name off by one, and must then fail (so the assertion cannot pass a different failure). A case
 ends at the first of: the payload's report line, stage2's "anysector: halted", a loader waiting
@@ -30,10 +30,8 @@ import concurrent.futures
 import dataclasses
 import fnmatch
 import os
-import random
 import re
 import shlex
-import shutil
 import string
 import struct
 import subprocess
@@ -43,11 +41,9 @@ import time
 import zlib
 
 sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import cases as caselib  # noqa: E402
-import check  # noqa: E402
-import qemu_cmd  # noqa: E402
-from run import describe_exit, indent, kill, write_results  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from lib import boot, console, disk, paths, qemu, results, tool  # noqa: E402
+from lib.results import CaseFailure, Result, indent  # noqa: E402
 
 MAX_JOBS = 2
 IMAGE_SIZE = "64M"
@@ -138,30 +134,7 @@ END_SIGNS = [
 LOADER_SIGNS = 5   # the first ones are our loaders' (stopped by themselves), the rest firmware's
 
 
-class Paths:
-    def __init__(self, build):
-        self.anysector = os.path.join(build, "tools", "anysector")
-        self.stages = os.path.join(build, "stages")
-        self.bios_payload = os.path.join(build, "payload", "bios", "payload.bzImage")
-        self.efi_payload = os.path.join(build, "payload", "efi", "payload.efi")
-        self.root = os.path.join(build, "qemu")
-        self.logs = os.path.join(self.root, "logs")
-
-
-@dataclasses.dataclass
-class Result:
-    case: object
-    status: str
-    seconds: float
-    message: str = ""
-    kept: tuple = ()
-
-
 class CaseError(Exception):
-    pass
-
-
-class CaseFailure(Exception):
     pass
 
 
@@ -181,11 +154,11 @@ class Case:
 
     @property
     def logical(self):
-        return caselib.SECTORS[self.sectors][0]
+        return qemu.SECTORS[self.sectors][0]
 
     @property
     def physical(self):
-        return caselib.SECTORS[self.sectors][1]
+        return qemu.SECTORS[self.sectors][1]
 
     @property
     def payload(self):
@@ -206,9 +179,9 @@ def parse_cases(path):
             if len(words) < 4:
                 raise CaseError(f"{where}: need FIRMWARE FRONTEND SECTORS DAMAGE")
             fw, fe, sec, dmg = words[:4]
-            for v, allowed, what in ((fw, caselib.FIRMWARES, "firmware"),
-                                     (fe, caselib.FRONTENDS, "front-end"),
-                                     (sec, tuple(caselib.SECTORS), "sector profile"),
+            for v, allowed, what in ((fw, qemu.FIRMWARES, "firmware"),
+                                     (fe, qemu.FRONTENDS, "front-end"),
+                                     (sec, tuple(qemu.SECTORS), "sector profile"),
                                      (dmg, tuple(DAMAGES), "damage")):
                 if v not in allowed:
                     raise CaseError(f"{where}: unknown {what} {v!r} (one of {', '.join(allowed)})")
@@ -377,10 +350,6 @@ class Fat:
         return found
 
 
-def deterministic(n, seed):
-    return random.Random(seed).randbytes(n)
-
-
 class Built:
     """A damaged image and the facts the expected sentences name."""
 
@@ -396,8 +365,8 @@ def cfg_text(kernel, initrd, timeout_key="timeout"):
 class BaseImages:
     """mkimage's undamaged images, one per (firmware, sectors, initrd), built on first use."""
 
-    def __init__(self, paths, workdir):
-        self.paths, self.workdir = paths, workdir
+    def __init__(self, workdir):
+        self.workdir = workdir
         self.lock = threading.Lock()
         self.locks, self.built = {}, {}
 
@@ -423,30 +392,28 @@ class BaseImages:
         with self.lock:
             if not os.path.exists(path):
                 with open(path + ".tmp", "wb") as f:
-                    f.write(deterministic(BIG_INITRD_BYTES if big else INITRD_BYTES, INITRD_SEED))
+                    f.write(disk.deterministic(BIG_INITRD_BYTES if big else INITRD_BYTES,
+                                               INITRD_SEED))
                 os.replace(path + ".tmp", path)
         return path
 
     def make(self, case, key, big):
-        paths = self.paths
-        kernel = paths.bios_payload if case.firmware == "seabios" else paths.efi_payload
+        kernel = paths.BIOS_PAYLOAD if case.firmware == "seabios" else paths.EFI_PAYLOAD
         if not os.path.exists(kernel):
             raise CaseFailure(f"test payload {kernel} is not built")
-        if not os.path.exists(paths.anysector):
-            raise CaseFailure(f"mkimage missing: {paths.anysector} does not exist")
+        if not os.path.exists(paths.ANYSECTOR):
+            raise CaseFailure(f"mkimage missing: {paths.ANYSECTOR} does not exist")
         initrd = self.initrd(big)
         out = os.path.join(self.workdir, f"base-{key}.img")
         if os.path.exists(out):
             os.unlink(out)
-        cmd = [paths.anysector, "mkimage", out, "--size", IMAGE_SIZE, "--label", "gpt",
-               "--sector-size", str(case.logical), "--physical-size", str(case.physical),
-               "--stages", paths.stages, "--kernel", kernel, "--name", "d", "--initrd", initrd,
-               "--cmdline", CMDLINE, "--timeout", "0"]
+        cmd = tool.mkimage_command(out, IMAGE_SIZE, "gpt", case.logical, case.physical,
+                                   paths.STAGES, kernel, initrd, CMDLINE, 0, extra=["--name", "d"])
         r = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, text=True,
                            errors="replace", timeout=180)
         if r.returncode != 0:
             raise CaseFailure(f"anysector mkimage failed (exit {r.returncode}):\n"
-                              + indent(check.tail(r.stderr + r.stdout, 12))
+                              + indent(console.tail(r.stderr + r.stdout, 12))
                               + f"\n  command: {shlex.join(cmd)}")
         return out, kernel, initrd
 
@@ -456,19 +423,6 @@ class BaseImages:
                 os.unlink(got[0])
 
 
-def write_sparse(path, img):
-    """Writes img leaving its all-zero MiBs as holes (the images are mostly empty)."""
-    step = 1 << 20
-    zero = bytes(step)
-    with open(path, "wb") as f:
-        f.truncate(len(img))
-        for off in range(0, len(img), step):
-            chunk = img[off:off + step]
-            if chunk != zero[:len(chunk)]:
-                f.seek(off)
-                f.write(chunk)
-
-
 def build_image(case, bases, workdir):
     """A copy of the base image with the case's damage; returns Built."""
     base, kernel, initrd = bases.get(case)
@@ -476,7 +430,7 @@ def build_image(case, bases, workdir):
         img = bytearray(f.read())
     facts = damage(case, img)
     out = os.path.join(workdir, case.name + ".img")
-    write_sparse(out, img)
+    disk.write_sparse(out, img)
     facts["kernel_size"] = os.path.getsize(kernel)
     facts["initrd_size"] = os.path.getsize(initrd)
     with open(initrd, "rb") as f:
@@ -573,38 +527,32 @@ def damage(case, img):
 # ---- running a case ----
 
 class Runner:
-    def __init__(self, paths, keep):
-        self.paths, self.keep = paths, keep
-        self.workdir = os.path.join(paths.root, "damaged")
+    def __init__(self, keep):
+        self.keep = keep
+        self.workdir = paths.build("qemu", "damaged")
+        self.logs = paths.build("qemu", "logs")
         os.makedirs(self.workdir, exist_ok=True)
-        os.makedirs(paths.logs, exist_ok=True)
-        self.bases = BaseImages(paths, self.workdir)
-        self.procs, self.procs_lock, self.stopping = set(), threading.Lock(), False
+        os.makedirs(self.logs, exist_ok=True)
+        self.bases = BaseImages(self.workdir)
+        self.guests = qemu.Guests()
 
     def run(self, case):
         t0 = time.monotonic()
-        base = os.path.join(self.paths.logs, "damaged-" + case.name)
-        logs = {k: f"{base}.{k}" for k in ("serial.log", "debugcon.log", "qemu.log", "cmd")}
-        for f in logs.values():
-            if os.path.exists(f):
-                os.unlink(f)
+        logs = qemu.log_paths(os.path.join(self.logs, "damaged-" + case.name))
+        boot.fresh_logs(logs)
         try:
             built = build_image(case, self.bases, self.workdir)
         except CaseFailure as e:
-            return Result(case, "FAIL", time.monotonic() - t0, str(e))
+            return Result(case.name, "FAIL", time.monotonic() - t0, str(e))
         vars_copy = os.path.join(self.workdir, case.name + ".OVMF_VARS.fd")
-        cmd = (qemu_cmd.base_args(logs["serial.log"], case.mem)
-               + qemu_cmd.firmware_args(case.firmware, vars_copy, logs["debugcon.log"])
-               + qemu_cmd.disk_args(case.frontend, built.path, case.logical, case.physical))
-        if ovmf_repairs(case):
-            # the image is this case's own copy: let OVMF write its repair, then look
-            cmd = [a.replace(",snapshot=on", "") for a in cmd]
-        with open(logs["cmd"], "w") as f:
-            f.write(shlex.join(cmd) + "\n")
+        # the image is this case's own copy: where OVMF repairs it, let it write, then look
+        cmd = boot.command(case.firmware, case.frontend, built.path, case.logical, case.physical,
+                           logs, vars_copy, case.mem, snapshot=not ovmf_repairs(case))
+        boot.write_cmd(logs, cmd)
         t_boot = time.monotonic()
         ended, rc, stop_at = self.boot(cmd, logs, case)
         seconds = time.monotonic() - t_boot
-        serial = check.read_log(logs["serial.log"])
+        serial = console.read_log(logs["serial.log"])
         why = judge(case, built.facts, serial, ended, rc)
         if not why:
             why = mutation_check(case, built.facts, serial, ended, rc)
@@ -625,62 +573,33 @@ class Runner:
             message = ((message + "\n" if message else "")
                        + f"ended on: {ended} after {stop_at:.1f} s")
         if status == "FAIL":
-            message += "\n  serial log tail:\n" + indent(check.tail(serial) or "(empty)")
+            message += "\n  serial log tail:\n" + indent(console.tail(serial) or "(empty)")
         keep = status == "FAIL" or self.keep
         made = list(logs.values()) + [built.path]
         for f in ([vars_copy] if keep else made + [vars_copy]):
             if os.path.exists(f):
                 os.unlink(f)
         kept = tuple(f for f in made if os.path.exists(f)) if keep else ()
-        return Result(case, status, seconds, message, kept)
+        return Result(case.name, status, seconds, message, kept)
 
     def boot(self, cmd, logs, case):
         """Runs QEMU to the first end sign (then SETTLE s more) or the timeout. Returns (what
         ended it, QEMU's exit status or None, seconds from start to the end sign)."""
-        with open(logs["qemu.log"], "wb") as out:
-            proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out,
-                                    stderr=subprocess.STDOUT, start_new_session=True)
-        with self.procs_lock:
-            self.procs.add(proc)
-        t0 = time.monotonic()
-        ended, at = None, 0.0
-        try:
-            while True:
-                if proc.poll() is not None:
-                    ended, at = f"QEMU exited ({describe_exit(proc.returncode)})", \
-                        time.monotonic() - t0
-                    break
-                if self.stopping:
-                    ended = "interrupted"
-                    break
-                at = time.monotonic() - t0
-                if at >= case.timeout:
-                    ended = f"timeout: still running after {case.timeout} s (a hang)"
-                    break
-                serial = check.read_log(logs["serial.log"])
-                debugcon = check.read_log(logs["debugcon.log"])
-                sign = end_sign(serial + "\n" + debugcon)
-                if sign:
-                    ended = sign
-                    try:
-                        proc.wait(SETTLE)
-                    except subprocess.TimeoutExpired:
-                        pass
-                    break
-                time.sleep(POLL)
-        finally:
-            rc = proc.poll()
-            if rc is None:
-                kill(proc)
-            with self.procs_lock:
-                self.procs.discard(proc)
-        return ended, rc, at
+        def watch():
+            return end_sign(console.read_log(logs["serial.log"]) + "\n"
+                            + console.read_log(logs["debugcon.log"]))
 
-    def kill_all(self):
-        self.stopping = True
-        with self.procs_lock:
-            for p in list(self.procs):
-                kill(p)
+        run = self.guests.run(cmd, logs["qemu.log"], case.timeout, watch, grace=SETTLE,
+                              poll=POLL)
+        if run.interrupted:
+            ended = "interrupted"
+        elif run.timed_out:
+            ended = f"timeout: still running after {case.timeout} s (a hang)"
+        elif run.why is not None:
+            ended = run.why
+        else:
+            ended = f"QEMU exited ({qemu.describe_exit(run.rc)})"
+        return ended, run.rc, run.seconds
 
 
 def ovmf_repairs(case):
@@ -690,7 +609,7 @@ def ovmf_repairs(case):
 def end_sign(text):
     """What shows the guest has said its last word, or None: "payload: ...", "loader: ..." (our
     loader stopped by itself) or "firmware: ..."."""
-    if check.payload_reported(text):
+    if console.payload_reported(text):
         return "payload: its report line"
     for i, pat in enumerate(END_SIGNS):
         m = re.search(pat, text)
@@ -698,7 +617,7 @@ def end_sign(text):
             who = "loader" if i < LOADER_SIGNS else "firmware"
             return f"{who}: " + " ... ".join(ln for ln in m.group(0).split("\n") if ln.strip())
     # A loader that re-boots after a failure draws its menu again.
-    if text.count(check.MENU_TITLE) >= 2:
+    if text.count(console.MENU_TITLE) >= 2:
         return "loader: the menu drawn again after the failure"
     return None
 
@@ -733,11 +652,11 @@ def judge(case, facts, serial, ended, rc):
         problems.append(f"the case did not end by itself: {ended}")
     if spec["end"] == "boot":
         proto = "2.15" if case.firmware == "seabios" else "efi"
-        why = check.check_payload(serial, proto, CMDLINE, facts["initrd_size"], facts["initrd_crc"])
+        why = console.check_payload(serial, proto, CMDLINE, facts["initrd_size"], facts["initrd_crc"])
         if why:
             problems.append(why)
     else:
-        if check.payload_reported(serial):
+        if console.payload_reported(serial):
             problems.append("the payload ran although the disk is damaged")
         elif ended and not ended.startswith("loader: "):
             problems.append(f"the loader did not stop by itself (halted or waiting at its menu); "
@@ -766,35 +685,25 @@ def main():
             print(f"{c.name}  mem={c.mem} timeout={c.timeout}"
                   + (f"  xfail: {c.xfail}" if c.xfail else ""))
         return 0
-    paths = Paths(os.environ.get("BUILD") or "build")
-    if shutil.which(qemu_cmd.QEMU) is None or qemu_cmd.missing_files():
-        print(f"{a.suite}: missing {', '.join(qemu_cmd.missing_files() or [qemu_cmd.QEMU])}")
-        write_results(a.suite, 0, len(cases), 0)
-        return 1
-    runner = Runner(paths, a.keep)
+    gone = qemu.missing()
+    if gone:
+        print(f"{a.suite}: missing {', '.join(gone)} ({qemu.MISSING_PACKAGES})")
+        return results.finish(a.suite, 0, len(cases), 0)
+    runner = Runner(a.keep)
     t0 = time.monotonic()
-    results = []
+    tally = results.Tally()
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=max(1, min(a.jobs, MAX_JOBS)))
     try:
         for fut in concurrent.futures.as_completed([pool.submit(runner.run, c) for c in cases]):
-            r = fut.result()
-            print(f"{r.status:5} {r.seconds:6.1f}s  {r.case.name}", flush=True)
-            if r.message:
-                print(indent(r.message, "  "), flush=True)
-            if r.kept:
-                print("  kept: " + " ".join(r.kept), flush=True)
-            results.append(r)
+            tally.add(fut.result())
     except KeyboardInterrupt:
-        runner.kill_all()
+        runner.guests.kill_all()
         pool.shutdown(wait=True, cancel_futures=True)
         raise
     pool.shutdown(wait=True)
     runner.bases.remove()
-    npass = sum(r.status in ("PASS", "XFAIL") for r in results)
-    nfail = sum(r.status == "FAIL" for r in results)
-    print(f"{a.suite}: pass={npass} fail={nfail} skip=0 in {time.monotonic() - t0:.0f}s")
-    write_results(a.suite, npass, nfail, 0)
-    return 0 if nfail == 0 else 1
+    npass, nfail, _ = tally.counts()
+    return results.finish(a.suite, npass, nfail, 0, note=f" in {time.monotonic() - t0:.0f}s")
 
 
 if __name__ == "__main__":

@@ -15,62 +15,54 @@ import sys
 import time
 
 sys.dont_write_bytecode = True    # no __pycache__ in the source tree
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import cases as caselib  # noqa: E402
-import check  # noqa: E402
-import qemu_cmd  # noqa: E402
-import run  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from lib import console, paths, payloads, qemu, tool  # noqa: E402
 
 PAYLOAD_TIMEOUT = 60
 KERNEL_TIMEOUT = 900
 
 
 def main():
-    paths = run.Paths(os.environ.get("BUILD") or "build")
-    paths.make_dirs()
-    if os.environ.get("RUN_STAGES"):
-        paths.stages = os.environ["RUN_STAGES"]
+    root = paths.build("qemu")
+    work = os.path.join(root, "work")
+    os.makedirs(work, exist_ok=True)
+    stages = os.environ.get("RUN_STAGES") or paths.STAGES
     frontend, _, sectors = (os.environ.get("RUN_DISK") or "nvme:4Kn").partition(":")
-    if frontend not in caselib.FRONTENDS or sectors not in caselib.SECTORS:
+    if frontend not in qemu.FRONTENDS or sectors not in qemu.SECTORS:
         sys.exit(f"make run: RUN_DISK={frontend}:{sectors}; want FRONTEND:SECTORS with FRONTEND "
-                 f"in {', '.join(caselib.FRONTENDS)} and SECTORS in {', '.join(caselib.SECTORS)}")
-    logical, physical = caselib.SECTORS[sectors]
+                 f"in {', '.join(qemu.FRONTENDS)} and SECTORS in {', '.join(qemu.SECTORS)}")
+    logical, physical = qemu.SECTORS[sectors]
     kernel = os.environ.get("KERNEL") or ""
     initrd = os.environ.get("INITRD") or ""
     if kernel:
         cmdline = " ".join(x for x in (os.environ.get("CMDLINE"), "console=ttyS0") if x)
         timeout = KERNEL_TIMEOUT
     else:
-        kernel = paths.dual_payload
-        inputs = run.Inputs(paths, need_linux=False)
-        initrd = paths.payload_initrd
+        kernel = paths.DUAL_PAYLOAD
+        inputs = payloads.Inputs(root, need_linux=False)
+        initrd = inputs.payload_initrd
         cmdline = "anysector.demo=1 console=ttyS0"
         timeout = PAYLOAD_TIMEOUT
-    if not os.path.exists(paths.anysector):
-        sys.exit(f"make run: {paths.anysector} does not exist (the installer is not built)")
+    if not os.path.exists(paths.ANYSECTOR):
+        sys.exit(f"make run: {paths.ANYSECTOR} does not exist (the installer is not built)")
 
-    image = os.path.join(paths.root, "demo.img")
+    image = os.path.join(root, "demo.img")
     if os.path.exists(image):
         os.unlink(image)
-    mk = [paths.anysector, "mkimage", image, "--size", "64M", "--label", "gpt",
-          "--sector-size", str(logical)]
-    if physical != logical:
-        mk += ["--physical-size", str(physical)]
-    mk += ["--stages", paths.stages, "--kernel", kernel, "--cmdline", cmdline]
-    if initrd:
-        mk += ["--initrd", initrd]
+    mk = tool.mkimage_command(image, "64M", "gpt", logical, physical, stages, kernel, initrd,
+                              cmdline)
     print("make run: " + shlex.join(mk), flush=True)
     if subprocess.run(mk, stdin=subprocess.DEVNULL).returncode != 0:
         sys.exit("make run: anysector mkimage failed")
 
     failures = 0
     for firmware in ("seabios", "ovmf"):
-        log = os.path.join(paths.root, f"demo-{firmware}.serial.log")
-        vars_copy = os.path.join(paths.work, "demo.OVMF_VARS.fd")
+        log = os.path.join(root, f"demo-{firmware}.serial.log")
+        vars_copy = os.path.join(work, "demo.OVMF_VARS.fd")
         if os.path.exists(log):
             os.unlink(log)
-        cmd = (qemu_cmd.base_args("stdio", 512) + qemu_cmd.firmware_args(firmware, vars_copy, None)
-               + qemu_cmd.disk_args(frontend, image, logical, physical))
+        cmd = (qemu.base_args("stdio", 512) + qemu.firmware_args(firmware, vars_copy, None)
+               + qemu.disk_args(frontend, image, logical, physical))
         # Also keep what the terminal shows, to check the payload's report afterwards.
         i = cmd.index("mon:stdio")
         cmd[i - 1:i + 1] = ["-chardev", f"stdio,id=con0,mux=on,signal=off,logfile={log}",
@@ -92,12 +84,12 @@ def main():
             print(f"\nmake run: {firmware}: no exit after {timeout} s, stopped")
             failures += 1
             continue
-        if kernel != paths.dual_payload:
+        if kernel != paths.DUAL_PAYLOAD:
             print(f"\nmake run: {firmware}: QEMU exited with status {rc} after {took:.1f} s")
             continue
         proto = "2.15" if firmware == "seabios" else "efi"
-        why = check.check_payload(check.read_log(log), proto, cmdline, inputs.initrd_size,
-                                  inputs.initrd_crc)
+        why = console.check_payload(console.read_log(log), proto, cmdline, inputs.initrd_size,
+                                    inputs.initrd_crc)
         if why:
             failures += 1
             print(f"\nmake run: {firmware}: FAILED: {why} (log {log})")

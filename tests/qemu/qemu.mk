@@ -8,7 +8,7 @@ QEMU_PAYLOADS := $(PAYLOAD_BIOS) $(PAYLOAD_EFI) $(PAYLOAD_EFI_MOCKLOAD) $(PAYLOA
 QEMU_OTHER_PARTS = $(filter $(BUILD)/tools/anysector $(BUILD)/stages/%,$(ALL_TARGETS))
 
 .PHONY: qemu-prereqs test-qemu-bios test-qemu-efi test-qemu-linux test-qemu-faults test-qemu-selftest
-qemu-prereqs: $(QEMU_PAYLOADS)
+qemu-prereqs: $(QEMU_PAYLOADS) $(PY_BOOTINFO)
 	@t='$(QEMU_OTHER_PARTS)'; if [ -n "$$t" ]; then $(MAKE) --no-print-directory -k $$t || \
 		echo "qemu: building the installer or the stages failed; the cases will say what is missing"; \
 		else echo "qemu: no rule builds $(BUILD)/tools/anysector or $(BUILD)/stages yet"; fi
@@ -23,7 +23,7 @@ test-qemu-linux: qemu-prereqs
 test-qemu-faults: qemu-prereqs
 	@$(QEMU_RUNNER) --suite qemu-faults --self-test faults tests/qemu/cases/faults.txt
 # The runner's own tests alone (no loaders or installer needed).
-test-qemu-selftest: $(QEMU_PAYLOADS)
+test-qemu-selftest: $(QEMU_PAYLOADS) $(PY_BOOTINFO)
 	@$(QEMU_RUNNER) --self-test all
 
 TEST_SUITES += 60:test-qemu-bios 66:test-qemu-faults 70:test-qemu-efi 80:test-qemu-linux

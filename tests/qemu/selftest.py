@@ -14,28 +14,28 @@ broken loader. None needs stage1/stage2, BOOTX64.EFI or the installer:
   selftest-efi-mockload-dual  the dual payload through mockload.efi: EFI half
   selftest-linux-direct       QEMU's -kernel boots the Debian kernel + our initramfs: the marker
                               line and its checks work
+  selftest-fault-checks       the fault judgements accept the loaders' real lines and reject
+                              each wrong one; the blkdebug rules of each fault kind
 """
 import os
 import subprocess
+import time
 
 import cases as caselib
-import check
-import qemu_cmd
+from lib import boot, console, paths, qemu
+from lib.results import CaseFailure, Result, indent
 
 HANG_TIMEOUT = 5
 
 
-def _result(run_mod, name, status, seconds=0.0, message="", kept=()):
-    case = caselib.Case("seabios", "ide", "512n", "mbr", "bios-payload")
-    r = run_mod.Result(case, status, seconds, message, kept)
-    r.display_name = name
-    return r
+def _result(name, status, seconds=0.0, message="", kept=()):
+    return Result(name, status, seconds, message, kept)
 
 
-def payload_header(run_mod, runner):
-    p = runner.paths.bios_payload
+def payload_header(runner):
+    p = paths.BIOS_PAYLOAD
     if not os.path.exists(p):
-        return _result(run_mod, "selftest-payload-header", "FAIL", message=f"{p} is not built")
+        return _result("selftest-payload-header", "FAIL", message=f"{p} is not built")
     data = open(p, "rb").read()
     le = lambda off, n: int.from_bytes(data[off:off + n], "little")  # noqa: E731
     setup = (data[0x1F1] + 1) * 512
@@ -53,17 +53,17 @@ def payload_header(run_mod, runner):
         problems.append("kernel_info (LToP) not at kernel_info_offset")
     if le(0x214, 4) != 0x100000:
         problems.append("code32_start is not 0x100000")
-    return _result(run_mod, "selftest-payload-header", "FAIL" if problems else "PASS",
+    return _result("selftest-payload-header", "FAIL" if problems else "PASS",
                    message="; ".join(problems))
 
 
-def checker(run_mod, runner):
+def checker(runner):
     inp = runner.inputs
     cmd = "a=1 b=/x,y"
     good = (f'junk\nANYSECTOR-PAYLOAD proto=2.15 cmdline="{cmd}" initrd_size={inp.initrd_size} '
             f'initrd_crc32={inp.initrd_crc:08x}\n')
     problems = []
-    if check.check_payload(good, "2.15", cmd, inp.initrd_size, inp.initrd_crc) is not None:
+    if console.check_payload(good, "2.15", cmd, inp.initrd_size, inp.initrd_crc) is not None:
         problems.append("the right line was rejected")
     wrong = {
         "cmdline": (good, "2.15", cmd + "x", inp.initrd_size, inp.initrd_crc),
@@ -77,13 +77,13 @@ def checker(run_mod, runner):
         "empty": ("", "2.15", cmd, inp.initrd_size, inp.initrd_crc),
     }
     for what, args in wrong.items():
-        if check.check_payload(*args) is None:
+        if console.check_payload(*args) is None:
             problems.append(f"a wrong {what} was accepted")
-    if check.escape_cmdline('a"b\\c\u00e9\u20ac') != "a\\x22b\\x5cc\\xe9\\u20ac":
+    if console.escape_cmdline('a"b\\c\u00e9\u20ac') != "a\\x22b\\x5cc\\xe9\\u20ac":
         problems.append("escape_cmdline does not match the payloads' escaping")
     for text, want in (("x\nE4", True), ("E4\nmore", True), ("E820 map\nE42", False),
                        ("anysector: halted.", True), ("all fine", False)):
-        if bool(check.gave_up(text, "")) != want:
+        if bool(console.gave_up(text, "")) != want:
             problems.append(f"give-up detection is wrong for {text!r}")
     # the menu check: title and countdown as stage2 and BOOTX64.EFI print them
     title = "anysector boot menu\n * 1) x\n"
@@ -95,64 +95,57 @@ def checker(run_mod, runner):
                                     (efi2, "seabios", 2, False), (efi2, "ovmf", 1, False),
                                     (title, "ovmf", 2, False), (bios2.replace(title, ""),
                                                                  "seabios", 2, False)):
-        if (check.check_menu(text, fw, seconds) is None) != want:
+        if (console.check_menu(text, fw, seconds) is None) != want:
             problems.append(f"the menu check is wrong for {fw} timeout {seconds} on {text!r}")
     lx = "ANYSECTOR-LINUX-OK cmdline=[console=ttyS0 anysector.test=k] filler_md5=" + "0" * 32
-    if check.check_linux(lx, "anysector.test=k", "0" * 32) is not None:
+    if console.check_linux(lx, "anysector.test=k", "0" * 32) is not None:
         problems.append("the right Linux line was rejected")
-    if check.check_linux(lx, "anysector.test=j", "0" * 32) is None or \
-            check.check_linux(lx, "anysector.test=k", "1" * 32) is None:
+    if console.check_linux(lx, "anysector.test=j", "0" * 32) is None or \
+            console.check_linux(lx, "anysector.test=k", "1" * 32) is None:
         problems.append("a wrong Linux line was accepted")
-    return _result(run_mod, "selftest-checker", "FAIL" if problems else "PASS",
+    return _result("selftest-checker", "FAIL" if problems else "PASS",
                    message="; ".join(problems))
 
 
-def _boot(run_mod, runner, name, case, cmd_tail, firmware="seabios", timeout=30,
-          watch_give_up=True):
+def _boot(runner, name, case, cmd_tail, firmware="seabios", timeout=30, watch_give_up=True):
     """Boots base args + firmware + cmd_tail; returns (rc, stopped, serial, debugcon, logs, s)."""
-    logs = runner.log_paths(caselib.Case(case.firmware, case.frontend, case.sectors, case.label,
-                                         case.payload))
-    logs = {k: v.replace(case.name, name) for k, v in logs.items()}
-    for f in logs.values():
-        if os.path.exists(f):
-            os.unlink(f)
+    logs = runner.log_paths(name)
+    boot.fresh_logs(logs)
     vars_copy = os.path.join(runner.paths.work, name + ".OVMF_VARS.fd")
-    cmd = (qemu_cmd.base_args(logs["serial.log"])
-           + qemu_cmd.firmware_args(firmware, vars_copy, logs["debugcon.log"]) + cmd_tail)
-    with open(logs["cmd"], "w") as f:
-        f.write(" ".join(cmd) + "\n")
-    import time
+    cmd = (qemu.base_args(logs["serial.log"])
+           + qemu.firmware_args(firmware, vars_copy, logs["debugcon.log"]) + cmd_tail)
+    boot.write_cmd(logs, cmd)
     t0 = time.monotonic()
-    rc, stopped = runner.boot(cmd, logs, timeout, watch_give_up)
+    rc, stopped = boot.boot(runner.guests, cmd, logs, timeout, watch_give_up)
     seconds = time.monotonic() - t0
     if os.path.exists(vars_copy):
         os.unlink(vars_copy)
-    return (rc, stopped, check.read_log(logs["serial.log"]), check.read_log(logs["debugcon.log"]),
-            logs, seconds)
+    return (rc, stopped, console.read_log(logs["serial.log"]),
+            console.read_log(logs["debugcon.log"]), logs, seconds)
 
 
-def _finish(run_mod, runner, name, status, why, serial, logs, seconds):
+def _finish(runner, name, status, why, serial, logs, seconds):
     if status == "FAIL":
-        why += "\n  serial log tail:\n" + run_mod.indent(check.tail(serial) or "(empty)")
+        why += "\n  serial log tail:\n" + indent(console.tail(serial) or "(empty)")
         kept = tuple(f for f in logs.values() if os.path.exists(f))
     else:
         kept = ()
         for f in logs.values():
             if os.path.exists(f) and not runner.keep:
                 os.unlink(f)
-    return _result(run_mod, name, status, seconds, why, kept)
+    return _result(name, status, seconds, why, kept)
 
 
-def bios_direct(run_mod, runner, name="selftest-bios-direct", kernel=None):
-    kernel = kernel or runner.paths.bios_payload
+def bios_direct(runner, name="selftest-bios-direct", kernel=None):
+    kernel = kernel or paths.BIOS_PAYLOAD
     case = caselib.Case("seabios", "ide", "512n", "mbr", "bios-payload", timeout=30)
     if not os.path.exists(kernel):
-        return _result(run_mod, name, "FAIL", message=f"{kernel} is not built")
-    tail = ["-kernel", kernel, "-initrd", runner.paths.payload_initrd,
+        return _result(name, "FAIL", message=f"{kernel} is not built")
+    tail = ["-kernel", kernel, "-initrd", runner.inputs.payload_initrd,
             "-append", case.cmdline]
-    rc, stopped, serial, debugcon, logs, s = _boot(run_mod, runner, name, case, tail)
+    rc, stopped, serial, debugcon, logs, s = _boot(runner, name, case, tail)
     status, why = runner.judge(case, rc, stopped, serial, debugcon)
-    return _finish(run_mod, runner, name, status, why, serial, logs, s)
+    return _finish(runner, name, status, why, serial, logs, s)
 
 
 def _hang_image(runner, sector):
@@ -165,49 +158,49 @@ def _hang_image(runner, sector):
     return path
 
 
-def hang_times_out(run_mod, runner):
+def hang_times_out(runner):
     name = "selftest-hang-times-out"
     case = caselib.Case("seabios", "virtio-blk", "512n", "mbr", "bios-payload", timeout=HANG_TIMEOUT)
     img = _hang_image(runner, 512)
     rc, stopped, serial, debugcon, logs, s = _boot(
-        run_mod, runner, name, case, qemu_cmd.disk_args("virtio-blk", img, 512, 512),
+        runner, name, case, qemu.disk_args("virtio-blk", img, 512, 512),
         timeout=HANG_TIMEOUT)
     os.unlink(img)
     status, why = runner.judge(case, rc, stopped, serial, debugcon)
     if status == "FAIL" and stopped and stopped.startswith("timeout") and rc is None:
-        return _finish(run_mod, runner, name, "PASS", "", serial, logs, s)
-    return _finish(run_mod, runner, name, "FAIL",
+        return _finish(runner, name, "PASS", "", serial, logs, s)
+    return _finish(runner, name, "FAIL",
                    f"a spinning boot sector should end as a timeout FAIL; got {status} "
                    f"({why or stopped})", serial, logs, s)
 
 
-def seabios_refuses(run_mod, runner):
+def seabios_refuses(runner):
     name = "selftest-seabios-refuses"
     case = caselib.Case("seabios", "virtio-blk", "4Kn", "gpt", "bios-payload",
                         expect="seabios-refuses", timeout=caselib.REFUSE_TIMEOUT)
     img = _hang_image(runner, 4096)
     rc, stopped, serial, debugcon, logs, s = _boot(
-        run_mod, runner, name, case, qemu_cmd.disk_args("virtio-blk", img, 4096, 4096),
+        runner, name, case, qemu.disk_args("virtio-blk", img, 4096, 4096),
         timeout=case.timeout)
     os.unlink(img)
     status, why = runner.judge(case, rc, stopped, serial, debugcon)
     if status == "XFAIL":
-        return _finish(run_mod, runner, name, "PASS", "", serial, logs, s)
-    return _finish(run_mod, runner, name, "FAIL", f"SeaBIOS's refusal was not recognised: {why}",
+        return _finish(runner, name, "PASS", "", serial, logs, s)
+    return _finish(runner, name, "FAIL", f"SeaBIOS's refusal was not recognised: {why}",
                    serial, logs, s)
 
 
-def dual_direct(run_mod, runner):
-    return bios_direct(run_mod, runner, "selftest-dual-direct", runner.paths.dual_payload)
+def dual_direct(runner):
+    return bios_direct(runner, "selftest-dual-direct", paths.DUAL_PAYLOAD)
 
 
-def efi_mockload(run_mod, runner, name="selftest-efi-mockload", kernel=None):
-    kernel = kernel or runner.paths.efi_payload
+def efi_mockload(runner, name="selftest-efi-mockload", kernel=None):
+    kernel = kernel or paths.EFI_PAYLOAD
     case = caselib.Case("ovmf", "virtio-blk", "512n", "gpt", "efi-payload", timeout=90)
-    mock = os.path.join(os.path.dirname(runner.paths.efi_payload), "mockload.efi")
+    mock = paths.MOCKLOAD
     for p in (kernel, mock):
         if not os.path.exists(p):
-            return _result(run_mod, name, "FAIL", message=f"{p} is not built")
+            return _result(name, "FAIL", message=f"{p} is not built")
     img = os.path.join(runner.paths.work, name + "-fat.img")
     nsh = os.path.join(runner.paths.work, name + "-nsh", "startup.nsh")
     os.makedirs(os.path.dirname(nsh), exist_ok=True)
@@ -221,39 +214,101 @@ def efi_mockload(run_mod, runner, name="selftest-efi-mockload", kernel=None):
                        check=True, capture_output=True, timeout=60)
         subprocess.run(["mcopy", "-i", img, kernel, "::/payload.efi"],
                        check=True, capture_output=True, timeout=60)
-        subprocess.run(["mcopy", "-i", img, runner.paths.payload_initrd, "::/initrd.bin"],
+        subprocess.run(["mcopy", "-i", img, runner.inputs.payload_initrd, "::/initrd.bin"],
                        check=True, capture_output=True, timeout=60)
     except (subprocess.CalledProcessError, subprocess.TimeoutExpired, FileNotFoundError) as e:
-        return _result(run_mod, name, "FAIL", message=f"cannot build the FAT image: {e}")
+        return _result(name, "FAIL", message=f"cannot build the FAT image: {e}")
     rc, stopped, serial, debugcon, logs, s = _boot(
-        run_mod, runner, name, case, qemu_cmd.disk_args("virtio-blk", img, 512, 512),
+        runner, name, case, qemu.disk_args("virtio-blk", img, 512, 512),
         firmware="ovmf", timeout=case.timeout, watch_give_up=False)
     os.unlink(img)
     os.unlink(nsh)
     os.rmdir(os.path.dirname(nsh))
     status, why = runner.judge(case, rc, stopped, serial, debugcon)
-    return _finish(run_mod, runner, name, status, why, serial, logs, s)
+    return _finish(runner, name, status, why, serial, logs, s)
 
 
-def linux_direct(run_mod, runner):
+def linux_direct(runner):
     """QEMU's -kernel boots the Debian kernel with our initramfs: the marker and the checks work."""
     name = "selftest-linux-direct"
     case = caselib.Case("seabios", "virtio-blk", "512n", "gpt", "linux", timeout=120)
     try:
         kernel, initrd = runner.inputs.files_for("linux")
-    except run_mod.CaseFailure as e:
-        return _result(run_mod, name, "FAIL", message=str(e))
+    except CaseFailure as e:
+        return _result(name, "FAIL", message=str(e))
     tail = ["-m", "512", "-kernel", kernel, "-initrd", initrd, "-append", case.cmdline]
-    rc, stopped, serial, debugcon, logs, s = _boot(run_mod, runner, name, case, tail,
+    rc, stopped, serial, debugcon, logs, s = _boot(runner, name, case, tail,
                                                    timeout=case.timeout)
     status, why = runner.judge(case, rc, stopped, serial, debugcon)
-    return _finish(run_mod, runner, name, status, why, serial, logs, s)
+    return _finish(runner, name, status, why, serial, logs, s)
 
 
-def efi_mockload_dual(run_mod, runner):
-    return efi_mockload(run_mod, runner, "selftest-efi-mockload-dual", runner.paths.dual_payload)
+def efi_mockload_dual(runner):
+    return efi_mockload(runner, "selftest-efi-mockload-dual", paths.DUAL_PAYLOAD)
+
+
+def fault_checks(runner):
+    """The fault judgements accept the loaders' real lines and reject each wrong one (a check
+    that cannot fail proves nothing). Lines as stage2 and BOOTX64.EFI print them."""
+    problems = []
+
+    def expect(ok, what):
+        if not ok:
+            problems.append(what)
+    retry2 = "disk 0x80: LBA 1323+16 read on try 2, after BIOS error 0x0c\n"
+    retry_efi = "disk: LBA 1330+256 read on try 2, after EFI_DEVICE_ERROR\n"
+    expect(console.check_retry(retry2, 1323) is None and console.check_retry(retry2, 1338) is None
+           and console.check_retry(retry_efi, 1585) is None, "a right retry line was rejected")
+    expect(console.check_retry(retry2, 1339) and console.check_retry(retry2, 1322)
+           and console.check_retry("", 5)
+           and console.check_retry(retry2.replace("try 2", "try 1"), 1323),
+           "a retry line not covering the LBA (or none, or a first try) was accepted")
+    counts = ("disk 0x80: 120 int 13h AH=42h calls, 6393856 bytes read\n"
+              "starting the kernel: a=1\n")
+    expect(console.check_int13_counts(counts, 6393856) is None, "the right count line was rejected")
+    expect(console.check_int13_counts(counts, 6393857) and console.check_int13_counts("", 1)
+           and console.check_int13_counts(counts.replace("\nstarting", "\nx\nstarting"), 1)
+           and console.check_int13_counts(counts + counts, 1),
+           "a short, missing, misplaced or doubled count line was accepted")
+    backup = ("warning: primary GPT header at LBA 1 is invalid (unreadable); using the backup GPT "
+              "header at LBA 16383\n")
+    expect(console.check_backup_gpt(backup, 16383) is None, "the right backup warning was rejected")
+    expect(console.check_backup_gpt(backup, 16384) and console.check_backup_gpt("", 16383),
+           "a wrong or missing backup warning was accepted")
+    bios_err = ("reading /payload.bzimage/payload-initrd.bin failed: disk 0x80 cannot read "
+                "LBA 12350 (BIOS int 13h error 0x0c after 3 tries)\n"
+                "booting 1) failed: device I/O error\n\nanysector boot menu\n"
+                " * 1) payload.bzimage\n"
+                "waiting for a key: 1-1 boots an entry; Up/Down and Enter choose\n")
+    efi_err = ("error: reading /payload.efi/payload-initrd.bin failed: the disk cannot read LBA "
+               "1331 (EFI_DEVICE_ERROR)\nPress any key to return to the menu.\n")
+    expect(console.check_read_error(bios_err, "", "payload-initrd.bin", 12350) is None
+           and console.check_read_error(efi_err, "", "PAYLOAD-initrd.bin", 1331) is None,
+           "a right read-error sentence was rejected")
+    payload = 'ANYSECTOR-PAYLOAD proto=2.15 cmdline="" initrd_size=1 initrd_crc32=00000000\n'
+    expect(console.check_read_error(bios_err, "", "payload.bzImage", 12350)
+           and console.check_read_error(bios_err, "", "payload-initrd.bin", 12351)
+           and console.check_read_error(bios_err + payload, "", "payload-initrd.bin", 12350)
+           and console.check_read_error(bios_err.split("booting")[0], "", "payload-initrd.bin", 12350)
+           and console.check_read_error(efi_err.split("Press")[0], "", "payload-initrd.bin", 1331),
+           "a read error naming the wrong file or LBA, followed by the payload, or without "
+           "the wait at the menu was accepted")
+    shell = "UEFI Interactive Shell v2.2\nMapping table\n     BLK0: Alias(s):\n  PciRoot(0x0)\n"
+    expect(console.check_ovmf_no_partitions(shell) is None, "OVMF's measured give-up was rejected")
+    expect(console.check_ovmf_no_partitions(shell + "  PciRoot(0x0)/HD(2,GPT,x)\n")
+           and console.check_ovmf_no_partitions("anysector boot menu\n" + shell)
+           and console.check_ovmf_no_partitions(""),
+           "partitions, our menu or no shell were taken for OVMF's give-up")
+    rules = qemu.blkdebug_rules(8, "after-repair", 999)
+    expect(rules.count("[inject-error]") == 2 + qemu.REPAIR_READS
+           and 'once = "on"' in qemu.blkdebug_rules(8, "once", 999)
+           and 'once = "off"' in qemu.blkdebug_rules(8, "always", 999),
+           "the blkdebug rules are not what the fault kinds say")
+    return _result("selftest-fault-checks", "FAIL" if problems else "PASS",
+                            message="; ".join(problems))
 
 
 BIOS = [payload_header, checker, bios_direct, hang_times_out, seabios_refuses]
 EFI = [efi_mockload, dual_direct, efi_mockload_dual]
 LINUX = [linux_direct]
+FAULTS = [fault_checks]

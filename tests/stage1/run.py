@@ -20,20 +20,20 @@ cases stay in WORKDIR."""
 import os
 import random
 import re
-import struct
 import subprocess
 import sys
-import time
 import zlib
 from concurrent.futures import ThreadPoolExecutor
 
-QEMU = "qemu-system-x86_64"
-SEABIOS = "/usr/share/seabios/bios-256k.bin"
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from lib import bootinfo, console, qemu, results, stages  # noqa: E402
+
 TIMEOUT = 20.0                   # seconds per case; a pass takes about one
-PATCH_OFFSET, PATCH_LENGTH = 0x1A8, 0x1B0          # common/bootinfo.h
-TIMESTAMP = 0xDA                                   # common/mbr.h MBR_TIMESTAMP_OFF
-STAGE2_CRC_OFF = 0x18
+SETTLE = 0.3                     # seconds a forbidden follow-up gets to show, if it is coming
+MEMORY_MB = 128
 MiB = 1 << 20
+GUESTS = qemu.Guests()
 
 
 class Case:
@@ -69,7 +69,8 @@ CASES = [
     # a torn install: one byte of stage2 differs from what its CRC was sealed over
     Case("torn-stage2-crc", "ide", 512, "anysector stage2 is damaged: the CRC32 of its image is",
          corrupt=0x3000),
-    Case("torn-stage2-header-crc", "nvme", 4096, "anysector stage2 is damaged", corrupt=STAGE2_CRC_OFF),
+    Case("torn-stage2-header-crc", "nvme", 4096, "anysector stage2 is damaged",
+         corrupt=bootinfo.STAGE2_CRC_OFF),
     # stage2 on an installed disk: the initrd's sector 200 cannot be read
     Case("stage2-read-error-back-to-menu", "nvme", 4096,
          "booting 1) failed: device I/O error\n\nanysector boot menu", installed="initrd-error",
@@ -100,7 +101,7 @@ def build_installed(case, work, tools, path):
         if case.installed == "initrd-error":
             at = img.find(INITRD[:4096])
             assert at > 0, "the initrd is not on the disk"
-            case.bad_sector = (at + 200 * case.lss) // 512      # blkdebug counts 512-byte units
+            case.bad_sector = (at + 200 * case.lss) // qemu.BLKDEBUG_UNIT
         elif case.installed == "config-error":
             m = re.search(rb"\ntimeout [0-9]+\n", img)
             assert m, "anysector.cfg is not on the disk"
@@ -111,9 +112,10 @@ def build_installed(case, work, tools, path):
 def build_disk(case, stage1, stage2, path):
     s1 = bytearray(stage1)
     length = len(stage2) if case.s2_length is None else case.s2_length
-    struct.pack_into("<QI", s1, PATCH_OFFSET, case.s2_offset, length)
+    stages.set_stage1_target(s1, case.s2_offset, length)
     if case.timestamp:
-        s1[TIMESTAMP:TIMESTAMP + len(case.timestamp)] = case.timestamp
+        at = bootinfo.MBR_TIMESTAMP_OFF
+        s1[at:at + len(case.timestamp)] = case.timestamp
     s2 = bytearray(stage2)
     if case.corrupt is not None:
         s2[case.corrupt] ^= 0x01
@@ -124,24 +126,16 @@ def build_disk(case, stage1, stage2, path):
         f.write(s2)
 
 
-def qemu_args(case, disk, serial, rules):
-    drive = f"if=none,id=d0,format=raw,snapshot=on,file="
-    drive += f"blkdebug:{rules}:{disk}" if rules else disk
-    sizes = f"logical_block_size={case.lss},physical_block_size={case.lss}"
-    dev = {
-        "ide": ["-device", f"ide-hd,drive=d0,{sizes}"],
-        "virtio-blk": ["-device", f"virtio-blk-pci,drive=d0,{sizes}"],
-        "nvme": ["-device", f"nvme,drive=d0,serial=s1,{sizes}"],
-    }[case.frontend]
-    return [QEMU, "-machine", "pc", "-accel", "tcg", "-m", "128", "-nodefaults", "-vga", "std",
-            "-display", "none", "-no-reboot", "-nic", "none", "-monitor", "none",
-            "-chardev", f"file,id=ser0,path={serial}", "-serial", "chardev:ser0",
-            "-bios", SEABIOS, "-drive", drive] + dev
+def found(case, text):
+    """The expected text, and after it the text that must follow it (then), are in the log."""
+    hit = text.find(case.expect)
+    return hit >= 0 and (not case.then or case.then in text[hit:])
 
 
 def run_case(case, stage1, stage1_chs, stage2, work, tools):
     disk = os.path.join(work, case.name + ".img")
-    serial = os.path.join(work, case.name + ".serial")
+    logs = qemu.log_paths(os.path.join(work, case.name))
+    serial = logs["serial.log"]
     if case.installed:
         build_installed(case, work, tools, disk)
     else:
@@ -150,39 +144,27 @@ def run_case(case, stage1, stage1_chs, stage2, work, tools):
     if case.bad_sector is not None:
         rules = os.path.join(work, case.name + ".blkdebug")
         with open(rules, "w") as f:
-            f.write('[inject-error]\nevent = "read_aio"\nerrno = "5"\n'
-                    f'sector = "{case.bad_sector}"\nonce = "{"on" if case.once else "off"}"\n')
+            f.write(qemu.blkdebug_rules(case.bad_sector, "once" if case.once else "always", None))
     open(serial, "w").close()
-    start = time.monotonic()
-    proc = subprocess.Popen(qemu_args(case, disk, serial, rules), stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
-    text, ok = "", False
-    try:
-        while time.monotonic() - start < TIMEOUT:
-            with open(serial, "rb") as f:
-                text = f.read().decode("latin-1").replace("\r", "")
-            hit = text.find(case.expect)
-            if hit >= 0 and (not case.then or case.then in text[hit:]):
-                ok = True
-                time.sleep(0.3)            # let a forbidden follow-up show, if it is coming
-                with open(serial, "rb") as f:
-                    text = f.read().decode("latin-1").replace("\r", "")
-                break
-            if proc.poll() is not None:
-                break
-            time.sleep(0.1)
-    finally:
-        proc.kill()
-        proc.wait()
+    cmd = (qemu.base_args(serial, MEMORY_MB) + qemu.firmware_args("seabios")
+           + qemu.disk_args(case.frontend, disk, case.lss, case.lss, blkdebug=rules))
+    run = GUESTS.run(cmd, logs["qemu.log"], TIMEOUT,
+                     lambda: True if found(case, console.read_log(serial)) else None,
+                     grace=SETTLE, poll=0.1)
+    text = console.read_log(serial)
+    # A QEMU that ended by itself (the payload leaves through isa-debug-exit) is judged on its
+    # whole log; a timeout fails whatever came after it.
+    ok = run.why is not None or (run.exited and found(case, text))
     forbidden = bool(case.forbid) and case.forbid in text
-    secs = time.monotonic() - start
     if ok and not forbidden:
-        os.remove(disk)
-        return True, f"PASS  {secs:4.1f}s  {case.name}"
+        for f in [disk] + list(logs.values()):
+            if os.path.exists(f):
+                os.remove(f)
+        return True, f"PASS  {run.seconds:4.1f}s  {case.name}"
     last = text.strip().splitlines()[-1:] or ["(no serial output)"]
     want = f"no {case.forbid!r}" if forbidden else \
         repr(case.expect) + (f" then {case.then!r}" if case.then else "")
-    return False, (f"FAIL  {secs:4.1f}s  {case.name}: expected {want}; serial log "
+    return False, (f"FAIL  {run.seconds:4.1f}s  {case.name}: expected {want}; serial log "
                    f"{serial} ends: {last[0]!r}")
 
 
@@ -234,18 +216,14 @@ def main():
     stage1 = open(stage1_path, "rb").read()
     stage1_chs = open(stage1_chs_path, "rb").read()
     stage2 = open(stage2_path, "rb").read()
-    results = check_inflate(checker, work, body_path)
+    outcomes = check_inflate(checker, work, body_path)
     with ThreadPoolExecutor(max_workers=2) as pool:
-        results += list(pool.map(lambda c: run_case(c, stage1, stage1_chs, stage2, work, tools), CASES))
-    for _, line in results:
+        outcomes += list(pool.map(lambda c: run_case(c, stage1, stage1_chs, stage2, work, tools), CASES))
+    for _, line in outcomes:
         print(line)
-    npass = sum(1 for ok, _ in results if ok)
-    nfail = len(results) - npass
-    print(f"stage1: pass={npass} fail={nfail} skip=0")
-    if os.environ.get("RESULTS"):
-        with open(os.path.join(os.environ["RESULTS"], "test-stage1"), "w") as f:
-            f.write(f"pass={npass} fail={nfail} skip=0\n")
-    sys.exit(1 if nfail else 0)
+    npass = sum(1 for ok, _ in outcomes if ok)
+    nfail = len(outcomes) - npass
+    sys.exit(results.finish("test-stage1", npass, nfail, 0, label="stage1"))
 
 
 if __name__ == "__main__":

@@ -19,7 +19,8 @@ $(INFLATE_CHECK): tests/stage1/inflate_check.c stage2/inflate.c stage2/inflate.h
 	$(Q)$(HOSTCC) $(ASAN_CFLAGS) tests/stage1/inflate_check.c stage2/inflate.c -o $@
 
 .PHONY: test-stage1
-test-stage1: $(STAGE1_BIN) $(STAGE1_CHS_BIN) $(STAGE2_BIN) $(STAGE1_TEST_TOOLS) $(INFLATE_CHECK)
+test-stage1: $(STAGE1_BIN) $(STAGE1_CHS_BIN) $(STAGE2_BIN) $(STAGE1_TEST_TOOLS) $(INFLATE_CHECK) \
+		$(PY_BOOTINFO)
 	@python3 tests/stage1/run.py $(STAGE1_BIN) $(STAGE1_CHS_BIN) $(STAGE2_BIN) $(BUILD)/tests/stage1 \
 		$(BUILD)/tools/anysector $(BUILD)/stages $(BUILD)/payload/bios/payload.bzImage \
 		$(INFLATE_CHECK) $(BUILD)/stage2/body.bin

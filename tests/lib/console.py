@@ -1,5 +1,7 @@
-"""Reading what a guest printed: the serial log cleaned of terminal escapes, the payload's
-report line, the Linux marker, and the signs that a firmware or kernel gave up."""
+"""Reading what a guest printed on its serial line: the log cleaned of terminal escapes, the
+test payload's report line, the Linux marker, the loaders' menu and disk sentences, the signs
+that a firmware, loader or kernel gave up, and the checks that judge them (each returns None
+when the log is right, else the sentence saying why not)."""
 import re
 
 PAYLOAD_RE = re.compile(

@@ -1,0 +1,39 @@
+"""Running the installer (`anysector`) from a test: its output, a sanitizer report found in it,
+and the mkimage command line the boot harnesses build their disks with."""
+import subprocess
+
+from lib import paths
+
+# What ASan, LSan and UBSan print when they find something (the ASan build exits nonzero too,
+# but a report is a failure whatever the exit status).
+SANITIZER_MARKERS = ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:")
+
+
+def sanitizer_report(output):
+    return any(m in output for m in SANITIZER_MARKERS)
+
+
+def run(args, binary=paths.ASAN_ANYSECTOR, env=None, stdin=None, timeout=120):
+    """Runs `binary args...` with text output; subprocess.TimeoutExpired after timeout s."""
+    return subprocess.run([binary] + [str(a) for a in args], capture_output=True, text=True,
+                          errors="replace", input=stdin,
+                          stdin=None if stdin is not None else subprocess.DEVNULL, env=env,
+                          timeout=timeout)
+
+
+def mkimage_command(out, size, label, logical, physical, stages, kernel, initrd=None,
+                    cmdline=None, timeout=None, binary=paths.ANYSECTOR, extra=()):
+    """`anysector mkimage` of a disk image: label gpt|mbr, logical/physical sector sizes (the
+    physical size is given only when it differs), the stages directory, one entry."""
+    cmd = [binary, "mkimage", out, "--size", size, "--label", label, "--sector-size",
+           str(logical)]
+    if physical != logical:
+        cmd += ["--physical-size", str(physical)]
+    cmd += ["--stages", stages, "--kernel", kernel]
+    if initrd:
+        cmd += ["--initrd", initrd]
+    if cmdline is not None:
+        cmd += ["--cmdline", cmdline]
+    if timeout is not None:
+        cmd += ["--timeout", str(timeout)]
+    return cmd + list(extra)

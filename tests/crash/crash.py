@@ -40,14 +40,14 @@ import concurrent.futures
 import fnmatch
 import os
 import shutil
-import struct
 import subprocess
 import sys
 import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from lib import boot, console, disk, mtools, paths, payloads, qemu, results, stages, tool  # noqa: E402,E501
+from lib import (boot, console, disk, fat, gpt, mbr, mtools, paths, payloads,  # noqa: E402
+                 qemu, results, stages, tool)
 from lib.results import indent  # noqa: E402
 
 CRASH_ENV = "ANYSECTOR_TEST_CRASH_AFTER_WRITE"
@@ -59,7 +59,6 @@ STAGE2_PAD = 4096
 EFI_PAD = 8192
 BOOT_TIMEOUT = 45
 MAX_JOBS = 2
-ESP_GPT_TYPE = bytes.fromhex("28732ac11ff8d211ba4b00a0c93ec93b")   # C12A7328-F81F-11D2-...
 
 # name: (firmware, frontend, logical, physical, label, operation)
 # install-old-longer / install-new-longer: which state has the padded stages. The two directions
@@ -111,20 +110,12 @@ def make_stages(real, out, old, pad):
 
 def esp_offset(path, lss, label):
     """Byte offset of the ESP (GPT) or the first partition (MBR)."""
-    with open(path, "rb") as f:
-        if label == "mbr":
-            f.seek(446 + 8)
-            return struct.unpack("<I", f.read(4))[0] * lss
-        f.seek(lss)
-        hdr = f.read(92)
-        entries, count, size = struct.unpack_from("<QII", hdr, 72)
-        f.seek(entries * lss)
-        table = f.read(count * size)
-    for i in range(count):
-        e = table[i * size:(i + 1) * size]
-        if e[0:16] == ESP_GPT_TYPE:
-            return struct.unpack_from("<Q", e, 32)[0] * lss
-    raise Failure(f"{path}: no ESP in the GPT")
+    if label == "mbr":
+        return mbr.read_entries(path)[0][0]["first"] * lss
+    found = gpt.find_partition(path, lss, gpt.ESP_TYPE)
+    if not found:
+        raise Failure(f"{path}: no ESP in the GPT")
+    return found[0] * lss
 
 
 def esp_file(image, offset, path):
@@ -205,10 +196,8 @@ class Scenario:
     def fill_boot_dir(self):
         """Fills /EFI/BOOT's one cluster with empty files, so that the new BOOTX64.EFI's entry
         (under its temporary name) needs a new directory cluster: the directory grows."""
-        with open(self.prev, "rb") as f:
-            f.seek(self.esp + 11)
-            bps, spc = struct.unpack("<HB", f.read(3))
-        slots = bps * spc // 32 - 3          # ".", ".." and BOOTX64.EFI are there
+        bpb = fat.read_bpb(self.prev, self.esp)
+        slots = bpb["bps"] * bpb["spc"] // 32 - 3          # ".", ".." and BOOTX64.EFI are there
         fill = os.path.join(self.dir, "fill")
         os.makedirs(fill, exist_ok=True)
         names = []

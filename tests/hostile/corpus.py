@@ -10,8 +10,12 @@ requested of another file's owner]). "{img}" in flags is the image's path. Comma
 "damage" must name why the writers refuse."""
 import struct
 
-import images as I
-from images import MIB, Gpt, gpt_disk, mbr_disk, mbr_entry, mbr_record, protective_mbr
+from images import esp_with_file, gpt_disk, mbr_disk
+from lib import stages
+from lib.disk import MIB, Image
+from lib.fat import fat12_set
+from lib.gpt import LINUX_TYPE, Gpt, crc32, gpt_header
+from lib.mbr import mbr_entry, mbr_record, protective_mbr
 
 S512 = ["--sector-size", "512"]
 S4K = ["--sector-size", "4096"]
@@ -93,7 +97,7 @@ def ambiguous(work):
     header (left over from an older 512-byte layout): valid at both sizes."""
     img, g = gpt_disk(work, 4096)
     arr = bytes(16384)
-    stale = I.gpt_header(1, N512 - 1, 34, LU512, 2, I.crc32(arr), lss=512)
+    stale = gpt_header(1, N512 - 1, 34, LU512, 2, crc32(arr), lss=512)
     img.put(512, stale)
     return img
 
@@ -153,8 +157,8 @@ def hostile_stage1(offset, length):
     def build(work):
         img, g = gpt_disk(work, 512)
         rec = protective_mbr(img.sectors)
-        rec[0x1A4:0x1A8] = b"ASB1"
-        struct.pack_into("<QIH", rec, 0x1A8, offset, length, 1)
+        stages.mark_stage1(rec)
+        stages.set_stage1_target(rec, offset, length, version=1)
         img.put_lba(0, rec)
         return img
     return build
@@ -162,8 +166,8 @@ def hostile_stage1(offset, length):
 
 def many_partitions(work):
     """256 entries, 200 of them used (1-sector partitions): more than the 128 we keep."""
-    img = I.Image(8 * MIB, 512)
-    g = Gpt(512, N512, [(I.LINUX_TYPE, 2048 + i, 2048 + i, "p%d" % i) for i in range(200)],
+    img = Image(8 * MIB, 512)
+    g = Gpt(512, N512, [(LINUX_TYPE, 2048 + i, 2048 + i, "p%d" % i) for i in range(200)],
             num_entries=256)
     img.put_lba(0, protective_mbr(N512))
     g.put(img)
@@ -195,7 +199,7 @@ def esp_file_case(text=CFG, mutate=None):
     """A valid GPT disk whose ESP holds anysector.cfg (text), then mutate(fs, entry, bpb)."""
     def build(work):
         img, g = gpt_disk(work, 512)
-        I.esp_with_file(img, work, 4096, 8192, "anysector.cfg", text, mutate)
+        esp_with_file(img, work, 4096, 8192, "anysector.cfg", text, mutate)
         return img
     return build
 
@@ -211,7 +215,7 @@ def cfg_chain(size, first=None, links=()):
             fat = b["fat"] + k * b["fat_bytes"]
             view = fs[fat:fat + b["fat_bytes"]]
             for c, n in links:
-                I.fat12_set(view, c, n)
+                fat12_set(view, c, n)
             fs[fat:fat + b["fat_bytes"]] = view
     return mutate
 
@@ -226,9 +230,9 @@ def efi_dir_loop(work):
         for k in range(b["nfats"]):
             fat = b["fat"] + k * b["fat_bytes"]
             view = fs[fat:fat + b["fat_bytes"]]
-            I.fat12_set(view, first, first)
+            fat12_set(view, first, first)
             fs[fat:fat + b["fat_bytes"]] = view
-    I.esp_with_file(img, work, 4096, 8192, "EFI/BOOT/BOOTX64.EFI", b"MZ" + bytes(3000), mutate)
+    esp_with_file(img, work, 4096, 8192, "EFI/BOOT/BOOTX64.EFI", b"MZ" + bytes(3000), mutate)
     return img
 
 
@@ -242,7 +246,7 @@ def cfg_unreadable(why):
 
 def blank(size):
     def build(work):
-        return I.Image(size, 512)
+        return Image(size, 512)
     return build
 
 

@@ -2,6 +2,6 @@
 # by tests/hostile/corpus.py, each run through the ASan+UBSan anysector: exit 2, the sentence
 # naming what is wrong and where, no sanitizer report, the image's SHA-256 unchanged.
 .PHONY: test-hostile
-test-hostile: $(BUILD)/asan/tools/anysector
+test-hostile: $(BUILD)/asan/tools/anysector $(BUILD)/tests/lib/bootinfo_h.py
 	@BUILD=$(BUILD) python3 tests/hostile/run.py
 TEST_SUITES += 45:test-hostile

@@ -5,63 +5,27 @@ no sanitizer report, no backup file left by a refused write, and the image's SHA
 Run by `make test-hostile` (suite 45).
 
 usage: run.py [--show] [NAME...]   --show prints every command's output; NAMEs pick cases."""
-import hashlib
 import json
 import os
 import shutil
-import stat
 import subprocess
 import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, HERE)
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import corpus  # noqa: E402
+from lib import paths, results, stages, tool  # noqa: E402
+from lib.disk import Loop, sha256 as sha  # noqa: E402
 
-BUILD = os.environ.get("BUILD", "build")
-ANYSECTOR = os.path.join(ROOT, BUILD, "asan", "tools", "anysector")
-WORK = os.path.join(ROOT, BUILD, "tmp", "hostile")
+ANYSECTOR = paths.ASAN_ANYSECTOR
+WORK = paths.build("tmp", "hostile")
 
 # Exit codes the tree still gives where a fix is known to be pending: (commands, the output that
 # identifies the path, the code it still gives, why). A run that gets this code there counts as
 # an expected failure (skip), one that already gets the right code passes. Empty: nothing pends.
 PENDING = []
-
-SANITIZER = ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:")
-
-
-def sha(path):
-    """SHA-256 of the file's contents, reading only what is stored: holes (SEEK_HOLE) and zero
-    blocks are skipped and the offset of every nonzero block is hashed with it, so a multi-TB
-    sparse image hashes in milliseconds and equal contents give equal hashes."""
-    h = hashlib.sha256()
-    size = os.path.getsize(path)
-    h.update(b"size %d" % size)
-    zero = bytes(1 << 16)
-    if not stat.S_ISREG(os.stat(path).st_mode):  # a block device: read it all (small here)
-        with open(path, "rb") as f:
-            return hashlib.sha256(f.read()).hexdigest()
-    with open(path, "rb") as f:
-        fd = f.fileno()
-        off = 0
-        while off < size:
-            try:
-                off = os.lseek(fd, off, os.SEEK_DATA)
-            except OSError:  # ENXIO: only a hole is left
-                break
-            end = os.lseek(fd, off, os.SEEK_HOLE)
-            while off < end:
-                b = os.pread(fd, min(1 << 16, end - off), off)
-                if not b:
-                    break
-                if b != zero[:len(b)]:
-                    h.update(b"@%d" % off)
-                    h.update(b)
-                off += len(b)
-    return h.hexdigest()
-
 
 class Results:
     def __init__(self, show):
@@ -100,7 +64,7 @@ def command(cmd, img, flags, name):
 def run_one(args, want_rc, has, label, res, fails, xfails):
     """Runs anysector once; appends what is wrong to fails / xfails."""
     try:
-        p = subprocess.run(args, capture_output=True, text=True, timeout=60)
+        p = tool.run(args[1:], binary=args[0], timeout=60)
     except subprocess.TimeoutExpired:
         fails.append("%s: hung (killed after 60 s)" % label)
         return
@@ -113,7 +77,7 @@ def run_one(args, want_rc, has, label, res, fails, xfails):
                                     for a in args[1:]), (p.stdout + p.stderr)[-2500:])
     if res.show:
         print(shown + "[exit %d]\n" % p.returncode)
-    if any(s in p.stdout + p.stderr for s in SANITIZER):
+    if tool.sanitizer_report(p.stdout + p.stderr):
         fails.append("%s: sanitizer report\n%s" % (label, shown))
     if p.returncode != want_rc:
         for cmds, marker, got, why in PENDING:
@@ -164,17 +128,15 @@ def run_case(case, res, loop_lss=None):
         run_target(name, what, img, runs, res)
         os.unlink(img)
         return
-    dev = subprocess.run(["losetup", "-f", "--show", "--sector-size", str(loop_lss), img],
-                         capture_output=True, text=True)
-    if dev.returncode:
+    try:
+        loop = Loop(img, loop_lss)
+    except subprocess.CalledProcessError as e:
         with res.lock:
             res.failed += 1
-            res.lines.append("FAIL %s: losetup: %s" % (name, dev.stderr.strip()))
+            res.lines.append("FAIL %s: losetup: %s" % (name, e.stderr.strip()))
         return
-    try:
-        run_target(name, what, dev.stdout.strip(), runs, res)
-    finally:
-        subprocess.run(["losetup", "-d", dev.stdout.strip()], capture_output=True)
+    with loop:
+        run_target(name, what, loop.dev, runs, res)
     os.unlink(img)
 
 
@@ -222,10 +184,7 @@ def main(argv):
     os.makedirs(WORK)
     os.environ["TMPDIR"] = WORK
     os.environ.setdefault("ASAN_OPTIONS", "detect_leaks=1")
-    stages = os.path.join(WORK, "stages")
-    subprocess.run([sys.executable, os.path.join(ROOT, "tests/tools/mkstages.py"), stages],
-                   check=True)
-    os.environ["ANYSECTOR_STAGES"] = stages
+    os.environ["ANYSECTOR_STAGES"] = stages.write_placeholders(os.path.join(WORK, "stages"))
     with open(os.path.join(WORK, "kernel"), "wb") as f:
         f.write(b"MZ" + bytes(4000))
     res = Results(show)
@@ -246,15 +205,11 @@ def main(argv):
             run_case((name, what, build, runs), res, loop_lss=lss)
     for line in sorted(res.lines, key=lambda s: s.split(" ", 1)[1]):
         print(line)
-    total = "pass=%d fail=%d skip=%d" % (res.passed, res.failed, res.skipped)
-    print("hostile: %d images, %d mkimage runs, %d loop devices: %s" % (len(cases), len(mk),
-                                                                         len(loops), total))
-    if os.environ.get("RESULTS"):
-        with open(os.path.join(os.environ["RESULTS"], "hostile"), "w") as f:
-            f.write(total + "\n")
     if not res.failed:
         shutil.rmtree(WORK, ignore_errors=True)
-    return 1 if res.failed else 0
+    return results.finish("hostile", res.passed, res.failed, res.skipped,
+                          label="hostile: %d images, %d mkimage runs, %d loop devices" % (
+                              len(cases), len(mk), len(loops)))
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
-"""Image files as bytes: reading and writing at an offset, sparse files, SHA-256 that skips
-holes, deterministic content."""
+"""Image files: reading and writing at an offset, sparse files, SHA-256 that skips holes,
+deterministic content, images built from pieces (Image), loop devices over them (Loop)."""
 import hashlib
 import os
 import random
@@ -101,3 +101,71 @@ def sha256(path):
                     h.update(b)
             off = end
     return h.hexdigest()
+
+
+class Image:
+    """A disk image being built: its size, its logical sector size and the pieces written into
+    it (later ones win); write() puts it into a sparse file, so only the pieces take space."""
+
+    def __init__(self, size, lss):
+        self.size = size
+        self.lss = lss
+        self.pieces = []
+
+    @property
+    def sectors(self):
+        return self.size // self.lss
+
+    def put(self, off, data):
+        self.pieces.append((off, bytes(data)))
+
+    def put_lba(self, lba, data):
+        self.put(lba * self.lss, data)
+
+    def get(self, off, n):
+        """The bytes [off, off+n) as the pieces so far make them."""
+        out = bytearray(n)
+        for poff, data in self.pieces:
+            lo, hi = max(off, poff), min(off + n, poff + len(data))
+            if lo < hi:
+                out[lo - off:hi - off] = data[lo - poff:hi - poff]
+        return out
+
+    def write(self, path):
+        """Writes the image sparse, cut to self.size (pieces past it are dropped: truncation)."""
+        if os.path.exists(path):
+            os.unlink(path)
+        with open(path, "wb") as f:
+            f.truncate(self.size)
+            for off, data in self.pieces:
+                if off >= self.size:
+                    continue
+                f.seek(off)
+                f.write(data[:self.size - off])
+        return path
+
+
+class Loop:
+    """A loop device over an image file with lss-byte sectors (root only; `losetup -f`, never
+    a fixed device); partitions scanned with partx on request; always removed on leaving."""
+
+    def __init__(self, image, lss):
+        self.dev = subprocess.run(["losetup", "-f", "--show", "--sector-size", str(lss), image],
+                                  capture_output=True, text=True, check=True).stdout.strip()
+        self.name = os.path.basename(self.dev)
+
+    def scan(self):
+        subprocess.run(["partx", "-a", self.dev], capture_output=True)
+
+    def unscan(self):
+        subprocess.run(["partx", "-d", self.dev], capture_output=True)
+
+    def close(self):
+        self.unscan()
+        subprocess.run(["losetup", "-d", self.dev], capture_output=True)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()

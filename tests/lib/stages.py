@@ -26,6 +26,11 @@ def set_stage1_target(lba0, offset, length, version=None):
         struct.pack_into("<H", lba0, B.STAGE1_VERSION_OFF, version)
 
 
+def mark_stage1(lba0):
+    """Writes stage1's magic into a bytearray holding LBA 0 (as if our stage1 were there)."""
+    lba0[B.STAGE1_MAGIC_OFF:B.STAGE1_MAGIC_OFF + len(STAGE1_MAGIC)] = STAGE1_MAGIC
+
+
 def stage2_crc(image):
     """The CRC32 stage2 carries: over the whole image with its CRC field taken as zero."""
     b = bytearray(image)
@@ -93,7 +98,7 @@ def placeholder_stage1():
     for i in range(B.STAGE1_MAGIC_OFF):
         b[i] = (i * 7 + 1) % 251 + 1
     b[B.MBR_TIMESTAMP_OFF:B.MBR_TIMESTAMP_OFF + B.MBR_TIMESTAMP_LEN] = bytes(B.MBR_TIMESTAMP_LEN)
-    b[B.STAGE1_MAGIC_OFF:B.STAGE1_MAGIC_OFF + 4] = STAGE1_MAGIC
+    mark_stage1(b)
     struct.pack_into("<H", b, B.STAGE1_VERSION_OFF, B.STAGE1_VERSION)
     b[B.MBR_SIGNATURE_OFF:B.MBR_SIGNATURE_OFF + 2] = b"\x55\xaa"
     return bytes(b)

@@ -43,6 +43,8 @@ import zlib
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from lib import boot, console, disk, paths, qemu, results, tool  # noqa: E402
+from lib.fat import Fat  # noqa: E402
+from lib.gpt import ESP_TYPE, LINUX_TYPE, SIGNATURE, View as Gpt, u64  # noqa: E402
 from lib.results import CaseFailure, Result, indent  # noqa: E402
 
 MAX_JOBS = 2
@@ -54,7 +56,6 @@ DEFAULT_TIMEOUT = 40                   # the hang guard; measured cases end in 1
 POLL = 0.2
 SETTLE = 1.0                           # seconds a stopped loader gets to finish its sentence
 CMDLINE = "anysector.test=damaged console=ttyS0"
-GPT_SIG = b"EFI PART"
 
 # What each damage must make the loader say (a list, or per firmware a dict of lists). Every
 # pattern is searched in the serial log;
@@ -202,154 +203,6 @@ def parse_cases(path):
     return out
 
 
-# ---- the image: GPT and FAT found by parsing ----
-
-def u16(b, o):
-    return struct.unpack_from("<H", b, o)[0]
-
-
-def u32(b, o):
-    return struct.unpack_from("<I", b, o)[0]
-
-
-def u64(b, o):
-    return struct.unpack_from("<Q", b, o)[0]
-
-
-class Gpt:
-    """The primary GPT of img (a bytearray) with lss-byte sectors."""
-    ESP = bytes.fromhex("28732ac11ff8d211ba4b00a0c93ec93b")
-
-    def __init__(self, img, lss):
-        self.img, self.lss = img, lss
-        h = bytes(img[lss:2 * lss])
-        if h[:8] != GPT_SIG:
-            raise CaseFailure("mkimage's image has no primary GPT")
-        self.entries_lba, self.num, self.esize = u64(h, 72), u32(h, 80), u32(h, 84)
-        self.first_usable, self.last_usable = u64(h, 40), u64(h, 48)
-        self.backup_lba = u64(h, 32)
-
-    def entry_off(self, i, header_lba=1):
-        ho = header_lba * self.lss
-        return u64(self.img, ho + 72) * self.lss + i * u32(self.img, ho + 84)
-
-    def esp(self):
-        for i in range(self.num):
-            o = self.entry_off(i)
-            if self.img[o:o + 16] == self.ESP:
-                return u64(self.img, o + 32), u64(self.img, o + 40)
-        raise CaseFailure("mkimage's GPT has no EFI system partition")
-
-    def used(self):
-        return [i for i in range(self.num)
-                if any(self.img[self.entry_off(i):self.entry_off(i) + 16])]
-
-    def reseal(self, header_lba):
-        """Recomputes the array CRC and the header CRC of the header at header_lba."""
-        ho = header_lba * self.lss
-        h = self.img
-        arr = u64(h, ho + 72) * self.lss
-        n, size = u32(h, ho + 80), u32(h, ho + 84)
-        struct.pack_into("<I", h, ho + 88, zlib.crc32(h[arr:arr + n * size]))
-        hsize = u32(h, ho + 12)
-        struct.pack_into("<I", h, ho + 16, 0)
-        struct.pack_into("<I", h, ho + 16, zlib.crc32(h[ho:ho + hsize]))
-
-
-class Fat:
-    """A FAT12/16/32 file system at byte `base` of img: enough to find files and edit the FAT."""
-
-    def __init__(self, img, base):
-        self.img, self.base = img, base
-        b = img[base:base + 512]
-        self.bps, self.spc = u16(b, 11), b[13]
-        rsv, self.nfats, root_ent = u16(b, 14), b[16], u16(b, 17)
-        total = u16(b, 19) or u32(b, 32)
-        self.fat_sectors = u16(b, 22) or u32(b, 36)
-        root_sectors = (root_ent * 32 + self.bps - 1) // self.bps
-        self.fat_off = base + rsv * self.bps
-        self.root_off = self.fat_off + self.nfats * self.fat_sectors * self.bps
-        self.root_bytes = root_sectors * self.bps
-        data_sector = rsv + self.nfats * self.fat_sectors + root_sectors
-        self.data_off = base + data_sector * self.bps
-        self.clusters = (total - data_sector) // self.spc
-        self.type = 12 if self.clusters < 4085 else 16 if self.clusters < 65525 else 32
-        self.root_cluster = u32(b, 44) if self.type == 32 else 0
-        self.cluster_bytes = self.bps * self.spc
-        if self.type == 12:
-            raise CaseFailure("mkimage made a FAT12 ESP; this runner edits FAT16/32 only")
-
-    def get(self, c):
-        if self.type == 16:
-            return u16(self.img, self.fat_off + 2 * c)
-        return u32(self.img, self.fat_off + 4 * c) & 0x0FFFFFFF
-
-    def set(self, c, v):
-        """In every FAT copy."""
-        for k in range(self.nfats):
-            off = self.fat_off + k * self.fat_sectors * self.bps
-            if self.type == 16:
-                struct.pack_into("<H", self.img, off + 2 * c, v & 0xFFFF)
-            else:
-                old = u32(self.img, off + 4 * c)
-                struct.pack_into("<I", self.img, off + 4 * c, (old & 0xF0000000) | (v & 0x0FFFFFFF))
-
-    def end_mark(self):
-        return 0xFFFF if self.type == 16 else 0x0FFFFFFF
-
-    def chain(self, first):
-        out, c = [], first
-        end = 0xFFF8 if self.type == 16 else 0x0FFFFFF8
-        while 2 <= c < end and len(out) <= self.clusters:
-            out.append(c)
-            c = self.get(c)
-        return out
-
-    def cluster_off(self, c):
-        return self.data_off + (c - 2) * self.cluster_bytes
-
-    def dir_slots(self, first):
-        """Byte offsets of the 32-byte slots of a directory (first 0: the FAT16 root)."""
-        if first == 0 and self.type == 16:
-            return range(self.root_off, self.root_off + self.root_bytes, 32)
-        offs = []
-        for c in self.chain(first or self.root_cluster):
-            o = self.cluster_off(c)
-            offs.extend(range(o, o + self.cluster_bytes, 32))
-        return offs
-
-    def entries(self, first):
-        """(long or short name, slot offset, [LFN slot offsets], first cluster, size, attr)."""
-        lfn, lfn_slots = {}, []
-        for o in self.dir_slots(first):
-            e = self.img[o:o + 32]
-            if e[0] == 0:
-                return
-            if e[0] == 0xE5:
-                lfn, lfn_slots = {}, []
-                continue
-            if e[11] == 0x0F:
-                part = e[1:11] + e[14:26] + e[28:32]
-                lfn[e[0] & 0x1F] = part.decode("utf-16-le").split("\0")[0]
-                lfn_slots.append(o)
-                continue
-            short = e[0:8].decode("latin-1").rstrip() + (
-                "." + e[8:11].decode("latin-1").rstrip() if e[8:11].strip() else "")
-            name = "".join(lfn[k] for k in sorted(lfn)) or short
-            clus = (u16(e, 20) << 16 | u16(e, 26)) if self.type == 32 else u16(e, 26)
-            yield name, o, lfn_slots, clus, u32(e, 28), e[11]
-            lfn, lfn_slots = {}, []
-
-    def find(self, path):
-        first, found = 0, None
-        for part in path.strip("/").split("/"):
-            found = next((e for e in self.entries(first) if e[0].lower() == part.lower()), None)
-            if not found:
-                raise CaseFailure(f"cannot find {path} on the ESP (no {part})")
-            first = found[3]
-        return found
-
-
 class Built:
     """A damaged image and the facts the expected sentences name."""
 
@@ -461,7 +314,9 @@ def write_cfg(fat, text):
 def damage(case, img):
     lss = case.logical
     gpt = Gpt(img, lss)
-    esp_first, _ = gpt.esp()
+    if not gpt.find(ESP_TYPE):
+        raise CaseFailure("mkimage's GPT has no EFI system partition")
+    esp_first, _ = gpt.find(ESP_TYPE)
     fat = Fat(img, esp_first * lss)
     kernel, initrd = read_cfg_paths(fat)
     facts = {"backup_lba": len(img) // lss - 1, "kernel": kernel, "initrd": initrd}
@@ -484,7 +339,7 @@ def damage(case, img):
         for hdr in (1, facts["backup_lba"]) if d == "gpt-both-overlap" else (1,):
             for slot, (a, b) in zip(slots, pairs):
                 o = gpt.entry_off(slot, hdr)
-                img[o:o + 16] = bytes.fromhex("af3dc60f838472478e793d69d8477de4")  # Linux data
+                img[o:o + 16] = LINUX_TYPE
                 img[o + 16:o + 32] = bytes([slot + 1] * 16)
                 struct.pack_into("<QQ", img, o + 32, a, b)
             gpt.reseal(hdr)
@@ -542,7 +397,7 @@ class Runner:
         boot.fresh_logs(logs)
         try:
             built = build_image(case, self.bases, self.workdir)
-        except CaseFailure as e:
+        except (CaseFailure, ValueError) as e:
             return Result(case.name, "FAIL", time.monotonic() - t0, str(e))
         vars_copy = os.path.join(self.workdir, case.name + ".OVMF_VARS.fd")
         # the image is this case's own copy: where OVMF repairs it, let it write, then look
@@ -559,7 +414,7 @@ class Runner:
         if ovmf_repairs(case):
             with open(built.path, "rb") as f:
                 f.seek(case.logical)
-                if f.read(8) != GPT_SIG:
+                if f.read(8) != SIGNATURE:
                     why = (why + "; " if why else "") + ("OVMF booted but did not rewrite the "
                                                           "primary GPT header at LBA 1")
         status = "FAIL" if why else "PASS"

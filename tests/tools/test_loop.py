@@ -8,8 +8,11 @@ import os
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import Loop, Skip, Suite, have, sha, sparse  # noqa: E402
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from lib.disk import Loop, sha256 as sha, sparse  # noqa: E402
+from lib.results import Skip  # noqa: E402
+from lib.suite import Suite, have  # noqa: E402
 from test_tools import MIB, MOCKS, flags_for  # noqa: E402
 
 BIOS = "21686148-6449-6E6F-744E-656564454649"

@@ -7,9 +7,17 @@ import struct
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import (Skip, Suite, fat_bpb, fix_header_crc, gpt_entries, gpt_header, have,  # noqa: E402
-                     mbr_entries, read_at, rewrite_gpt_crcs, sha, sparse, write_at)
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from lib import paths, stages  # noqa: E402
+from lib import bootinfo as B  # noqa: E402
+from lib.disk import read_at, sha256 as sha, sparse, write_at  # noqa: E402
+from lib.fat import read_bpb as fat_bpb  # noqa: E402
+from lib.gpt import (fix_header_crc, read_entries as gpt_entries,  # noqa: E402
+                     read_header as gpt_header, rewrite_crcs as rewrite_gpt_crcs)
+from lib.mbr import read_entries as mbr_entries  # noqa: E402
+from lib.results import Skip  # noqa: E402
+from lib.suite import Suite, have  # noqa: E402
 
 MIB = 1 << 20
 ESP_GUID = bytes.fromhex("28732AC11FF8D211BA4B00A0C93EC93B")
@@ -360,7 +368,7 @@ def t_detection(s):
 
 def lba0_fields(img):
     raw = read_at(img, 0, 512)
-    return raw, struct.unpack_from("<QI", raw, 0x1A8)
+    return raw, stages.stage1_target(raw)
 
 
 def t_install_layouts(s):
@@ -386,7 +394,7 @@ def t_install_layouts(s):
         sparse(img, 16 * MIB)
         flags = flags_for(lss, flags)
         s.anysector("partition", img, "--label", label, *flags)
-        write_at(img, 0xDA, b"WINTS!")  # a Windows-style timestamp must survive
+        write_at(img, B.MBR_TIMESTAMP_OFF, b"WINTS!")  # a Windows-style timestamp must survive
         if lss == 4096:
             write_at(img, 3000, b"tail of a 4 KiB LBA 0")
         before = sha(img)
@@ -401,29 +409,31 @@ def t_install_layouts(s):
         s.check(off % lss == 0 and (off - (3584 if "3584" in flags else 0)) %
                 max(lss, 4096 if "4096" in flags else lss) == 0,
                 what + ": stage2 offset not on a physical sector")
-        s.eq(raw0[0xDA:0xE0], b"WINTS!", what + ": timestamp bytes")
-        s.eq(raw0[440:512], before0[440:512], what + ": signature/table/0x55AA")
-        s.eq(after0[512:], before0[512:], what + ": rest of LBA 0")
-        s.eq(raw0[:0xDA], stage1[:0xDA], what + ": stage1 code")
-        s.eq(raw0[0xE0:0x1A4], stage1[0xE0:0x1A4], what + ": stage1 code after the timestamp")
+        ts, ts_end = B.MBR_TIMESTAMP_OFF, B.MBR_TIMESTAMP_OFF + B.MBR_TIMESTAMP_LEN
+        code, rec = B.MBR_BOOTCODE_SIZE, B.MBR_RECORD_SIZE
+        s.eq(raw0[ts:ts_end], b"WINTS!", what + ": timestamp bytes")
+        s.eq(raw0[code:rec], before0[code:rec], what + ": signature/table/0x55AA")
+        s.eq(after0[rec:], before0[rec:], what + ": rest of LBA 0")
+        s.eq(raw0[:ts], stage1[:ts], what + ": stage1 code")
+        s.eq(raw0[ts_end:B.STAGE1_MAGIC_OFF], stage1[ts_end:B.STAGE1_MAGIC_OFF],
+             what + ": stage1 code after the timestamp")
         s2 = read_at(img, off, length)
-        s.eq(s2[0x80:], stage2[0x80:], what + ": stage2 body")
-        kind = struct.unpack_from("<I", s2, 0x1C)[0]
-        import zlib
-        z = bytearray(s2)
-        z[0x18:0x1C] = bytes(4)
-        s.eq(struct.unpack_from("<I", s2, 0x18)[0], zlib.crc32(bytes(z)) & 0xFFFFFFFF,
+        s.eq(s2[B.STAGE2_HDR_SIZE:], stage2[B.STAGE2_HDR_SIZE:], what + ": stage2 body")
+        kind = stages.stage2_field(s2, B.STAGE2_KIND_OFF)
+        s.eq(stages.stage2_field(s2, B.STAGE2_CRC_OFF), stages.stage2_crc(s2),
              what + ": stage2 CRC")
         if label == "gpt":
             h = gpt_header(img, lss, 1)
             ents, _ = gpt_entries(img, lss, h)
             esp = [e for e in ents if e["type"] == ESP_GUID][0]
-            s.eq((kind, s2[0x20:0x30]), (1, esp["unique"]), what + ": stage2 identity")
+            guid = s2[B.STAGE2_PART_GUID_OFF:B.STAGE2_PART_GUID_OFF + 16]
+            s.eq((kind, guid), (1, esp["unique"]), what + ": stage2 identity")
         else:
-            sig = struct.unpack_from("<I", raw0, 0x1B8)[0]
-            s.eq((kind, struct.unpack_from("<II", s2, 0x30)), (2, (sig, 1)),
+            sig = struct.unpack_from("<I", raw0, B.MBR_DISK_SIG_OFF)[0]
+            s.eq((kind, (stages.stage2_field(s2, B.STAGE2_MBR_SIG_OFF),
+                         stages.stage2_field(s2, B.STAGE2_MBR_PART_OFF))), (2, (sig, 1)),
                  what + ": stage2 identity")
-        s.eq(s2[0x40:0x4E], b"/anysector.cfg", what + ": config path")
+        s.eq(stages.config_path(s2), "/anysector.cfg", what + ": config path")
         s.anysector("check", img, *flags, rc=1, has=["stage2 intact", "BOOTX64.EFI present"])
         s.anysector("restore", img, img + ".anysector-backup", has=["restored"])
         s.eq(sha(img), before, what + ": restore is not byte-identical")
@@ -474,10 +484,11 @@ def t_stage2_slots(s):
                     lacks=["not crash-safe", "one copy"])
         _, (off, length) = lba0_fields(img)
         s.eq(off, want, "install %d: stage1 points at slot" % n)
-        s.eq(read_at(img, off + 0x80, length - 0x80), stage2[0x80:], "install %d: stage2" % n)
+        s.eq(read_at(img, off + B.STAGE2_HDR_SIZE, length - B.STAGE2_HDR_SIZE),
+             stage2[B.STAGE2_HDR_SIZE:], "install %d: stage2" % n)
         if n:
             other = b if want == a else a
-            s.eq(read_at(img, other + 8, 8), b"ANYSECT2",
+            s.eq(read_at(img, other + B.STAGE2_MAGIC_OFF, 8), stages.STAGE2_MAGIC,
                  "install %d: the previous stage2 kept" % n)
         s.anysector("check", img, rc=1, has=["stage2 intact"])
     # slot B at a whole physical sector on 512e, offset-by-one and 4Kn disks, GPT and MBR
@@ -548,8 +559,7 @@ def t_refusals(s):
     # stage2 too big for the legacy gap of a --dos-compat disk on 4 KiB physical sectors
     # (LBA 8..62 = 28,160 bytes)
     big = s.path("stages-big")
-    subprocess.run([sys.executable, os.path.join(os.path.dirname(__file__), "mkstages.py"), big,
-                    "--stage2-size", "30000"], check=True)
+    stages.write_placeholders(big, stage2_size=30000)
     sparse(img, 64 * MIB)
     s.anysector("partition", img, "--label", "mbr", "--dos-compat", "--physical-size", "4096")
     s.anysector("install", img, "--sector-size", "512", "--physical-size", "4096", "--stages",
@@ -586,8 +596,7 @@ def t_refusals(s):
 
     # stages that are not ours
     bad = s.path("stages-bad")
-    subprocess.run([sys.executable, os.path.join(os.path.dirname(__file__), "mkstages.py"), bad],
-                   check=True)
+    stages.write_placeholders(bad)
     write_at(os.path.join(bad, "stage2.bin"), 500, b"x")
     s.anysector("install", img7, "--stages", bad, rc=2, has=["is not a sealed anysector stage2"])
     s.anysector("install", img7, "--stages", s.path("nowhere"), rc=2, has=["stage1.bin"])
@@ -602,7 +611,7 @@ def t_restore_safety(s):
     sparse(other, 32 * MIB)
     s.anysector("restore", other, bak, rc=3, has=["was made for a disk of 16777216 bytes"])
     # the disk changed after the install: restore refuses, --force restores anyway
-    off = struct.unpack_from("<Q", read_at(img, 0x1A8, 8))[0]
+    off = stages.stage1_target(read_at(img, 0, B.MBR_RECORD_SIZE))[0]
     write_at(img, off + 200, b"changed")
     s.anysector("restore", img, bak, "--dry-run", rc=3, has=["changed since the backup"])
     s.anysector("restore", img, bak, rc=3, has=["no longer hold what the install wrote",
@@ -620,10 +629,10 @@ def t_restore_safety(s):
 
 def t_stage2_damage(s):
     img = new_gpt(s, "torn.img")
-    off = struct.unpack_from("<Q", read_at(img, 0x1A8, 8))[0]
+    off = stages.stage1_target(read_at(img, 0, B.MBR_RECORD_SIZE))[0]
     write_at(img, off + 5000, b"\xff")
     s.anysector("check", img, rc=2, has=["boot.stage2_crc", "is damaged"])
-    write_at(img, off + 8, b"XXXXXXXX")
+    write_at(img, off + B.STAGE2_MAGIC_OFF, b"XXXXXXXX")
     s.anysector("check", img, rc=2, has=["no stage2 header is there"])
 
 
@@ -810,8 +819,7 @@ def t_garbage(s):
 def t_real_stages(s):
     """The real stage1/stage2/BOOTX64.EFI from $BUILD/stages (once their builds exist) install and
     check clean on every label and sector size, and restore byte for byte."""
-    from harness import BUILD, ROOT
-    real = os.path.join(ROOT, BUILD, "stages")
+    real = paths.STAGES
     names = ("stage1.bin", "stage2.bin", "BOOTX64.EFI")
     if not all(os.path.exists(os.path.join(real, n)) for n in names):
         raise Skip("%s does not hold all of %s yet" % (real, ", ".join(names)))
@@ -824,7 +832,8 @@ def t_real_stages(s):
                         "--stages", real, "--kernel", k)
             s.anysector("check", img, "--sector-size", lss, rc=0, has=["stage2 intact"])
             s1 = open(os.path.join(real, "stage1.bin"), "rb").read()
-            s.eq(read_at(img, 0, 0xDA), s1[:0xDA], "real stage1 in LBA 0")
+            s.eq(read_at(img, 0, B.MBR_TIMESTAMP_OFF), s1[:B.MBR_TIMESTAMP_OFF],
+                 "real stage1 in LBA 0")
             plain = s.path("plain-%s-%d.img" % (label, lss))
             sparse(plain, 32 * MIB)
             s.anysector("partition", plain, "--label", label, "--sector-size", lss)

@@ -20,6 +20,9 @@ import tempfile
 import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(HERE, "..", ".."))
+from lib import bootinfo as B  # noqa: E402  (needs `make`: the offsets are generated)
 UNIT = 512  # the format's offset unit
 
 # name, FAT type, BPB sector size, image size, device sector size shift (512 << n)
@@ -121,22 +124,24 @@ def make_linux():
             f.write(data)
 
 
-def stage2_image(length=256, kind=0, path=b"/anysector.cfg", version=1, magic=b"ANYSECT2",
-                 seal=True):
+def stage2_image(length=256, kind=0, path=b"/anysector.cfg", version=1,
+                 magic=B.STAGE2_MAGIC.encode(), seal=True):
     img = bytearray(length)
     img[0:2] = b"\xeb\x7e"  # jmp over the header
-    img[0x08:0x10] = magic
-    struct.pack_into("<III", img, 0x10, version, length, 0)
-    struct.pack_into("<I", img, 0x1C, kind)
+    img[B.STAGE2_MAGIC_OFF:B.STAGE2_MAGIC_OFF + 8] = magic
+    struct.pack_into("<I", img, B.STAGE2_HDR_VERSION_OFF, version)
+    struct.pack_into("<I", img, B.STAGE2_LENGTH_OFF, length)
+    struct.pack_into("<I", img, B.STAGE2_KIND_OFF, kind)
     if kind == 1:
-        img[0x20:0x30] = bytes(range(0x10, 0x20))
+        img[B.STAGE2_PART_GUID_OFF:B.STAGE2_PART_GUID_OFF + 16] = bytes(range(0x10, 0x20))
     if kind == 2:
-        struct.pack_into("<II", img, 0x30, 0x7322BB2D, 1)
-    img[0x40:0x40 + len(path)] = path
-    for i in range(0x80, length):
+        struct.pack_into("<I", img, B.STAGE2_MBR_SIG_OFF, 0x7322BB2D)
+        struct.pack_into("<I", img, B.STAGE2_MBR_PART_OFF, 1)
+    img[B.STAGE2_CONFIG_PATH_OFF:B.STAGE2_CONFIG_PATH_OFF + len(path)] = path
+    for i in range(B.STAGE2_HDR_SIZE, length):
         img[i] = (i * 13 + 5) & 0xFF
     if seal:
-        struct.pack_into("<I", img, 0x18, zlib.crc32(bytes(img)))
+        struct.pack_into("<I", img, B.STAGE2_CRC_OFF, zlib.crc32(bytes(img)))
     return bytes(img)
 
 
@@ -145,7 +150,7 @@ def make_bootinfo():
         "sealed-unset": stage2_image(),
         "gpt-kind": stage2_image(kind=1, path=b"/boot/anysector.cfg"),
         "mbr-kind": stage2_image(kind=2),
-        "header-only": stage2_image(length=0x80),
+        "header-only": stage2_image(length=B.STAGE2_HDR_SIZE),
         "path-unterminated": stage2_image(path=b"P" * 64),
         "bad-crc": stage2_image(seal=False),
         "bad-version": stage2_image(version=2),

@@ -1,0 +1,108 @@
+"""The installer tests' runner: every test is a function given the Suite, which runs
+anysector (the ASan+UBSan build) asserting exit codes and messages, and counts each assertion.
+Failures are collected, not raised, so one bad case does not hide the others. The summary goes to
+stdout and, through lib.results, to $RESULTS/<suite>.
+
+    s = Suite("tools")
+    def t_thing(s):
+        s.anysector("check", img, rc=2, has=["gpt.header_crc"])
+        s.eq(got, want, "what")
+    sys.exit(s.run([t_thing]))
+"""
+import json
+import os
+import shutil
+import subprocess
+import time
+import traceback
+
+from lib import paths, results, stages, tool
+from lib.results import Skip
+
+ANYSECTOR = paths.ASAN_ANYSECTOR
+
+
+class Suite:
+    def __init__(self, name):
+        self.name = name
+        self.passed = 0
+        self.failed = 0
+        self.skipped = 0
+        self.work = paths.build("tmp", name)
+        shutil.rmtree(self.work, ignore_errors=True)
+        os.makedirs(self.work)
+        os.environ["TMPDIR"] = self.work
+        os.environ.setdefault("ASAN_OPTIONS", "detect_leaks=1")
+        self.stages = stages.write_placeholders(os.path.join(self.work, "stages"))
+        os.environ["ANYSECTOR_STAGES"] = self.stages
+        self.current = None
+
+    def path(self, name):
+        return os.path.join(self.work, name)
+
+    def run(self, tests):
+        for t in tests:
+            self.current = t.__name__
+            before = self.failed
+            t0 = time.time()
+            try:
+                t(self)
+            except Skip as e:
+                self.skipped += 1
+                print("SKIP %s: %s" % (t.__name__, e))
+                continue
+            except Exception:
+                self.fail("exception:\n" + traceback.format_exc())
+            if self.failed == before:
+                print("ok   %s (%.1fs)" % (t.__name__, time.time() - t0))
+        if not self.failed:
+            shutil.rmtree(self.work, ignore_errors=True)
+        return results.finish(self.name, self.passed, self.failed, self.skipped)
+
+    def fail(self, msg):
+        self.failed += 1
+        print("FAIL %s: %s" % (self.current, msg))
+
+    def check(self, cond, msg):
+        if cond:
+            self.passed += 1
+        else:
+            self.fail(msg)
+        return cond
+
+    def eq(self, got, want, what):
+        return self.check(got == want, "%s: got %r, want %r" % (what, got, want))
+
+    def anysector(self, *args, rc=0, has=(), lacks=(), stdin=None):
+        """Runs anysector; asserts the exit code and that the output (stdout+stderr) contains
+        every string of has and none of lacks. Returns (stdout, stderr)."""
+        cmd = [str(a) for a in args]
+        try:
+            p = tool.run(cmd, binary=ANYSECTOR, stdin=stdin, timeout=120)
+        except subprocess.TimeoutExpired:
+            self.fail("hung (killed after 120 s): $ " + " ".join(cmd))
+            return "", ""
+        out = p.stdout + p.stderr
+        shown = "$ %s\n%s" % (" ".join(cmd), out[-3000:])
+        if tool.sanitizer_report(out):
+            self.fail("sanitizer report\n" + shown)
+        if rc is not None:
+            self.check(p.returncode == rc, "exit %d, want %d\n%s" % (p.returncode, rc, shown))
+        for h in has:
+            self.check(h in out, "output lacks %r\n%s" % (h, shown))
+        for h in lacks:
+            self.check(h not in out, "output has %r\n%s" % (h, shown))
+        return p.stdout, p.stderr
+
+    def json(self, *args, rc=0):
+        out, _ = self.anysector(*args, "--json", rc=rc)
+        try:
+            return json.loads(out)
+        except ValueError:
+            self.fail("not JSON: %r" % out[:500])
+            return {}
+
+
+def have(prog):
+    """The program is installed."""
+    return shutil.which(prog) is not None

@@ -231,6 +231,7 @@ static void cfg_key_timeout(struct cfg_parser *ps, struct cfg_span v)
 
 	if (!cfg_once(ps, "timeout", &ps->timeout_line))
 		return;
+	ps->out->timeout_line = ps->line;
 	if (!span_to_uint(v, CFG_TIMEOUT_MAX, &t)) {
 		cfg_err(ps, "cfg.bad_value",
 			CFG_TAG "timeout '%s' is not a number of seconds from 0 to %u", ps->line,
@@ -245,6 +246,7 @@ static void cfg_key_default(struct cfg_parser *ps, struct cfg_span v)
 	char show[SHOW_MAX];
 	if (!cfg_once(ps, "default", &ps->default_line))
 		return;
+	ps->out->default_line = ps->line;
 	if (span_has_space(v)) {
 		cfg_err(ps, "cfg.bad_value", CFG_TAG "default '%s' must be one entry name", ps->line,
 			span_show(v, show));
@@ -344,7 +346,7 @@ static void cfg_line(struct cfg_parser *ps, struct cfg_span s)
 		cfg_key_serial(ps, v);
 }
 
-int cfg_parse(const char *text, size_t len, struct cfg *out, struct diag *d)
+int cfg_parse_text(const char *text, size_t len, struct cfg *out, struct diag *d)
 {
 	struct cfg_parser ps;
 
@@ -380,15 +382,42 @@ int cfg_parse(const char *text, size_t len, struct cfg *out, struct diag *d)
 		pos = end + 1;
 	}
 	cfg_finish_entry(&ps);
-
-	if (!out->nentries && !ps.errors)
-		cfg_err(&ps, "cfg.no_entry", CFG_FILE_NAME " line %u: no entry (the file needs "
-			"'entry NAME' and a 'kernel' line)", ps.line ? ps.line : 1);
-	if (out->default_name[0] && cfg_find(out, out->default_name) < 0)
-		cfg_err(&ps, "cfg.default", CFG_TAG "default '%s' names no entry", ps.default_line,
-			out->default_name);
-
 	return ps.errors ? AS_ECORRUPT : 0;
+}
+
+int cfg_parse(const char *text, size_t len, struct cfg *out, struct diag *d)
+{
+	int rc = cfg_parse_text(text, len, out, d);
+
+	if (!out->nentries && !rc) {
+		unsigned lines = 1;
+		for (size_t i = 0; i + 1 < len; i++)
+			lines += text[i] == '\n';
+		diag_error(d, "cfg.no_entry", CFG_FILE_NAME " line %u: no entry (the file needs "
+			   "'entry NAME' and a 'kernel' line)", lines);
+		rc = AS_ECORRUPT;
+	}
+	if (out->default_name[0] && cfg_find(out, out->default_name) < 0) {
+		diag_error(d, "cfg.default", CFG_TAG "default '%s' names no entry", out->default_line,
+			   out->default_name);
+		rc = AS_ECORRUPT;
+	}
+	return rc;
+}
+
+int cfg_menu_check(const struct cfg *c, struct diag *d)
+{
+	if (!c->nentries) {
+		diag_error(d, "cfg.no_entry", "no entry to boot: neither /" CFG_FILE_NAME " nor "
+			   "/loader/entries holds one");
+		return AS_ENOENT;
+	}
+	if (c->default_name[0] && cfg_find(c, c->default_name) < 0) {
+		diag_error(d, "cfg.default", CFG_TAG "default '%s' names no entry of " CFG_FILE_NAME
+			   " or /loader/entries", c->default_line, c->default_name);
+		return AS_ECORRUPT;
+	}
+	return 0;
 }
 
 int cfg_find(const struct cfg *c, const char *name)

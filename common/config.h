@@ -36,7 +36,7 @@
 #define CFG_FILE_MAX_BYTES (64u * 1024u)
 #define CFG_MAX_ENTRIES 16
 #define CFG_MAX_INITRDS 4
-#define CFG_NAME_MAX 32
+#define CFG_NAME_MAX 64           /* fits a BLS id: machine-id, '-', kernel version */
 #define CFG_TITLE_MAX 80
 #define CFG_PATH_MAX 128
 #define CFG_CMDLINE_MAX 1024
@@ -58,6 +58,8 @@ struct cfg {
 	unsigned timeout;             /* seconds */
 	char default_name[CFG_NAME_MAX];
 	uint32_t serial_baud;         /* 0 = no serial mirror */
+	unsigned timeout_line;        /* where timeout / default were set; 0: not set */
+	unsigned default_line;
 	unsigned nentries;
 	struct cfg_entry entries[CFG_MAX_ENTRIES];
 };
@@ -66,6 +68,14 @@ struct cfg {
  * problem as "anysector.cfg line N: ..." and returns AS_ECORRUPT if there was any, else 0.
  * A "default" naming no entry is an error; with no "default" the first entry is the default. */
 int cfg_parse(const char *text, size_t len, struct cfg *out, struct diag *d);
+
+/* The same without the two checks on the whole menu (an entry exists, the default names one):
+ * for loaders that add the Boot Loader Specification's entries first (common/bls.h). An empty
+ * text gives an empty configuration with the defaults. */
+int cfg_parse_text(const char *text, size_t len, struct cfg *out, struct diag *d);
+/* Those two checks on a menu built from anysector.cfg and /loader/entries: AS_ENOENT when it
+ * has no entry, AS_ECORRUPT when the default names none (each reported). */
+int cfg_menu_check(const struct cfg *c, struct diag *d);
 
 /* Index of the entry named name, or -1. */
 int cfg_find(const struct cfg *c, const char *name);

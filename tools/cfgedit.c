@@ -48,7 +48,7 @@ bool entry_name_pick(const char *text, const char *given, const char *kernel,
 			char base[CFG_NAME_MAX];
 			snprintf(base, sizeof base, "%s", name);
 			for (unsigned k = 2; cfg_find(now, name) >= 0 && k < 100; k++)
-				snprintf(name, CFG_NAME_MAX, "%.26s-%u", base, k);
+				snprintf(name, CFG_NAME_MAX, "%.*s-%u", CFG_NAME_MAX - 6, base, k);
 		}
 	}
 	free(now);

@@ -22,6 +22,7 @@ linux-image-cloud-amd64
 xxd
 jq
 grub-pc-bin grub-common systemd-boot-efi
+systemd
 "
 
 missing() {

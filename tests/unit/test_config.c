@@ -216,7 +216,7 @@ static void test_too_long_values(void **state)
 	memset(v, 'n', CFG_NAME_MAX);
 	v[CFG_NAME_MAX] = 0;
 	snprintf(text, 4 * CFG_CMDLINE_MAX, "entry %s\nkernel /k\n", v);
-	expect_error(text, "cfg.too_long", "line 1: entry name value is 32 characters");
+	expect_error(text, "cfg.too_long", "line 1: entry name value is 64 characters, the limit is 63");
 	v[CFG_NAME_MAX - 1] = 0;
 	snprintf(text, 4 * CFG_CMDLINE_MAX, "default %s\nentry %s\nkernel /k\n", v, v);
 	struct capture cap;

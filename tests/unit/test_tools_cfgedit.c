@@ -3,6 +3,7 @@
  * result is also read back with the loaders' parser. */
 #include "tests/unit/helpers.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,9 +59,16 @@ static void test_name_pick(void **state)
 	assert_true(entry_name_pick(text, "rescue", "/boot/vmlinuz", n));
 	assert_string_equal(n, "rescue");
 	/* a long derived name keeps its suffix within CFG_NAME_MAX */
-	const char *longer = "entry 0123456789abcdef0123456789a\n  kernel /k\n";
-	assert_true(entry_name_pick(longer, NULL, "vmlinuz-0123456789abcdef0123456789abcdef", n));
-	assert_string_equal(n, "0123456789abcdef0123456789-2");
+	char longest[CFG_NAME_MAX], kernel[CFG_NAME_MAX + 16], longer[2 * CFG_NAME_MAX], want[CFG_NAME_MAX];
+	for (int i = 0; i < CFG_NAME_MAX - 5; i++)
+		longest[i] = "0123456789abcdef"[i % 16];
+	longest[CFG_NAME_MAX - 5] = 0;
+	snprintf(kernel, sizeof kernel, "vmlinuz-%sXYZ", longest);
+	snprintf(longer, sizeof longer, "entry %s\n  kernel /k\n", longest);
+	snprintf(want, sizeof want, "%.*s-2", CFG_NAME_MAX - 6, longest);
+	assert_true(entry_name_pick(longer, NULL, kernel, n));
+	assert_string_equal(n, want);
+	assert_true(strlen(n) < CFG_NAME_MAX);
 }
 
 static void test_file_names(void **state)

@@ -1,0 +1,86 @@
+/* libFuzzer target: Boot Loader Specification entry files and loader.conf on arbitrary bytes,
+ * the menu they make, and the version order and globs on pieces of the input. A parsed entry
+ * must be one a loader can boot without further checks; the order must be antisymmetric; no
+ * input may hang the glob. */
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "common/bls.h"
+
+static void emit(struct diag *d, enum diag_level level, const char *code, const char *msg)
+{
+	(void)d;
+	(void)level;
+	if (!code || !msg[0] || strlen(msg) >= DIAG_MSG_MAX)
+		__builtin_trap();
+}
+
+static void check_str(const char *s, size_t cap)
+{
+	if (strnlen(s, cap) >= cap)
+		__builtin_trap();
+}
+
+static int sign(int v)
+{
+	return (v > 0) - (v < 0);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static struct bls_entry e;
+	static struct cfg c;
+	static struct bls_menu m;
+	static char a[256], b[256];
+	struct diag diag = { .emit = emit };
+	struct bls_loader l;
+	const char *text = (const char *)data;
+
+	int rc = bls_parse(text, size, "/loader/entries/f+1-2.conf", &e, &diag);
+	if (rc == 0) {
+		if (diag.errors || e.kernel[0] != '/' || e.ninitrd > CFG_MAX_INITRDS ||
+		    strcmp(e.key.id, "f") || e.key.tries_left != 1 || e.key.tries_done != 2)
+			__builtin_trap();
+		check_str(e.title, sizeof e.title);
+		check_str(e.kernel, sizeof e.kernel);
+		check_str(e.options, sizeof e.options);
+		check_str(e.key.version, sizeof e.key.version);
+		check_str(e.key.sort_key, sizeof e.key.sort_key);
+		check_str(e.key.machine_id, sizeof e.key.machine_id);
+		for (unsigned i = 0; i < e.ninitrd; i++)
+			if (e.initrd[i][0] != '/')
+				__builtin_trap();
+		cfg_parse_text("", 0, &c, &diag);
+		bls_menu_begin(&m, &c);
+		bls_menu_add(&m, &c, &e, &diag);
+		bls_loader_parse(text, size, &l, &diag);
+		if (l.has_timeout && l.timeout > CFG_TIMEOUT_MAX)
+			__builtin_trap();
+		check_str(l.default_pattern, sizeof l.default_pattern);
+		bls_menu_finish(&m, &c, &l);
+		if (c.nentries != 1 || strcmp(c.entries[0].kernel, e.kernel) ||
+		    cfg_menu_check(&c, &diag))
+			__builtin_trap();
+	} else if (!diag.errors && !diag.warnings) {
+		__builtin_trap(); /* every refusal says why */
+	}
+
+	/* two strings from the input: up to the first newline, and the rest */
+	size_t cut = 0;
+	while (cut < size && data[cut] != '\n')
+		cut++;
+	size_t na = cut < sizeof a - 1 ? cut : sizeof a - 1;
+	size_t rest = cut < size ? size - cut - 1 : 0;
+	size_t nb = rest < sizeof b - 1 ? rest : sizeof b - 1;
+	memcpy(a, data, na);
+	a[na] = 0;
+	memcpy(b, data + size - rest, nb);
+	b[nb] = 0;
+	if (bls_vercmp(a, a) || sign(bls_vercmp(a, b)) != -sign(bls_vercmp(b, a)))
+		__builtin_trap();
+	(void)bls_glob(a, b);
+	if (!strchr(a, '[') && !strchr(a, '*') && !strchr(a, '?') && !bls_glob(a, a))
+		__builtin_trap();
+	return 0;
+}

@@ -88,20 +88,32 @@ def screen_text(monitor, out_path, wait=3.0):
     return [r for r in rows if r]
 
 
+def proc_cpu(pid):
+    """CPU seconds (user + system, all threads) a running process has used so far, from
+    /proc/PID/stat in clock ticks; None once it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def timed_boot(cmd, marker, timeout, log_path, vars_copy=None, check=None, monitor=None):
     """Returns (seconds or None, reason, cpu seconds). The time is taken when the marker
     arrives; the rest of its line is then read and given to check(line), which returns None or
     what is wrong. cpu is QEMU's user+system time (all its threads), which other load on the
     host disturbs much less than the wall time. The serial output is written to log_path; with
     a monitor socket, a boot that times out also gets its text screen there. log_path.times
-    gives each serial line the second it arrived (where the time of a boot goes)."""
+    gives each serial line the second it arrived and the CPU seconds QEMU had used by then (where
+    the time of a boot goes; the CPU column is what other load on the host disturbs least)."""
     if vars_copy:
         shutil.copyfile(OVMF_VARS, vars_copy)   # fresh variables every run
     needle = marker.encode()
     buf = bytearray()
     reason = "timeout"
     at = -1
-    arrivals = []   # (seconds since start, end offset in buf) of every serial line
+    arrivals = []   # (seconds since start, QEMU cpu seconds, end offset in buf) per line
     errf = open(log_path + ".stderr", "w+b")
     ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.monotonic()
@@ -131,7 +143,8 @@ def timed_boot(cmd, marker, timeout, log_path, vars_copy=None, check=None, monit
             start = max(0, len(buf) - len(needle))
             buf += chunk
             now = time.monotonic() - t0
-            arrivals.extend((now, len(buf) - len(chunk) + i + 1)
+            cpu_now = proc_cpu(p.pid)
+            arrivals.extend((now, cpu_now, len(buf) - len(chunk) + i + 1)
                             for i, c in enumerate(chunk) if c == 0x0A)
             if at < 0:
                 at = buf.find(needle, start)
@@ -160,11 +173,11 @@ def timed_boot(cmd, marker, timeout, log_path, vars_copy=None, check=None, monit
                 f.write(b"\n--- qemu stderr ---\n" + err.encode())
         with open(log_path + ".times", "w") as f:
             begin = 0
-            for secs, end in arrivals:
+            for secs, cpu_at, end in arrivals:
                 text = buf[begin:end].decode(errors="replace").strip()
                 begin = end
                 if text:
-                    f.write(f"{secs:8.3f} {text}\n")
+                    f.write(f"{secs:8.3f} {'-' if cpu_at is None else f'{cpu_at:7.2f}'} {text}\n")
     if elapsed is not None and check:
         line = buf[at:].split(b"\n", 1)[0].decode(errors="replace")
         bad = check(line)

@@ -58,8 +58,10 @@ struct fat_fs {
 	uint64_t dir_off;
 	uint32_t dir_len;
 	uint8_t dir[FAT_DIR_CACHE_BYTES];
-	/* The chain starting at chk_first was verified to suit a chk_size-byte file. */
+	/* The chain starting at chk_first was verified to suit a chk_size-byte file; when
+	 * chk_contiguous, the clusters the file uses are chk_first, chk_first + 1, ... */
 	bool chk_valid;
+	bool chk_contiguous;
 	uint32_t chk_first;
 	uint32_t chk_size;
 	/* Read position: cluster pos_cluster is number pos_index (from 0) of the chain starting at

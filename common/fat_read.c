@@ -4,7 +4,9 @@
  * count): it must hold exactly the clusters the size needs, then end. Any loop shows up there,
  * because a looping chain never ends, even when the loop lies inside the part the file uses.
  * Reads then go by runs: consecutive clusters are one device request, which is what makes a
- * 6 MiB initrd fast through int13. */
+ * 6 MiB initrd fast through int13. A file whose clusters the check found consecutive is read
+ * without walking its chain again (on a 64 MiB initrd in 1 KiB clusters that walk was 8 of
+ * stage2's FAT window reads). */
 #include "common/errors.h"
 #include "common/fat_internal.h"
 
@@ -81,12 +83,15 @@ static int chain_check(struct fat_fs *fs, const struct fat_file *f, struct diag 
 	 * count stays the hard bound. */
 	uint64_t n = 1;
 	uint32_t tortoise = first, power = 1, lam = 0;
+	bool contiguous = true;
 	c = first;
 	for (;;) {
 		if ((rc = fat_next(fs, first, c, &next, d)))
 			return rc;
 		if (next == FAT_CHAIN_END)
 			break;
+		if (n < need && next != c + 1)
+			contiguous = false;
 		if (next == tortoise) {
 			report_loop(fs, first, lam + 1, d);
 			return AS_ELOOP;
@@ -116,6 +121,7 @@ static int chain_check(struct fat_fs *fs, const struct fat_file *f, struct diag 
 			  "FAT: chain from cluster %u has %llu clusters, the %u-byte file uses %llu",
 			  first, (unsigned long long)n, f->size, (unsigned long long)need);
 	fs->chk_valid = true;
+	fs->chk_contiguous = contiguous;
 	fs->chk_first = first;
 	fs->chk_size = f->size;
 	return 0;
@@ -144,8 +150,15 @@ int fat_read(struct fat_fs *fs, const struct fat_file *f, uint64_t off, void *bu
 	if ((rc = chain_check(fs, f, d)))
 		return rc;
 
-	/* Find the cluster holding off, from the remembered position when it is on the way. */
 	uint64_t target = off >> cluster_shift(fs);
+	uint64_t inner = off & (fs->cluster_size - 1);
+	if (fs->chk_contiguous) {
+		/* chain_check just verified this file's chain (chk_* name it) */
+		return fat_dev_read(fs, fat_cluster_offset(fs, f->first_cluster + (uint32_t)target) +
+					inner, p, len, "file data", d);
+	}
+
+	/* Find the cluster holding off, from the remembered position when it is on the way. */
 	if (fs->pos_valid && fs->pos_first == f->first_cluster && fs->pos_index <= target) {
 		idx = fs->pos_index;
 		c = fs->pos_cluster;
@@ -160,7 +173,6 @@ int fat_read(struct fat_fs *fs, const struct fat_file *f, uint64_t off, void *bu
 			return AS_ECORRUPT;  /* chain_check saw it whole: cannot happen */
 	}
 
-	uint64_t inner = off & (fs->cluster_size - 1);
 	for (;;) {
 		/* Grow a run of consecutive clusters until it covers what is left to read. */
 		uint32_t last = c;

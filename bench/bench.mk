@@ -1,5 +1,7 @@
-# Boot benchmarks (not part of `make test`): anysector against GRUB (BIOS) and systemd-boot
-# (UEFI), same kernel/initrd/disk, alternating runs. `make bench BENCH_RUNS=9 BENCH_CASES='bios-*'`.
+# Boot benchmarks (not part of `make test`): anysector against GRUB on FAT and on ext2 and syslinux
+# (BIOS) and systemd-boot (UEFI), each against a floor without a loader (-kernel; the firmware
+# starting a trivial EFI application), same kernel/initrd/disk, every loader once per round.
+# `make bench BENCH_RUNS=9 BENCH_CASES='bios-*'`.
 # Results: $(BUILD)/bench/{results.txt,samples.csv,logs/}; a full run (every case, at least 5
 # rounds, GPT) also rewrites bench/RESULTS.md, any other run writes $(BUILD)/bench/RESULTS.md.
 BENCH_RUNS ?= 5
@@ -18,7 +20,7 @@ BENCH_COMMAND = $(strip make$(if $(filter-out build,$(BUILD)), BUILD=$(BUILD)) b
 # peers (and says why anysector is missing) when they do not build.
 bench::
 	@tools/deps.sh ensure
-	@t='$(filter $(BUILD)/tools/anysector $(BUILD)/stages/%,$(ALL_TARGETS))'; \
+	@t='$(filter $(BUILD)/tools/anysector $(BUILD)/stages/% $(PAYLOAD_EFI),$(ALL_TARGETS))'; \
 	if [ -n "$$t" ]; then $(MAKE) --no-print-directory -s -k $$t || \
 		echo "bench: building anysector failed; benchmarking the peers only"; fi
 	@BENCH_RUNS='$(BENCH_RUNS)' BENCH_CASES='$(BENCH_CASES)' BENCH_TIMEOUT='$(BENCH_TIMEOUT)' \

@@ -1,13 +1,21 @@
 #!/usr/bin/env python3
-"""Side-by-side boot benchmarks: anysector against GRUB (BIOS) and systemd-boot (UEFI).
+"""Side-by-side boot benchmarks: anysector against GRUB and syslinux (BIOS) and systemd-boot (UEFI),
+each against its floor.
 
 A case is one firmware, one disk front-end and one sector profile (512e: 512-byte logical,
 4096-byte physical sectors; 4Kn: 4096 both). In a case every loader boots the same Debian kernel,
 the same 64 MiB initrd (initrd.py) and the same command line from a disk with the same partition
-table and FAT: the peers' disks are copies of anysector's with only the loader swapped (disks.py).
-Under SeaBIOS QEMU's direct `-kernel` runs too, as a floor. Each round runs peer, anysector (and
--kernel): A B A B ..., so drift on the host hits both alike. One sample is the wall time from
-starting QEMU to reading the marker on its serial console.
+table: the peers' disks are copies of anysector's with only the loader swapped (disks.py).
+GRUB runs twice, reading the ESP (FAT) and reading /boot from ext2 in the disk's third partition
+(Debian's layout); the report compares anysector with the faster of the two. The floors: under
+SeaBIOS QEMU's direct `-kernel` with the same disk front-end attached (what the firmware and the
+kernel cost without any loader); under OVMF (where -kernel is no floor: OVMF's own fw_cfg loader
+was measured slower than systemd-boot) a trivial EFI application in BOOTX64.EFI's place, whose
+first line says how long the firmware takes to start any loader; each UEFI loader's own time is
+then from OVMF's "BdsDxe: starting" line to the EFI stub's first line (the command line carries
+efi=debug so the stub prints one; the kernel itself stays quiet). Each round runs every loader
+once, so drift on the host hits all alike. One sample is the wall time from starting QEMU to
+reading the marker on its serial console.
 
 Results: $BUILD/bench/{results.txt,samples.csv,logs/}; the Markdown report goes to
 bench/RESULTS.md after a full run (every case, at least 5 rounds, GPT, anysector built), else to
@@ -39,9 +47,19 @@ import report   # noqa: E402
 import sizes    # noqa: E402
 
 MARKER = "ANYSECTOR-LINUX-OK"
-CMDLINE = "console=ttyS0 quiet panic=-1"
-DISK_SIZE = 128 * disks.MiB
+# efi=debug: the EFI stub's first line marks where a UEFI loader's time ends (see the docstring)
+CMDLINE = "console=ttyS0 quiet efi=debug panic=-1"
+DISK_SIZE = 256 * disks.MiB
+ESP_SIZE = 125 * disks.MiB     # the ESP (FAT32, 1 KiB clusters at 512e); the rest is ext2 /boot
 FULL_RUNS = 5
+FLOOR_MARKER = "ANYSECTOR-PAYLOAD"   # the trivial EFI application's line (tests/payload/efi)
+EFI_FLOOR_APP = os.path.join("payload", "efi", "payload.efi")   # under $BUILD
+# where a UEFI loader starts and where the kernel does, in the serial log
+UEFI_LOADER_START = "BdsDxe: starting"
+UEFI_KERNEL_START = "EFI stub:"
+# stage2's own lines: its first, and its last before the kernel
+STAGE2_START = "anysector stage2"
+STAGE2_END = "starting the kernel"
 
 # profile name -> (logical, physical) sector size
 PROFILES = {"512e": (512, 4096), "4Kn": (4096, 4096)}
@@ -51,7 +69,6 @@ CASES = [
     ("bios", "ide", "512e"), ("bios", "nvme", "4Kn"),
     ("uefi", "virtio", "512e"), ("uefi", "nvme", "4Kn"),
 ]
-FLOOR = "-kernel"
 ANYSECTOR = "anysector"
 # printed by stage2 just before it starts the kernel (interface agreed with stage2's owner)
 STAGE2_IO = re.compile(r"disk 0x([0-9a-fA-F]+): (\d+) int 13h AH=42h calls, (\d+) bytes read")
@@ -103,25 +120,55 @@ def stage2_io(log):
     return (int(m.group(1), 16), int(m.group(2)), int(m.group(3))) if m else None
 
 
+def span(times_path, start, end):
+    """(wall, cpu) seconds from the first serial line holding start to the first later one
+    holding end, from a .times file (boot.timed_boot); None when either is missing."""
+    try:
+        with open(times_path, errors="replace") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return None
+    t0 = None
+    for line in lines:
+        parts = line.split(None, 2)
+        if len(parts) < 3 or parts[1] == "-":
+            continue
+        wall, cpu, text = float(parts[0]), float(parts[1]), parts[2]
+        if t0 is None and start in text:
+            t0 = (wall, cpu)
+        elif t0 is not None and end in text:
+            return wall - t0[0], cpu - t0[1]
+    return None
+
+
 class Loader:
-    def __init__(self, name, disk=None, direct=None, reason=None):
-        self.name, self.disk, self.direct, self.reason = name, disk, direct, reason
+    """One way of booting the case's workload. role: peer, anysector or floor."""
+
+    def __init__(self, name, key, role, disk=None, direct=None, reason=None, marker=MARKER,
+                 check=True, phase=None):
+        self.name, self.key, self.role = name, key, role
+        self.disk, self.direct, self.reason = disk, direct, reason
+        self.marker, self.check = marker, check
+        self.phase = phase  # (start text, end text) of the loader's own time in the serial log
         self.samples = []   # wall seconds, None for a failed run
         self.cpu = []       # QEMU cpu seconds, None for a failed run
+        self.spans = []     # (wall, cpu) of the phase per successful run, when it shows
+        self.kspans = []    # (wall, cpu) from the EFI stub's first line to the marker (UEFI)
         self.io = None      # stage2's (drive, calls, bytes), anysector under SeaBIOS only
         self.reads = []     # read commands the disk received per successful run (QEMU trace)
         self.why = None     # why the first failed run failed
 
     @property
     def short(self):
-        return self.name.split()[0]
+        return self.name.split(" (")[0].split()[0]
 
 
-def prepare(work, tmp, kernel, initrd_path, label, build, profiles):
+def prepare(work, tmp, kernel, initrd_path, label, build, profiles, firmwares):
     """Builds the disk images of each profile; returns {profile: {key: path or '!reason'}} with
-    keys anysector, grub, sdboot, base."""
+    keys anysector, base and one per peer or floor image."""
     tool = os.path.join(build, "tools", "anysector")
     stages = os.path.join(build, "stages")
+    app = os.path.join(build, EFI_FLOOR_APP)
     images = {}
     for prof in profiles:
         lss, pss = PROFILES[prof]
@@ -133,7 +180,7 @@ def prepare(work, tmp, kernel, initrd_path, label, build, profiles):
         else:
             try:
                 paths = disks.make_anysector(tool, stages, asimg, lss, pss, DISK_SIZE, label,
-                                             kernel, initrd_path, CMDLINE, tmp)
+                                             kernel, initrd_path, CMDLINE, tmp, ESP_SIZE)
                 img[ANYSECTOR] = asimg
             except disks.DiskError as e:
                 img[ANYSECTOR] = f"!not available: {e}"
@@ -141,34 +188,59 @@ def prepare(work, tmp, kernel, initrd_path, label, build, profiles):
             base = asimg     # peers get anysector's very disk, loader swapped
         else:
             base = os.path.join(work, f"base-{label}-{prof}.img")
-            paths = disks.make_base(base, lss, DISK_SIZE, label, kernel, initrd_path, tmp)
+            paths = disks.make_base(base, lss, DISK_SIZE, label, kernel, initrd_path, tmp,
+                                    ESP_SIZE)
         img["base"] = base
-        for peer, make in (("grub", disks.make_grub), ("sdboot", disks.make_sdboot)):
-            out = os.path.join(work, f"{peer}-{label}-{prof}.img")
+        makers = []
+        if "bios" in firmwares[prof]:
+            makers += [
+                ("grub-fat", lambda out: disks.make_grub(base, out, paths, CMDLINE, tmp)),
+                ("grub-ext2", lambda out: disks.make_grub_ext2(base, out, kernel, initrd_path,
+                                                               CMDLINE, tmp)),
+                ("syslinux", lambda out: disks.make_syslinux(base, out, paths, CMDLINE, tmp))]
+        if "uefi" in firmwares[prof]:
+            makers += [
+                ("sdboot", lambda out: disks.make_sdboot(base, out, paths, CMDLINE, tmp)),
+                ("firmware", lambda out: disks.make_efi_floor(base, out, app))]
+        for key, make in makers:
+            out = os.path.join(work, f"{key}-{label}-{prof}.img")
             try:
-                make(base, out, paths, CMDLINE, tmp)
-                img[peer] = out
+                make(out)
+                img[key] = out
             except disks.DiskError as e:
-                img[peer] = f"!{e}"
+                img[key] = f"!{e}"
     return images
 
 
 def loaders_for(fw, prof, images, kernel, initrd_path):
-    """[peer, anysector] (+ -kernel under SeaBIOS), in the order every round runs them."""
+    """The case's loaders in the order every round runs them: the floor and anysector first
+    (their times bound how long a hanging peer is waited for), then the peers."""
     img = images[prof]
 
-    def from_image(name, key):
+    def from_image(name, key, role, **kw):
         v = img[key]
-        return Loader(name, reason=v[1:]) if v.startswith("!") else Loader(name, disk=v)
+        if v.startswith("!"):
+            return Loader(name, key, role, reason=v[1:], **kw)
+        return Loader(name, key, role, disk=v, **kw)
 
-    peer = (from_image(f"GRUB {pkg_version('grub-pc-bin', True)}", "grub") if fw == "bios"
-            else from_image(f"systemd-boot {pkg_version('systemd-boot-efi', True)}", "sdboot"))
-    loaders = [peer, from_image(ANYSECTOR, ANYSECTOR)]
     if fw == "bios":
-        # Under OVMF, -kernel is no floor: OVMF pulls kernel and initrd through fw_cfg and runs
-        # its own loader, measured slower than systemd-boot; it is left out there.
-        loaders.append(Loader(FLOOR, disk=img["base"], direct=(kernel, initrd_path, CMDLINE)))
-    return loaders
+        grub = f"GRUB {pkg_version('grub-pc-bin', True)}"
+        return [
+            Loader("-kernel", "kernel", "floor", disk=img["base"],
+                   direct=(kernel, initrd_path, CMDLINE)),
+            from_image(ANYSECTOR, ANYSECTOR, "anysector", phase=(STAGE2_START, STAGE2_END)),
+            from_image(f"{grub} (FAT)", "grub-fat", "peer"),
+            from_image(f"{grub} (ext2)", "grub-ext2", "peer"),
+            from_image(f"syslinux {pkg_version('syslinux', True)} (FAT)", "syslinux", "peer"),
+        ]
+    uefi_phase = (UEFI_LOADER_START, UEFI_KERNEL_START)
+    return [
+        from_image("firmware", "firmware", "floor", marker=FLOOR_MARKER, check=False,
+                   phase=(UEFI_LOADER_START, FLOOR_MARKER)),
+        from_image(ANYSECTOR, ANYSECTOR, "anysector", phase=uefi_phase),
+        from_image(f"systemd-boot {pkg_version('systemd-boot-efi', True)}", "sdboot", "peer",
+                   phase=uefi_phase),
+    ]
 
 
 def run_timeout(loaders, limit):
@@ -241,7 +313,8 @@ def main():
         print(f"bench: warning: load average {load1:.1f} on {os.cpu_count()} CPUs; other work "
               "will widen the spread (compare the minimums, or raise BENCH_RUNS)", flush=True)
     profiles = sorted({c[2] for c in cases}, key=list(PROFILES).index)
-    images = prepare(work, tmp, kernel, initrd_path, a.label, build, profiles)
+    firmwares = {p: {c[0] for c in cases if c[2] == p} for p in profiles}
+    images = prepare(work, tmp, kernel, initrd_path, a.label, build, profiles, firmwares)
     if any(images[p][ANYSECTOR].startswith("!") for p in profiles):
         full = False   # a table without anysector must not replace bench/RESULTS.md
 
@@ -265,19 +338,27 @@ def main():
                 mon = monitor if fw == "bios" else None
                 if mon and os.path.exists(mon):
                     os.unlink(mon)
-                log = os.path.join(logs, f"{name}-{ld.short.lstrip('-')}-{r + 1}.serial")
+                log = os.path.join(logs, f"{name}-{ld.key}-{r + 1}.serial")
                 trace = log + ".trace"
                 if os.path.exists(trace):
                     os.unlink(trace)
                 cmd = boot.qemu_cmd(fw, fe, lss, pss, ld.disk, vars_copy, ld.direct, mon, trace)
                 load1 = os.getloadavg()[0]
-                secs, why, cpu = boot.timed_boot(cmd, MARKER, run_timeout(loaders, a.timeout),
-                                                 log, vars_copy, check, mon)
+                secs, why, cpu = boot.timed_boot(cmd, ld.marker, run_timeout(loaders, a.timeout),
+                                                 log, vars_copy, check if ld.check else None, mon)
                 own_cpu += cpu
                 ld.samples.append(secs)
                 ld.cpu.append(cpu if secs is not None else None)
-                if fw == "bios" and ld.name == ANYSECTOR and secs is not None and ld.io is None:
+                if fw == "bios" and ld.role == "anysector" and secs is not None and ld.io is None:
                     ld.io = stage2_io(log)
+                if secs is not None and ld.phase:
+                    sp = span(log + ".times", *ld.phase)
+                    if sp:
+                        ld.spans.append(sp)
+                    if fw == "uefi" and ld.role != "floor":
+                        sp = span(log + ".times", UEFI_KERNEL_START, MARKER)
+                        if sp:
+                            ld.kspans.append(sp)
                 n_reads = boot.count_reads(fe, trace)
                 if secs is not None and n_reads is not None:
                     ld.reads.append(n_reads)
@@ -286,7 +367,7 @@ def main():
                 w.writerow([name, ld.name, r + 1, "" if secs is None else f"{secs:.4f}",
                             f"{cpu:.3f}", why, f"{load1:.2f}", log])
                 samples_f.flush()
-                line.append(f"{ld.short} {report.fmt(secs)}")
+                line.append(f"{ld.key} {report.fmt(secs)}")
                 if secs is None and ld.why is None:
                     ld.why = f"{why}; serial: {boot.tail(log) or '(nothing)'}"
                     if r == 0:
@@ -301,7 +382,7 @@ def main():
     samples_f.close()
 
     layout = disks.read_layout(images[profiles[0]]["base"], PROFILES[profiles[0]][0])
-    size_rows = sizes.collect(build, a.label, disks.boot_partition(layout)["num"], tmp)
+    size_rows = sizes.collect(build, a.label, layout, tmp)
     finished = datetime.datetime.now(datetime.timezone.utc)
     meta = {
         "started": started, "finished": finished, "runs": a.runs, "label": a.label,

@@ -8,7 +8,14 @@ kernel and initrd from the same partition table and file system:
   GRUB (BIOS): a grub-mkimage core.img and boot.img installed by grub-bios-setup on a loop device
   (core.img into the BIOS boot partition (GPT) or the post-MBR gap (MBR)), /grub/grub.cfg by
   mtools;
-  systemd-boot: \\EFI\\BOOT\\BOOTX64.EFI replaced, /loader/loader.conf and an entry added by mtools.
+  GRUB on ext2: the same, but GRUB reads /boot from an ext2 file system in the disk's third
+  partition (the layout Debian's installer makes), made by mke2fs -d with the same kernel and
+  initrd;
+  syslinux (BIOS): the syslinux installer (mtools) on the ESP, gptmbr.bin in LBA 0 and the ESP
+  marked legacy-BIOS-bootable (sgdisk), /syslinux.cfg by mtools;
+  systemd-boot: \\EFI\\BOOT\\BOOTX64.EFI replaced, /loader/loader.conf and an entry added by mtools;
+  the firmware floor (UEFI): \\EFI\\BOOT\\BOOTX64.EFI replaced by the test payload, which prints
+  one line at once (how long the firmware takes to start any loader from this disk).
 """
 import binascii
 import contextlib
@@ -24,6 +31,7 @@ GPT_ENTRIES = 128
 GPT_ENTRY_SIZE = 128
 ESP_TYPE = uuid.UUID("C12A7328-F81F-11D2-BA4B-00A0C93EC93B")
 BIOS_BOOT_TYPE = uuid.UUID("21686148-6449-6E6F-744E-656564454649")
+LINUX_FS_TYPE = uuid.UUID("0FC63DAF-8483-4772-8E79-3D69D8477DE4")
 # Fixed identities keep the fallback base byte-reproducible.
 DISK_GUID = uuid.UUID("5be0c0de-0000-4000-8000-000000000001")
 PART_GUIDS = [uuid.UUID("5be0c0de-0000-4000-8000-00000000001%d" % i) for i in range(4)]
@@ -31,6 +39,10 @@ PART_GUIDS = [uuid.UUID("5be0c0de-0000-4000-8000-00000000001%d" % i) for i in ra
 GRUB_DIR = "/usr/lib/grub/i386-pc"
 GRUB_SETUP = os.path.join(GRUB_DIR, "grub-bios-setup")
 SDBOOT_EFI = "/usr/lib/systemd/boot/efi/systemd-bootx64.efi"
+SYSLINUX_GPTMBR = "/usr/lib/SYSLINUX/gptmbr.bin"
+SYSLINUX_LDLINUX_C32 = "/usr/lib/syslinux/modules/bios/ldlinux.c32"
+MBR_BOOT_CODE = 440          # bytes of LBA 0 that are boot code (the disk signature follows)
+LEGACY_BIOS_BOOTABLE = 2     # GPT attribute bit that gptmbr.bin looks for
 
 MTOOLS_ENV = dict(os.environ, MTOOLS_SKIP_CHECK="1")
 
@@ -212,18 +224,20 @@ def _mkfs_into(image, lss, first, count, tmpdir):
 
 # ---- bases -----------------------------------------------------------------------------------
 
-def make_base(image, lss, size, label, kernel, initrd, tmpdir):
-    """The loader-less base disk (used when `anysector mkimage` is not available)."""
+def make_base(image, lss, size, label, kernel, initrd, tmpdir, esp_size):
+    """The loader-less base disk (used when `anysector mkimage` is not available): on GPT a
+    BIOS boot partition, an ESP of esp_size bytes and a third partition with the rest."""
     with open(image, "wb") as f:
         f.truncate(size)
     n = size // lss
     if label == "gpt":
         bb_first, bb_count = MiB // lss, MiB // lss
         esp_first = 2 * MiB // lss
-        esp_last = (size - MiB) // lss - 1
+        esp_last = esp_first + esp_size // lss - 1
         write_gpt(image, lss, size,
                   [(BIOS_BOOT_TYPE, bb_first, bb_first + bb_count - 1, "BIOS boot"),
-                   (ESP_TYPE, esp_first, esp_last, "EFI system")])
+                   (ESP_TYPE, esp_first, esp_last, "EFI system"),
+                   (LINUX_FS_TYPE, esp_last + 1, (size - MiB) // lss - 1, "boot")])
     else:
         esp_first, esp_last = MiB // lss, n - 1
         with open(image, "r+b") as f:
@@ -263,13 +277,17 @@ def anysector_cfg_paths(cfg_text):
     return {"kernel": e["kernel"], "initrd": e.get("initrd")}
 
 
-def make_anysector(tool, stages, image, lss, pss, size, label, kernel, initrd, cmdline, tmpdir):
-    """`anysector mkimage` with `--timeout 0` (no menu wait). Returns the file paths."""
+def make_anysector(tool, stages, image, lss, pss, size, label, kernel, initrd, cmdline, tmpdir,
+                   esp_size=None):
+    """`anysector mkimage` with `--timeout 0` (no menu wait); on GPT the space after an ESP of
+    esp_size bytes becomes a third partition (where the ext2 peers put /boot). Returns the file
+    paths."""
     if os.path.exists(image):
         os.unlink(image)
+    esp = ["--esp-size", f"{esp_size // 1024}K"] if esp_size and label == "gpt" else []
     run([tool, "mkimage", image, "--size", str(size), "--label", label, "--sector-size", str(lss),
          "--physical-size", str(pss), "--stages", stages, "--timeout", "0", "--kernel", kernel,
-         "--initrd", initrd, "--cmdline", cmdline], env=dict(os.environ))
+         "--initrd", initrd, "--cmdline", cmdline] + esp, env=dict(os.environ))
     layout = read_layout(image, lss)
     cfg = fat_of(image, layout).get_text("/anysector.cfg")
     if not re.search(r"^\s*timeout\s+0\s*$", cfg, re.M):
@@ -279,11 +297,11 @@ def make_anysector(tool, stages, image, lss, pss, size, label, kernel, initrd, c
 
 # ---- peers -----------------------------------------------------------------------------------
 
-def grub_modules(label):
-    """What core.img needs for this disk: the BIOS disk driver, the partition map, the ESP's
-    file system, `linux`, and `normal`, which reads $prefix/grub.cfg (linux.mod depends on it
-    anyway). Nothing else is loaded from disk at boot."""
-    return ["biosdisk", "part_gpt" if label == "gpt" else "part_msdos", "fat", "normal", "linux"]
+def grub_modules(label, fs="fat"):
+    """What core.img needs for this disk: the BIOS disk driver, the partition map, the file
+    system /boot is on, `linux`, and `normal`, which reads $prefix/grub.cfg (linux.mod depends
+    on it anyway). Nothing else is loaded from disk at boot."""
+    return ["biosdisk", "part_gpt" if label == "gpt" else "part_msdos", fs, "normal", "linux"]
 
 
 def grub_module_closure(modules):
@@ -302,11 +320,11 @@ def grub_module_closure(modules):
     return sorted(seen)
 
 
-def make_grub_core(out, label, esp_num):
+def make_grub_core(out, label, part_num, fs="fat", grub_dir="/grub"):
     """grub-mkimage -O i386-pc core.img (lzma-compressed, as grub-install makes it)."""
-    prefix = f"(hd0,{'gpt' if label == 'gpt' else 'msdos'}{esp_num})/grub"
+    prefix = f"(hd0,{'gpt' if label == 'gpt' else 'msdos'}{part_num}){grub_dir}"
     run(["grub-mkimage", "-O", "i386-pc", "-d", GRUB_DIR, "-p", prefix, "-o", out]
-        + grub_modules(label))
+        + grub_modules(label, fs))
     return out
 
 
@@ -340,29 +358,124 @@ def grub_setup_dir(tmpdir):
     os.unlink(img)
 
 
-def make_grub(base, image, paths, cmdline, tmpdir):
-    """GRUB 2 for BIOS on a copy of base, installed as grub-install does it: a grub-mkimage
-    core.img, then grub-bios-setup on a loop device with the disk's logical sector size (it
-    writes boot.img into LBA 0 and embeds core.img in the BIOS boot partition or the post-MBR
-    gap), then /grub/grub.cfg on the ESP. Done on 4Kn too: whether that boots is measured."""
+def grub_cfg(paths, cmdline):
+    return ("set timeout=0\nset default=0\n"
+            "menuentry \"bench\" {\n"
+            f"\tlinux {paths['kernel']} {cmdline}\n"
+            + (f"\tinitrd {paths['initrd']}\n" if paths.get("initrd") else "")
+            + "}\n")
+
+
+def grub_install(image, layout, part_num, tmpdir, fs="fat", grub_dir="/grub"):
+    """What grub-install does for BIOS: a grub-mkimage core.img, then grub-bios-setup on a loop
+    device with the disk's logical sector size (it writes boot.img into LBA 0 and embeds
+    core.img in the BIOS boot partition or the post-MBR gap)."""
     if os.geteuid() != 0:
         raise DiskError("grub-bios-setup works on a loop device: run the bench as root")
-    layout = read_layout(base)
-    esp = boot_partition(layout)
-    copy_image(base, image)
     with grub_setup_dir(tmpdir) as d:
-        make_grub_core(os.path.join(d, "core.img"), layout["label"], esp["num"])
+        make_grub_core(os.path.join(d, "core.img"), layout["label"], part_num, fs, grub_dir)
         shutil.copyfile(os.path.join(GRUB_DIR, "boot.img"), os.path.join(d, "boot.img"))
         with loop_device(image, layout["lss"]) as dev:
             run([GRUB_SETUP, "-d", d, dev])
-    cfg = ("set timeout=0\nset default=0\n"
-           "menuentry \"bench\" {\n"
-           f"\tlinux {paths['kernel']} {cmdline}\n"
-           + (f"\tinitrd {paths['initrd']}\n" if paths.get("initrd") else "")
-           + "}\n")
+
+
+def make_grub(base, image, paths, cmdline, tmpdir):
+    """GRUB 2 for BIOS on a copy of base reading the ESP (FAT): grub_install, then
+    /grub/grub.cfg on the ESP. Done on 4Kn too: whether that boots is measured."""
+    layout = read_layout(base)
+    esp = boot_partition(layout)
+    copy_image(base, image)
+    grub_install(image, layout, esp["num"], tmpdir)
     fat = fat_of(image, layout)
     fat.mkdirs("/grub")
-    fat.put_text(cfg, "/grub/grub.cfg", tmpdir)
+    fat.put_text(grub_cfg(paths, cmdline), "/grub/grub.cfg", tmpdir)
+
+
+def ext2_partition(layout):
+    """The partition after the ESP (GPT only), where the ext2 peers keep /boot."""
+    if layout["label"] != "gpt":
+        raise DiskError("the ext2 layout needs GPT (a third partition after the ESP)")
+    esp = boot_partition(layout)
+    later = [p for p in layout["parts"] if p["first"] > esp["last"]]
+    if not later:
+        raise DiskError("no partition after the ESP for /boot on ext2")
+    return min(later, key=lambda p: p["first"])
+
+
+def make_ext2_boot(image, layout, kernel, initrd, files, tmpdir):
+    """Formats the partition after the ESP as ext2 holding /boot/vmlinuz, /boot/initrd.img and
+    files ({path: text}), by mke2fs -d (nothing is mounted). Blocks of 4 KiB: GRUB's best case
+    (fewer indirect blocks than 1 KiB) and a valid file system on 4Kn too."""
+    part = ext2_partition(layout)
+    lss = layout["lss"]
+    root = os.path.join(tmpdir, "ext2-root")
+    shutil.rmtree(root, ignore_errors=True)
+    os.makedirs(os.path.join(root, "boot"))
+    shutil.copyfile(kernel, os.path.join(root, "boot", "vmlinuz"))
+    shutil.copyfile(initrd, os.path.join(root, "boot", "initrd.img"))
+    for path, text in files.items():
+        dst = os.path.join(root, path.lstrip("/"))
+        os.makedirs(os.path.dirname(dst), exist_ok=True)
+        with open(dst, "w") as f:
+            f.write(text)
+    fs = os.path.join(tmpdir, "ext2.tmp")
+    with open(fs, "wb") as f:
+        f.truncate((part["last"] - part["first"] + 1) * lss)
+    run(["mke2fs", "-q", "-F", "-t", "ext2", "-b", "4096", "-L", "boot", "-d", root, fs])
+    run(["dd", f"if={fs}", f"of={image}", "bs=1M", f"seek={part['first'] * lss}",
+         "oflag=seek_bytes", "conv=notrunc,sparse", "status=none"])
+    os.unlink(fs)
+    shutil.rmtree(root)
+    return part
+
+
+def make_grub_ext2(base, image, kernel, initrd, cmdline, tmpdir):
+    """GRUB 2 for BIOS on a copy of base reading /boot from ext2 (make_ext2_boot): core.img
+    with the ext2 module and $prefix (hd0,gptN)/boot/grub, grub.cfg in that directory."""
+    layout = read_layout(base)
+    copy_image(base, image)
+    paths = {"kernel": "/boot/vmlinuz", "initrd": "/boot/initrd.img"}
+    part = make_ext2_boot(image, layout, kernel, initrd,
+                          {"/boot/grub/grub.cfg": grub_cfg(paths, cmdline)}, tmpdir)
+    grub_install(image, layout, part["num"], tmpdir, fs="ext2", grub_dir="/boot/grub")
+
+
+def make_syslinux(base, image, paths, cmdline, tmpdir):
+    """syslinux for BIOS on a copy of base reading the ESP (FAT), as its manual says for a GPT
+    disk: `syslinux --install` through mtools on the ESP (its boot sector, ldlinux.sys and
+    ldlinux.c32), gptmbr.bin as LBA 0's boot code, the ESP's legacy-BIOS-bootable attribute,
+    and /syslinux.cfg. Done on 4Kn too: whether that boots is measured."""
+    layout = read_layout(base)
+    if layout["label"] != "gpt":
+        raise DiskError("the syslinux peer is set up for GPT disks only")
+    esp = boot_partition(layout)
+    copy_image(base, image)
+    run(["syslinux", "--install", "--offset", str(esp["first"] * layout["lss"]), image])
+    with open(SYSLINUX_GPTMBR, "rb") as f:
+        code = f.read(MBR_BOOT_CODE)
+    with open(image, "r+b") as f:
+        f.write(code)
+    run(["sgdisk", "-A", f"{esp['num']}:set:{LEGACY_BIOS_BOOTABLE}", image])
+    cfg = ("DEFAULT bench\nPROMPT 0\nTIMEOUT 0\n"
+           "LABEL bench\n"
+           f"  LINUX {paths['kernel']}\n"
+           + (f"  INITRD {paths['initrd']}\n" if paths.get("initrd") else "")
+           + f"  APPEND {cmdline}\n")
+    fat_of(image, layout).put_text(cfg, "/syslinux.cfg", tmpdir)
+
+
+def make_efi_floor(base, image, app):
+    """The UEFI floor on a copy of base: \\EFI\\BOOT\\BOOTX64.EFI replaced by app, a trivial
+    application that prints one line as soon as it runs."""
+    layout = read_layout(base)
+    if layout["label"] != "gpt":
+        raise DiskError("the UEFI floor needs an EFI system partition (GPT)")
+    if not os.path.exists(app):
+        raise DiskError(f"{app} is not built")
+    copy_image(base, image)
+    fat = fat_of(image, layout)
+    fat.mkdirs("/EFI/BOOT")
+    fat.put(app, "/EFI/BOOT/BOOTX64.EFI")
 
 
 def make_sdboot(base, image, paths, cmdline, tmpdir):

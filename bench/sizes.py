@@ -39,8 +39,9 @@ def _size(path):
     return os.path.getsize(path) if os.path.exists(path) else None
 
 
-def collect(build, label, esp_num, tmpdir):
+def collect(build, label, layout, tmpdir):
     """[(what, bytes or None, note)]."""
+    esp_num = disks.boot_partition(layout)["num"]
     stages = os.path.join(build, "stages")
     rows = []
     s1 = os.path.join(stages, "stage1.bin")
@@ -76,5 +77,18 @@ def collect(build, label, esp_num, tmpdir):
         os.unlink(core)
     except disks.DiskError as e:
         rows.append(("GRUB core.img", None, str(e)))
+    try:
+        ext2 = disks.ext2_partition(layout)
+        disks.make_grub_core(core, label, ext2["num"], "ext2", "/boot/grub")
+        rows.append(("GRUB core.img for /boot on ext2", _size(core),
+                     f"modules {' '.join(disks.grub_modules(label, 'ext2'))} and what they pull "
+                     "in"))
+        os.unlink(core)
+    except disks.DiskError as e:
+        rows.append(("GRUB core.img for /boot on ext2", None, str(e)))
+    rows.append(("syslinux gptmbr.bin (MBR boot code)", last_used_byte(disks.SYSLINUX_GPTMBR),
+                 "of 440 boot-code bytes (last nonzero byte)"))
+    rows.append(("syslinux ldlinux.c32", _size(disks.SYSLINUX_LDLINUX_C32),
+                 "on the ESP beside ldlinux.sys, both written by `syslinux --install`"))
     rows.append(("systemd-bootx64.efi", _size(disks.SDBOOT_EFI), "UEFI"))
     return rows

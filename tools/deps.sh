@@ -21,7 +21,7 @@ busybox-static cpio gzip
 linux-image-cloud-amd64
 xxd
 jq
-grub-pc-bin grub-common systemd-boot-efi
+grub-pc-bin grub-common systemd-boot-efi syslinux syslinux-common
 systemd
 "
 

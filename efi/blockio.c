@@ -102,7 +102,10 @@ int efi_blockdev_open(EFI_HANDLE handle, struct efi_blockdev *out, const char **
 	out->handle = handle;
 	out->bio = bio;
 	out->media_id = m->MediaId;
-	out->io_align = m->IoAlign > PAGE_BYTES && is_pow2(m->IoAlign) ? m->IoAlign : PAGE_BYTES;
+	/* Reads go straight into the caller's buffer whenever it meets the driver's own IoAlign
+	 * (UEFI: 0 and 1 mean any address); only others bounce. A value the spec does not allow
+	 * (not a power of two) is taken as a page. */
+	out->io_align = m->IoAlign <= 1 ? 1 : is_pow2(m->IoAlign) ? m->IoAlign : PAGE_BYTES;
 	out->dev.sector_size = bs;
 	out->dev.phys_size = phys;
 	out->dev.align_offset = aoff;

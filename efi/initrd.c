@@ -2,6 +2,8 @@
 
 #include "efi/initrd_media.h"
 
+#include "common/mem.h"
+
 static EFI_GUID load_file2_guid = LOAD_FILE2_PROTOCOL_GUID;
 static EFI_GUID device_path_guid = DEVICE_PATH_PROTOCOL;
 
@@ -25,9 +27,7 @@ static EFI_STATUS EFIAPI initrd_load_file(EFI_LOAD_FILE_PROTOCOL *this, EFI_DEVI
 		*size = initrd_size;
 		return EFI_BUFFER_TOO_SMALL;
 	}
-	/* The firmware's CopyMem, not common/mem.c's byte loop: this copies the whole initrd (tens
-	 * of MiB), and under emulation the byte loop cost more than a second of boot time. */
-	g_bs->CopyMem(buf, (VOID *)initrd_data, initrd_size);
+	memcpy(buf, initrd_data, initrd_size);
 	*size = initrd_size;
 	return EFI_SUCCESS;
 }

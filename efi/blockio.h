@@ -1,6 +1,6 @@
-/* EFI_BLOCK_IO as a common/ block device: whole blocks only, through page-aligned bounce buffers
- * that also honour the device's IoAlign (docs/FIRMWARE.md "OVMF": a partial-block ReadBlocks fails
- * on 4Kn, and drivers may demand aligned buffers). */
+/* EFI_BLOCK_IO as a common/ block device: whole blocks only, straight into buffers that meet the
+ * device's IoAlign, else through a page-aligned bounce buffer (docs/FIRMWARE.md "OVMF": a
+ * partial-block ReadBlocks fails on 4Kn, and drivers may demand aligned buffers). */
 #ifndef ANYSECTOR_EFI_BLOCKIO_H
 #define ANYSECTOR_EFI_BLOCKIO_H
 

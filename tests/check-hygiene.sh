@@ -102,5 +102,20 @@ else
 	echo "ok   every .md file named in the tree exists"; pass=$((pass + 1))
 fi
 
+# 5. The Python harnesses share tests/lib (tests/lib/README.md): no compiled Python is tracked,
+#    and a harness puts only tests/ (the library's parent, reached by going up) on its path,
+#    never another harness's directory.
+pyc=$(printf '%s\n' "$files" | grep -E '(^|/)__pycache__/|\.pyc$' || true)
+paths=$(grep -rnE 'sys\.path\.(insert|append)' tests --include='*.py' \
+	| grep -vE '"\.\."(, "\.\.")*\)\)$' || true)
+if [ -n "$pyc$paths" ]; then
+	echo "FAIL compiled Python tracked, or a harness path that is not tests/:"
+	printf '%s\n' $pyc "$paths" | sed '/^$/d; s/^/  /'
+	fail=$((fail + 1))
+else
+	echo "ok   no .pyc tracked; harnesses import other directories only through tests/lib"
+	pass=$((pass + 1))
+fi
+
 [ -n "${RESULTS:-}" ] && echo "pass=$pass fail=$fail skip=0" > "$RESULTS/hygiene"
 [ $fail = 0 ]

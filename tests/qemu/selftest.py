@@ -28,14 +28,10 @@ from lib.results import CaseFailure, Result, indent
 HANG_TIMEOUT = 5
 
 
-def _result(name, status, seconds=0.0, message="", kept=()):
-    return Result(name, status, seconds, message, kept)
-
-
 def payload_header(runner):
     p = paths.BIOS_PAYLOAD
     if not os.path.exists(p):
-        return _result("selftest-payload-header", "FAIL", message=f"{p} is not built")
+        return Result("selftest-payload-header", "FAIL", message=f"{p} is not built")
     data = open(p, "rb").read()
     le = lambda off, n: int.from_bytes(data[off:off + n], "little")  # noqa: E731
     setup = (data[0x1F1] + 1) * 512
@@ -53,7 +49,7 @@ def payload_header(runner):
         problems.append("kernel_info (LToP) not at kernel_info_offset")
     if le(0x214, 4) != 0x100000:
         problems.append("code32_start is not 0x100000")
-    return _result("selftest-payload-header", "FAIL" if problems else "PASS",
+    return Result("selftest-payload-header", "FAIL" if problems else "PASS",
                    message="; ".join(problems))
 
 
@@ -103,7 +99,7 @@ def checker(runner):
     if console.check_linux(lx, "anysector.test=j", "0" * 32) is None or \
             console.check_linux(lx, "anysector.test=k", "1" * 32) is None:
         problems.append("a wrong Linux line was accepted")
-    return _result("selftest-checker", "FAIL" if problems else "PASS",
+    return Result("selftest-checker", "FAIL" if problems else "PASS",
                    message="; ".join(problems))
 
 
@@ -133,14 +129,14 @@ def _finish(runner, name, status, why, serial, logs, seconds):
         for f in logs.values():
             if os.path.exists(f) and not runner.keep:
                 os.unlink(f)
-    return _result(name, status, seconds, why, kept)
+    return Result(name, status, seconds, why, kept)
 
 
 def bios_direct(runner, name="selftest-bios-direct", kernel=None):
     kernel = kernel or paths.BIOS_PAYLOAD
     case = caselib.Case("seabios", "ide", "512n", "mbr", "bios-payload", timeout=30)
     if not os.path.exists(kernel):
-        return _result(name, "FAIL", message=f"{kernel} is not built")
+        return Result(name, "FAIL", message=f"{kernel} is not built")
     tail = ["-kernel", kernel, "-initrd", runner.inputs.payload_initrd,
             "-append", case.cmdline]
     rc, stopped, serial, debugcon, logs, s = _boot(runner, name, case, tail)
@@ -200,7 +196,7 @@ def efi_mockload(runner, name="selftest-efi-mockload", kernel=None):
     mock = paths.MOCKLOAD
     for p in (kernel, mock):
         if not os.path.exists(p):
-            return _result(name, "FAIL", message=f"{p} is not built")
+            return Result(name, "FAIL", message=f"{p} is not built")
     img = os.path.join(runner.paths.work, name + "-fat.img")
     nsh = os.path.join(runner.paths.work, name + "-nsh", "startup.nsh")
     os.makedirs(os.path.dirname(nsh), exist_ok=True)
@@ -217,7 +213,7 @@ def efi_mockload(runner, name="selftest-efi-mockload", kernel=None):
         subprocess.run(["mcopy", "-i", img, runner.inputs.payload_initrd, "::/initrd.bin"],
                        check=True, capture_output=True, timeout=60)
     except (subprocess.CalledProcessError, subprocess.TimeoutExpired, FileNotFoundError) as e:
-        return _result(name, "FAIL", message=f"cannot build the FAT image: {e}")
+        return Result(name, "FAIL", message=f"cannot build the FAT image: {e}")
     rc, stopped, serial, debugcon, logs, s = _boot(
         runner, name, case, qemu.disk_args("virtio-blk", img, 512, 512),
         firmware="ovmf", timeout=case.timeout, watch_give_up=False)
@@ -235,7 +231,7 @@ def linux_direct(runner):
     try:
         kernel, initrd = runner.inputs.files_for("linux")
     except CaseFailure as e:
-        return _result(name, "FAIL", message=str(e))
+        return Result(name, "FAIL", message=str(e))
     tail = ["-m", "512", "-kernel", kernel, "-initrd", initrd, "-append", case.cmdline]
     rc, stopped, serial, debugcon, logs, s = _boot(runner, name, case, tail,
                                                    timeout=case.timeout)
@@ -304,7 +300,7 @@ def fault_checks(runner):
            and 'once = "on"' in qemu.blkdebug_rules(8, "once", 999)
            and 'once = "off"' in qemu.blkdebug_rules(8, "always", 999),
            "the blkdebug rules are not what the fault kinds say")
-    return _result("selftest-fault-checks", "FAIL" if problems else "PASS",
+    return Result("selftest-fault-checks", "FAIL" if problems else "PASS",
                             message="; ".join(problems))
 
 

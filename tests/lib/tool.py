@@ -22,9 +22,10 @@ def run(args, binary=paths.ASAN_ANYSECTOR, env=None, stdin=None, timeout=120):
 
 
 def mkimage_command(out, size, label, logical, physical, stages, kernel, initrd=None,
-                    cmdline=None, timeout=None, binary=paths.ANYSECTOR, extra=()):
+                    cmdline=None, menu=None, binary=paths.ANYSECTOR, extra=()):
     """`anysector mkimage` of a disk image: label gpt|mbr, logical/physical sector sizes (the
-    physical size is given only when it differs), the stages directory, one entry."""
+    physical size is given only when it differs), the stages directory, one entry; menu: the
+    boot menu's countdown in seconds (--timeout)."""
     cmd = [binary, "mkimage", out, "--size", size, "--label", label, "--sector-size",
            str(logical)]
     if physical != logical:
@@ -34,6 +35,6 @@ def mkimage_command(out, size, label, logical, physical, stages, kernel, initrd=
         cmd += ["--initrd", initrd]
     if cmdline is not None:
         cmd += ["--cmdline", cmdline]
-    if timeout is not None:
-        cmd += ["--timeout", str(timeout)]
+    if menu is not None:
+        cmd += ["--timeout", str(menu)]
     return cmd + list(extra)

@@ -34,6 +34,7 @@ enum {
 	OPT_DEFAULT,
 	OPT_SIZE,
 	OPT_TIMEOUT,
+	OPT_ROOT_DIR,
 	OPT_HELP,
 	OPT_FAILED,         /* next_option: a shared option had a bad value (already reported) */
 };

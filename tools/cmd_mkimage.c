@@ -9,8 +9,10 @@
 
 #include "tools/cli.h"
 #include "tools/entries.h"
+#include "tools/ext4fmt.h"
 #include "tools/foreign.h"
 #include "tools/mounts.h"
+#include "tools/rootarg.h"
 #include "tools/util.h"
 
 /* Decimal seconds as anysector.cfg takes them: 0..CFG_TIMEOUT_MAX. */
@@ -29,6 +31,34 @@ static bool parse_seconds(const char *s, unsigned *out)
 	return true;
 }
 
+/* --root-dir: every entry whose command line has no root= gets the Linux partition's
+ * root=PARTUUID= (into cmdlines[k]), then the partition becomes ext4 made from dir. *root_arg
+ * receives the argument. Returns 0 or an exit code. */
+static int fill_root(struct txn *t, const char *dir, struct entry_list *l,
+		     char cmdlines[][CFG_CMDLINE_MAX], char *root_arg, size_t cap)
+{
+	int i = root_part_index(&t->di);
+	if (i < 0) {
+		t_error("mkimage.no_root", "%s has no Linux partition for --root-dir", t->h->path);
+		return EXIT_ERRORS;
+	}
+	const struct part_info *p = &t->di.parts[i];
+	root_partuuid_arg(&t->di, p, root_arg, cap);
+	for (unsigned k = 0; k < l->n; k++) {
+		if (cmdline_has_root(l->e[k].cmdline))
+			continue;
+		if (cmdline_append(l->e[k].cmdline, root_arg, cmdlines[k], CFG_CMDLINE_MAX)) {
+			t_error("mkimage.cmdline",
+				"the command line of --kernel %s with %s added is longer than the %u "
+				"bytes anysector.cfg allows",
+				l->e[k].kernel, root_arg, CFG_CMDLINE_MAX - 1);
+			return EXIT_USAGE;
+		}
+		l->e[k].cmdline = cmdlines[k];
+	}
+	return ext4_format_from_dir(t->h, p->first, p->sectors, dir);
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -43,6 +73,9 @@ static void usage(FILE *f)
 		"  --stages DIR         where stage1.bin, stage2.bin and BOOTX64.EFI are\n"
 		"  --force              replace OUT if it holds anything (an empty OUT is replaced\n"
 		"                       without it)\n"
+		"  --root-dir DIR       make the Linux partition ext4 holding the tree DIR\n"
+		"                       (mkfs.ext4 -d, 4096-byte blocks) and add its\n"
+		"                       root=PARTUUID=... to every --cmdline without a root=\n"
 		"  --timeout SECONDS    the boot menu's timeout in the new anysector.cfg (default %u;\n"
 		"                       0 boots the default entry at once; needs a --kernel)\n" ENTRY_HELP
 		TOPO_HELP, CFG_DEFAULT_TIMEOUT);
@@ -58,13 +91,16 @@ int cmd_mkimage(int argc, char **argv)
 		{ "stages", required_argument, NULL, OPT_STAGES },
 		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+		{ "root-dir", required_argument, NULL, OPT_ROOT_DIR },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ 0 },
 	};
 	struct layout_opts lo = { .label = LABEL_GPT };
 	struct common_opts o = { 0 };
 	struct entry_list l;
-	const char *stages_opt = NULL;
+	const char *stages_opt = NULL, *root_dir = NULL;
+	static char cmdlines[CFG_MAX_ENTRIES][CFG_CMDLINE_MAX];
+	char root_arg[80] = "";
 	uint64_t size = 0;
 	unsigned timeout = CFG_DEFAULT_TIMEOUT;
 	bool has_timeout = false;
@@ -86,6 +122,7 @@ int cmd_mkimage(int argc, char **argv)
 				return usage_error("mkimage", "--size %s: not a size", optarg);
 			break;
 		case OPT_STAGES: stages_opt = optarg; break;
+		case OPT_ROOT_DIR: root_dir = optarg; break;
 		case OPT_TIMEOUT:
 			if (!parse_seconds(optarg, &timeout))
 				return usage_error("mkimage", "--timeout %s: not a number of seconds from 0 "
@@ -106,6 +143,14 @@ int cmd_mkimage(int argc, char **argv)
 	if (has_timeout && !l.n)
 		return usage_error("mkimage", "--timeout needs a --kernel: without an entry no "
 				   "anysector.cfg is written");
+	struct stat st;
+	if (root_dir && stat(root_dir, &st))
+		return usage_error("mkimage", "--root-dir %s: %s", root_dir, strerror(errno));
+	if (root_dir && !S_ISDIR(st.st_mode))
+		return usage_error("mkimage", "--root-dir %s: not a directory", root_dir);
+	if (root_dir && lo.no_rest)
+		return usage_error("mkimage", "--root-dir fills the Linux partition, which --no-rest "
+				   "leaves out");
 	uint32_t lss = o.topo.has_lss ? o.topo.lss : 512;
 	if (!o.topo.has_lss)
 		o.topo.lss = lss, o.topo.has_lss = true;
@@ -114,7 +159,6 @@ int cmd_mkimage(int argc, char **argv)
 				   (unsigned long long)size, (unsigned)lss);
 
 	const char *out = argv[optind];
-	struct stat st;
 	struct probe_result found = { .n = 0 };
 	if (!stat(out, &st)) {
 		if (!S_ISREG(st.st_mode)) {
@@ -174,7 +218,9 @@ int cmd_mkimage(int argc, char **argv)
 	    !(rc = txn_begin(&t, &h))) {
 		t.journal = false; /* a new image has nothing to restore */
 		t.cfg_timeout = timeout;
-		if (!(rc = txn_install(&t, &s)) && (!l.n || !(rc = txn_add(&t, l.e, l.n))))
+		if ((!root_dir || !(rc = fill_root(&t, root_dir, &l, cmdlines, root_arg,
+						   sizeof root_arg))) &&
+		    !(rc = txn_install(&t, &s)) && (!l.n || !(rc = txn_add(&t, l.e, l.n))))
 			rc = txn_commit(&t);
 	}
 	txn_end(&t);
@@ -194,5 +240,7 @@ int cmd_mkimage(int argc, char **argv)
 	char hs[32];
 	printf("%s: bootable %s image, %s, %u-byte sectors\n", out,
 	       lo.label == LABEL_GPT ? "GPT" : "MBR", human_size(size, hs, sizeof hs), (unsigned)lss);
+	if (root_dir)
+		printf("%s: root filesystem ext4 from %s, %s\n", out, root_dir, root_arg);
 	return EXIT_OK;
 }

@@ -8,6 +8,7 @@
 
 #include "common/errors.h"
 #include "common/fat.h"
+#include "tools/fsimage.h"
 #include "tools/run.h"
 #include "tools/util.h"
 
@@ -71,37 +72,6 @@ int fat_choose(uint32_t lss, uint64_t sectors, struct fat_choice *c)
 	return AS_ERANGE;
 }
 
-/* Writes the temporary filesystem image into the partition: every chunk mkfs.fat wrote (zeros
- * included: stale bytes in the FAT area must go), and only where the disk differs. Chunks it
- * never wrote are free clusters and are left alone, so a sparse image stays sparse. */
-static int copy_into(struct hostdev *h, int fd, uint64_t first_lba, uint64_t sectors)
-{
-	uint32_t lss = h->topo.lss;
-	uint64_t per = (1u << 20) / lss;
-	uint8_t *a = xmalloc((size_t)(per * lss)), *b = xmalloc((size_t)(per * lss));
-	int rc = 0;
-
-	for (uint64_t i = 0; i < sectors && !rc; i += per) {
-		uint64_t n = sectors - i < per ? sectors - i : per;
-		size_t len = (size_t)(n * lss);
-		if (!fd_has_data(fd, i * lss, len))
-			continue; /* mkfs.fat never wrote here: free clusters, whatever they hold */
-		int err = pread_full(fd, a, len, i * lss);
-		if (!err)
-			err = bdev_read(&h->dev, first_lba + i, n, b);
-		if (!err && memcmp(a, b, len))
-			err = bdev_write(&h->dev, first_lba + i, n, a);
-		if (err) {
-			t_error("io.write", "%s: writing the ESP at LBA %llu failed: %s", h->path,
-				(unsigned long long)(first_lba + i), as_strerror(err));
-			rc = EXIT_ERRORS;
-		}
-	}
-	free(a);
-	free(b);
-	return rc;
-}
-
 int fat_format(struct hostdev *h, uint64_t first_lba, uint64_t sectors, const char *label)
 {
 	struct fat_choice c;
@@ -120,20 +90,11 @@ int fat_format(struct hostdev *h, uint64_t first_lba, uint64_t sectors, const ch
 			(unsigned long long)first_lba);
 		return EXIT_ERRORS;
 	}
-	/* mkfs.fat works on a sparse temporary file: it cannot open a device we hold exclusively,
-	 * and the result is then copied in through the same block layer as every other write. */
-	const char *tmpdir = getenv("TMPDIR");
+	/* mkfs.fat works on a temporary file (tools/fsimage.h says why). */
 	char tmp[4096];
-	snprintf(tmp, sizeof tmp, "%.4000s/anysector-fat-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
-	int fd = mkstemp(tmp);
-	if (fd < 0 || ftruncate(fd, (off_t)(sectors * lss))) {
-		t_error("format.temp", "cannot create a temporary file %s: %s", tmp, strerror(errno));
-		if (fd >= 0) {
-			close(fd);
-			unlink(tmp);
-		}
-		return EXIT_ERRORS;
-	}
+	int fd, rc;
+	if ((rc = fs_temp_create("fat", sectors * lss, tmp, sizeof tmp, &fd)))
+		return rc;
 	char bits[8], ss[16], spc[16], hidden[32], blocks[32];
 	snprintf(bits, sizeof bits, "%u", c.bits);
 	snprintf(ss, sizeof ss, "%u", (unsigned)lss);
@@ -142,7 +103,7 @@ int fat_format(struct hostdev *h, uint64_t first_lba, uint64_t sectors, const ch
 	snprintf(blocks, sizeof blocks, "%llu", (unsigned long long)(sectors * lss / 1024));
 	const char *argv[] = { "mkfs.fat", "-F", bits, "-S", ss, "-s", spc, "-h", hidden,
 			       "-n", label, tmp, blocks, NULL };
-	int rc = run_capture(argv, out, sizeof out);
+	rc = run_capture(argv, out, sizeof out);
 	if (rc) {
 		t_error("format.mkfs", "mkfs.fat -F %s -S %s -s %s failed (exit %d): %s", bits, ss, spc,
 			rc, out);
@@ -150,7 +111,7 @@ int fat_format(struct hostdev *h, uint64_t first_lba, uint64_t sectors, const ch
 		unlink(tmp);
 		return EXIT_ERRORS;
 	}
-	rc = copy_into(h, fd, first_lba, sectors);
+	rc = fs_copy_in(h, fd, first_lba, sectors, "the ESP");
 	close(fd);
 	unlink(tmp);
 	if (rc || (rc = hostdev_sync(h)))

@@ -40,11 +40,13 @@ import traceback
 
 sys.dont_write_bytecode = True   # keep bench/ free of __pycache__
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
 import boot     # noqa: E402
 import disks    # noqa: E402
 import initrd   # noqa: E402
 import report   # noqa: E402
 import sizes    # noqa: E402
+from lib import paths as lib_paths  # noqa: E402
 
 MARKER = "ANYSECTOR-LINUX-OK"
 # efi=debug: the EFI stub's first line marks where a UEFI loader's time ends (see the docstring)
@@ -53,7 +55,6 @@ DISK_SIZE = 256 * disks.MiB
 ESP_SIZE = 125 * disks.MiB     # the ESP (FAT32, 1 KiB clusters at 512e); the rest is ext2 /boot
 FULL_RUNS = 5
 FLOOR_MARKER = "ANYSECTOR-PAYLOAD"   # the trivial EFI application's line (tests/payload/efi)
-EFI_FLOOR_APP = os.path.join("payload", "efi", "payload.efi")   # under $BUILD
 # where a UEFI loader starts and where the kernel does, in the serial log
 UEFI_LOADER_START = "BdsDxe: starting"
 UEFI_KERNEL_START = "EFI stub:"
@@ -168,7 +169,7 @@ def prepare(work, tmp, kernel, initrd_path, label, build, profiles, firmwares):
     keys anysector, base and one per peer or floor image."""
     tool = os.path.join(build, "tools", "anysector")
     stages = os.path.join(build, "stages")
-    app = os.path.join(build, EFI_FLOOR_APP)
+    app = lib_paths.EFI_PAYLOAD
     images = {}
     for prof in profiles:
         lss, pss = PROFILES[prof]
@@ -345,7 +346,7 @@ def main():
                 cmd = boot.qemu_cmd(fw, fe, lss, pss, ld.disk, vars_copy, ld.direct, mon, trace)
                 load1 = os.getloadavg()[0]
                 secs, why, cpu = boot.timed_boot(cmd, ld.marker, run_timeout(loaders, a.timeout),
-                                                 log, vars_copy, check if ld.check else None, mon)
+                                                 log, check if ld.check else None, mon)
                 own_cpu += cpu
                 ld.samples.append(secs)
                 ld.cpu.append(cpu if secs is not None else None)

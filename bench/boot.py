@@ -6,22 +6,18 @@ read, so firmware, loader, kernel and initramfs are all inside it and nothing el
 import os
 import resource
 import select
-import shutil
 import socket
 import subprocess
+import sys
 import time
 
-SEABIOS = "/usr/share/seabios/bios-256k.bin"
-OVMF_CODE = "/usr/share/OVMF/OVMF_CODE_4M.fd"
-OVMF_VARS = "/usr/share/OVMF/OVMF_VARS_4M.fd"
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
+from lib import qemu  # noqa: E402
 
-# front-end name -> (machine-independent) -device arguments for drive d0
-FRONTENDS = {
-    "ide": "ide-hd,drive=d0,bus=ide.0",
-    "virtio": "virtio-blk-pci,drive=d0",
-    "nvme": "nvme,drive=d0,serial=bench0",
-}
-
+# the bench's front-end and firmware names -> tests/lib's
+FRONTENDS = {"ide": "ide", "virtio": "virtio-blk", "nvme": "nvme"}
+FIRMWARES = {"bios": "seabios", "uefi": "ovmf"}
 
 # front-end -> QEMU trace event fired once per read command the guest sends to the disk
 READ_EVENTS = {"ide": "ide_exec_cmd", "virtio": "virtio_blk_handle_read", "nvme": "pci_nvme_read"}
@@ -31,27 +27,21 @@ ATA_READS = {0x20, 0x24, 0x25, 0x29, 0xC4, 0xC8}   # READ SECTORS/DMA/MULTIPLE (
 def qemu_cmd(firmware, frontend, lss, pss, disk, vars_copy=None, direct=None, monitor=None,
              trace=None, memory=512):
     """firmware: bios|uefi; lss/pss: logical/physical sector size (IDE: logical 512 only);
-    direct: (kernel, initrd, cmdline) for a `-kernel` boot; monitor: a unix socket path for the
-    human monitor (used to read the text screen of a boot that never reached the marker);
-    trace: a file that gets one line per read command the disk receives (count_reads)."""
-    dev = FRONTENDS[frontend]
-    if frontend != "ide":
-        dev += f",logical_block_size={lss}"
-    elif lss != 512:
-        raise ValueError("IDE disks have 512-byte logical sectors")
-    dev += f",physical_block_size={pss}"
+    vars_copy: where this run's fresh copy of the OVMF variables goes; direct: (kernel, initrd,
+    cmdline) for a `-kernel` boot; monitor: a unix socket path for the human monitor (used to
+    read the text screen of a boot that never reached the marker); trace: a file that gets one
+    line per read command the disk receives (count_reads). The firmware and the disk come
+    from tests/lib; the serial line is a pipe here, so each line is timed as it arrives."""
     mon = f"unix:{monitor},server=on,wait=off" if monitor else "none"
-    cmd = ["qemu-system-x86_64", "-accel", "tcg", "-m", str(memory), "-smp", "1",
+    cmd = [qemu.QEMU, "-accel", "tcg", "-m", str(memory), "-smp", "1",
            "-display", "none", "-nic", "none", "-monitor", mon, "-serial", "stdio",
-           "-no-reboot"]
-    if firmware == "bios":
-        cmd += ["-machine", "pc", "-bios", SEABIOS]
-    else:
-        cmd += ["-machine", "q35",
-                "-drive", f"if=pflash,format=raw,unit=0,readonly=on,file={OVMF_CODE}",
-                "-drive", f"if=pflash,format=raw,unit=1,file={vars_copy}"]
-    cmd += ["-drive", f"if=none,id=d0,format=raw,snapshot=on,file={disk}",
-            "-device", dev + ("" if direct else ",bootindex=0")]
+           "-no-reboot", "-machine", "pc" if firmware == "bios" else "q35"]
+    cmd += qemu.firmware_args(FIRMWARES[firmware], vars_copy)
+    dev = qemu.disk_args(FRONTENDS[frontend], disk, lss, pss)
+    if direct:
+        # the floor boots -kernel; the disk is only attached, as the loaders' boots have it
+        dev = [a.replace(",bootindex=1", "") for a in dev]
+    cmd += dev
     if trace:
         cmd += ["-trace", f"enable={READ_EVENTS[frontend]}", "-D", trace]
     if direct:
@@ -99,7 +89,7 @@ def proc_cpu(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def timed_boot(cmd, marker, timeout, log_path, vars_copy=None, check=None, monitor=None):
+def timed_boot(cmd, marker, timeout, log_path, check=None, monitor=None):
     """Returns (seconds or None, reason, cpu seconds). The time is taken when the marker
     arrives; the rest of its line is then read and given to check(line), which returns None or
     what is wrong. cpu is QEMU's user+system time (all its threads), which other load on the
@@ -107,8 +97,6 @@ def timed_boot(cmd, marker, timeout, log_path, vars_copy=None, check=None, monit
     a monitor socket, a boot that times out also gets its text screen there. log_path.times
     gives each serial line the second it arrived and the CPU seconds QEMU had used by then (where
     the time of a boot goes; the CPU column is what other load on the host disturbs least)."""
-    if vars_copy:
-        shutil.copyfile(OVMF_VARS, vars_copy)   # fresh variables every run
     needle = marker.encode()
     buf = bytearray()
     reason = "timeout"
@@ -117,7 +105,8 @@ def timed_boot(cmd, marker, timeout, log_path, vars_copy=None, check=None, monit
     errf = open(log_path + ".stderr", "w+b")
     ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.monotonic()
-    p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=errf)
+    p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=errf,
+                         start_new_session=True)   # its own process group, as qemu.kill wants
     elapsed = None
     err = ""
     try:
@@ -156,7 +145,7 @@ def timed_boot(cmd, marker, timeout, log_path, vars_copy=None, check=None, monit
         if monitor and elapsed is None and p.poll() is None:
             screen = screen_text(monitor, log_path + ".vga")
         if p.poll() is None:
-            p.kill()
+            qemu.kill(p)
         p.wait()
         ru1 = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpu = (ru1.ru_utime - ru0.ru_utime) + (ru1.ru_stime - ru0.ru_stime)
@@ -185,8 +174,10 @@ def timed_boot(cmd, marker, timeout, log_path, vars_copy=None, check=None, monit
             return None, bad, cpu
     if elapsed is None and reason == "timeout":
         reason = f"no marker within {timeout:g} s"
-    if elapsed is None and err.strip():
-        reason += ": " + err.strip().splitlines()[-1]
+    # QEMU's own last words, but not the note it makes when the bench itself ends it
+    said = [ln for ln in err.strip().splitlines() if "terminating on signal" not in ln]
+    if elapsed is None and said:
+        reason += ": " + said[-1]
     if elapsed is None and screen:
         reason += "; screen: " + " | ".join(screen[-3:])
     return elapsed, reason, cpu

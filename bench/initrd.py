@@ -4,26 +4,24 @@ It is two archives back to back, which the kernel's initramfs unpacker accepts (
 as an early-microcode initrd):
   1. an uncompressed newc cpio holding /pad.bin, deterministic random bytes (so no layer, neither
      a loader nor QEMU, can shortcut it), then its TRAILER;
-  2. the QEMU tests' gzip'd busybox initramfs (tests/qemu/initramfs.py), whose /init prints
+  2. the QEMU tests' gzip'd busybox initramfs (tests/lib/initramfs.py), whose /init prints
      "ANYSECTOR-LINUX-OK cmdline=[...] filler_md5=..." and powers off, then zero bytes to a
      multiple of 4 (the unpacker wants each archive on a 4-byte boundary and skips zeros).
 The busybox archive comes last on purpose: a loader that loses any tail of the file loses /init
 or damages /filler.bin, and the marker check (cmdline and md5) refuses that run.
 """
-import importlib.util
 import os
 import random
 import stat
+import sys
 
 SIZE = 64 << 20
 PAD_SEED = 0xB0075EED
 PAD_NAME = "pad.bin"
 
-_spec = importlib.util.spec_from_file_location(
-    "qemu_initramfs", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests",
-                                   "lib", "initramfs.py"))
-initramfs = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(initramfs)
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
+from lib import initramfs  # noqa: E402
 
 
 def _newc(ino, name, mode, data_len, nlink=1):

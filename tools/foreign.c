@@ -103,23 +103,26 @@ int foreign_install_scan(struct hostdev *h, const struct probe_result *disk, uin
 			 struct probe_result *out)
 {
 	uint32_t lss = h->topo.lss;
-	struct probe_result region;
+	uint64_t at = first * lss, len = end > first ? (end - first) * lss : 0;
+	struct probe_result found;
 	int rc;
 
+	/* What starts at the region, probed to the end of the disk: a member of an earlier layout
+	 * reaches past the region, and blkid does not look for RAID members (md, LVM) on a device
+	 * as small as a region of 1 MiB. */
 	memset(out, 0, sizeof *out);
-	memset(&region, 0, sizeof region);
-	if (end > first && (rc = foreign_scan_range(h, first, end - first, &region)))
+	memset(&found, 0, sizeof found);
+	if (len && (rc = foreign_scan_range(h, first, h->dev.sectors - first, &found)))
 		return rc;
-	for (unsigned i = 0; i < disk->n; i++) {
-		const struct probe_hit *d = &disk->hit[i];
-		if ((probe_hit_in(d, 0, MBR_BOOTCODE_SIZE) ||
-		     (end > first && probe_hit_in(d, first * lss, (end - first) * lss))) &&
-		    !has_hit(&region, d) && region.n < PROBE_MAX_HITS)
-			region.hit[region.n++] = *d;
+	for (unsigned i = 0; i < disk->n && found.n < PROBE_MAX_HITS; i++)
+		if (!has_hit(&found, &disk->hit[i]))
+			found.hit[found.n++] = disk->hit[i];
+	for (unsigned i = 0; i < found.n; i++) {
+		const struct probe_hit *f = &found.hit[i];
+		if ((probe_hit_in(f, 0, MBR_BOOTCODE_SIZE) || (len && probe_hit_in(f, at, len))) &&
+		    !in_ours(f, lss, ours, nours))
+			out->hit[out->n++] = *f;
 	}
-	for (unsigned i = 0; i < region.n; i++)
-		if (!in_ours(&region.hit[i], lss, ours, nours))
-			out->hit[out->n++] = region.hit[i];
 	return 0;
 }
 

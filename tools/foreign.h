@@ -28,11 +28,11 @@ int foreign_scan_disk(struct hostdev *h, struct probe_result *r);
  * EXIT_ERRORS (reported). */
 int foreign_scan_range(struct hostdev *h, uint64_t first, uint64_t count, struct probe_result *r);
 
-/* What install would write over: the disk's signatures (disk: blkid on the whole disk) whose magic
- * lies in LBA 0's boot code bytes or in the stage2 region [first, end) (LBAs: the BIOS boot
- * partition or the MBR gap), and what blkid finds probing that region as a device of its own.
- * Magic inside one of our own stage2 images (ours) is ours, not foreign. Returns 0 or
- * EXIT_ERRORS (reported). */
+/* What install would write over: the signatures whose magic lies in LBA 0's boot code bytes or
+ * in the stage2 region [first, end) (LBAs: the BIOS boot partition or the MBR gap), from disk
+ * (blkid on the whole disk) and from blkid on the disk from the region's start on, as if that
+ * were a device (a filesystem or RAID member that starts there). Magic inside one of our own
+ * stage2 images (ours) is ours, not foreign. Returns 0 or EXIT_ERRORS (reported). */
 int foreign_install_scan(struct hostdev *h, const struct probe_result *disk, uint64_t first,
 			 uint64_t end, const struct lba_range *ours, unsigned nours,
 			 struct probe_result *out);

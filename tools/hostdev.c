@@ -328,7 +328,7 @@ static enum lba0_kind lba0_kind(struct hostdev *h, const struct probe_result *si
 		return LBA0_OTHER;
 	if (label_decide(&m, false).kind == LABEL_GPT)
 		return LBA0_PROTECTIVE;
-	return probe_boot_sector_is_filesystem(sigs) ? LBA0_FS_BOOT : LBA0_MBR;
+	return probe_boot_sector_is_filesystem(sigs, &m) ? LBA0_FS_BOOT : LBA0_MBR;
 }
 
 /* The sector sizes at which "EFI PART" begins LBA 1 or the last LBA, valid header or not. */

@@ -372,7 +372,7 @@ int disk_inspect(struct hostdev *h, struct disk_info *di, bool strict, struct re
 	struct label lb = label_decide(&di->mbr, gpt_here);
 	bool protective = lb.kind == LABEL_GPT && !lb.pmbr_missing;
 	/* A FAT or NTFS filesystem's boot sector ends in 0x55AA too, but holds no table. */
-	if (lb.kind == LABEL_MBR && probe_boot_sector_is_filesystem(&di->sigs))
+	if (lb.kind == LABEL_MBR && probe_boot_sector_is_filesystem(&di->sigs, &di->mbr))
 		lb.kind = LABEL_NONE;
 
 	if (lb.kind == LABEL_GPT) {

@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "common/errors.h"
-#include "common/mbr.h"
 
 /* A value blkid set for the last hit, as a string ("" when unset). */
 static void lookup(blkid_probe pr, const char *name, char *out, size_t cap)
@@ -147,9 +146,12 @@ bool probe_hit_in(const struct probe_hit *h, uint64_t first, uint64_t len)
 	return h->offset < first + len && first < h->offset + h->len;
 }
 
-bool probe_boot_sector_is_filesystem(const struct probe_result *r)
+bool probe_boot_sector_is_filesystem(const struct probe_result *r, const struct mbr *lba0)
 {
 	bool fs = false;
+	for (unsigned i = 0; i < 4; i++)
+		if (lba0->part[i].type != MBR_TYPE_EMPTY || lba0->part[i].sectors)
+			return false;
 	for (unsigned i = 0; i < r->n; i++) {
 		const struct probe_hit *h = &r->hit[i];
 		if (h->table && !strcmp(h->type, "dos"))

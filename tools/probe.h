@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/mbr.h"
+
 /* One signature: blkid's type name and where its magic is. */
 struct probe_hit {
 	char type[32];       /* blkid's TYPE or PTTYPE: "dos", "gpt", "PMBR", "sun", "ext4", ... */
@@ -43,10 +45,11 @@ const char *probe_hit_name(const struct probe_hit *h, char *buf, size_t cap);
 /* "a sun partition table (at byte 508)"; " with a bad checksum" when blkid says so. */
 const char *probe_hit_text(const struct probe_hit *h, char *buf, size_t cap);
 
-/* True when LBA 0's 0x55AA belongs to a filesystem's boot sector (FAT, NTFS, exFAT) and not to an
- * MBR: blkid found such a filesystem with its magic in the first 512-byte record and found no
- * dos partition table (blkid's own rule for telling the two apart). */
-bool probe_boot_sector_is_filesystem(const struct probe_result *r);
+/* True when LBA 0's 0x55AA belongs to a filesystem's boot sector (FAT, NTFS, exFAT: a
+ * "superfloppy") and not to an MBR: blkid found such a filesystem with its magic in the first
+ * 512-byte record and no dos partition table (its rule), and lba0 lists no partition (the
+ * kernel's: boot code that merely looks like a BPB in front of a used table is an MBR's). */
+bool probe_boot_sector_is_filesystem(const struct probe_result *r, const struct mbr *lba0);
 
 /* True when the hit's magic overlaps bytes [first, first + len). */
 bool probe_hit_in(const struct probe_hit *h, uint64_t first, uint64_t len);

@@ -242,9 +242,13 @@ static int foreign_signatures(struct txn *t, const struct stage2_place *pl, uint
 	if ((rc = foreign_erase_plan(h, &found, &t->pre, replaced, 2)))
 		return rc;
 	for (unsigned i = 0; i < found.n; i++) {
-		char line[200];
+		char line[200], what[200];
 		foreign_zero_in(&found.hit[i], 0, lba0, MBR_BOOTCODE_SIZE);
 		summary(t, "%s", foreign_erased_text(&found.hit[i], line, sizeof line));
+		/* said while planning too, so a dry run names what stage1 and stage2 replace */
+		t_warn("install.erase", "--force: erasing %s, which is not anysector's, in the %s",
+		       probe_hit_text(&found.hit[i], what, sizeof what),
+		       found.hit[i].offset < lss ? "LBA 0" : where);
 	}
 	return 0;
 }

@@ -25,6 +25,8 @@ import os
 import struct
 import subprocess
 import sys
+import threading
+from concurrent.futures import ThreadPoolExecutor
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -61,6 +63,34 @@ SOURCES = [
 LBA0_SOURCES = ["xfs", "luks2", "vfat"]
 
 SIZE = 16 * MIB     # every source but those whose tools want more (xfs, btrfs, luks2)
+
+
+class Parallel(Suite):
+    """The Suite, counting from two threads at once (each case works on its own files)."""
+
+    def __init__(self, name):
+        super().__init__(name)
+        self.lock = threading.RLock()
+
+    def check(self, cond, msg):
+        with self.lock:
+            return super().check(cond, msg)
+
+    def fail(self, msg):
+        with self.lock:
+            super().fail(msg)
+
+    def each(self, cases, job):
+        """job(case) for every case, two at a time; an exception fails its case only."""
+        def guarded(case):
+            try:
+                job(case)
+            except Skip as e:
+                print("     %s skipped: %s" % (case[0], e))
+            except Exception as e:  # a broken case fails, the others still run
+                self.fail("%s: %r" % (case[0], e))
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            list(pool.map(guarded, cases))
 
 
 def run(cmd, **kw):
@@ -128,7 +158,7 @@ def make_source(name, path):
     if name == "lvm":
         return make_lvm(path)
     if name == "iso9660":
-        tree = path + ".d"
+        tree = path + ".tree"  # (a name ending in .d is a make dependency file)
         os.makedirs(tree, exist_ok=True)
         with open(os.path.join(tree, "README"), "w") as f:
             f.write("an iso9660 image made by xorriso\n")
@@ -159,8 +189,14 @@ def make_source(name, path):
         raise RuntimeError("%s: %s" % (cmds[name][0], p.stdout + p.stderr))
 
 
+UNAVAILABLE = {}     # source name -> why it could not be made here (a Skip)
+
+
 def source(name, tools):
-    """The cached source image (made when missing), stored sparse."""
+    """The cached source image (made when missing), stored sparse. Made by make_sources() before
+    the cases run two at a time; raises Skip when it cannot be made here."""
+    if name in UNAVAILABLE:
+        raise Skip(UNAVAILABLE[name])
     path = os.path.join(CACHE, "%s.r%s.img" % (name, RECIPE))
     if os.path.exists(path):
         return path
@@ -173,6 +209,17 @@ def source(name, tools):
     disk.copy_sparse(tmp, path)   # zero blocks the tool wrote become holes
     os.unlink(tmp)
     return path
+
+
+def make_sources(s):
+    """Every selected source, one after the other (a missing tool is a SKIP with the reason)."""
+    for name, _, _, _, tools in selected(sys.argv[1:]):
+        try:
+            source(name, tools)
+        except Skip as e:
+            UNAVAILABLE[name] = str(e)
+            s.skipped += 1
+            print("SKIP %s: %s" % (name, e))
 
 
 def signatures(img):
@@ -217,52 +264,58 @@ def selected(argv):
     return [x for x in SOURCES if not names or x[0] in names]
 
 
-def t_whole_disk(s):
-    """Each source as the whole disk: refused by partition, mkimage and install, named by check;
-    partition --force and mkimage --force erase it and say so."""
-    for name, btype, label, _, tools in selected(sys.argv[1:]):
-        try:
-            src = source(name, tools)
-        except Skip as e:
-            print("     %s skipped: %s" % (name, e))
-            continue
-        img, bak = s.path("w-%s.img" % name), s.path("w-%s.bak" % name)
-        disk.copy_sparse(src, img)
-        flags = ["--sector-size", "512"] if name == "dos" else []  # an MBR's size is not guessed
-        at = first_offset(name, src)
-        sentence = "%s (at byte %d)" % (label, at)
-        refused(s, img, "partition", img, *flags, "--backup", bak,
-                has=["already holds " + sentence, "use --force"], backup=bak)
-        refused(s, img, "mkimage", img, "--size", str(SIZE),
-                has=["exists already and holds " + sentence, "use --force"])
-        refused(s, img, "install", img, *flags, "--backup", bak, backup=bak,
-                has=[] if name in ("dos", "gpt") else ["holds " + sentence])
-        if name not in ("dos", "gpt"):   # tables anysector reads are check's own business
-            tail = ", which anysector does not read" if label.endswith("table") else \
-                " and no partition table"
-            s.anysector("check", img, rc=2, has=[img + " holds " + sentence + tail])
-            s.anysector("info", img, has=["it holds " + sentence])
-            j = s.json("info", img)
-            s.check({"type": btype, "offset": at} in
-                    [{"type": x["type"], "offset": x["offset"]} for x in j.get("signatures", [])],
-                    "%s: info --json lists no %s at byte %d" % (name, btype, at))
-        before = disk.sha256(img)
-        s.anysector("partition", "--force", "--dry-run", img, *flags, has=["erase ", btype])
-        s.eq(disk.sha256(img), before, name + ": partition --force --dry-run changed the image")
-        out, _ = s.anysector("partition", "--force", img, *flags, "--backup", bak,
-                             has=["erased ", "(%s %s)" % (btype, label.split(" ", 2)[2])])
-        s.check("at byte 0x%x (%s" % (at, btype) in out, "%s: no 'erased ... at byte 0x%x' in\n%s"
-                % (name, at, out))
-        only_ours(s, img, ["PMBR", "gpt", "gpt"], name + ": partition --force")
-        s.check(os.path.exists(bak), name + ": partition --force left no backup of what it erased")
-        s.anysector("check", img, *flags, rc=None)
-        os.unlink(img)
-        os.unlink(bak)
+MKIMAGE_FORCE = ["sun", "ext4", "luks2"]   # mkimage --force replaces a file whole: a few do
+
+
+def whole_disk(s, case):
+    name, btype, label, _, tools = case
+    src = source(name, tools)
+    img, bak = s.path("w-%s.img" % name), s.path("w-%s.bak" % name)
+    disk.copy_sparse(src, img)
+    flags = ["--sector-size", "512"] if name == "dos" else []  # an MBR's size is not guessed
+    at = first_offset(name, src)
+    sentence = "%s (at byte %d)" % (label, at)
+    refused(s, img, "partition", img, *flags, "--backup", bak,
+            has=["already holds " + sentence, "use --force"], backup=bak)
+    refused(s, img, "mkimage", img, "--size", str(SIZE),
+            has=["exists already and holds " + sentence, "use --force"])
+    refused(s, img, "install", img, *flags, "--backup", bak, backup=bak,
+            has=[] if name in ("dos", "gpt") else ["holds " + sentence])
+    if name not in ("dos", "gpt"):   # tables anysector reads are check's own business
+        tail = ", which anysector does not read" if label.endswith("table") else \
+            " and no partition table"
+        j = s.json("check", img, rc=2)
+        s.check(any(p["message"] == img + " holds " + sentence + tail
+                    for p in j.get("problems", [])),
+                "%s: check does not say '%s holds %s%s'" % (name, img, sentence, tail))
+        s.check("it holds " + sentence in j.get("topology", {}).get("source", ""),
+                "%s: the topology source does not name it: %r" % (name, j.get("topology")))
+        s.check({"type": btype, "offset": at} in
+                [{"type": x["type"], "offset": x["offset"]} for x in j.get("signatures", [])],
+                "%s: check --json lists no %s at byte %d" % (name, btype, at))
+    before = disk.sha256(img)
+    s.anysector("partition", "--force", "--dry-run", img, *flags, has=["erase ", btype])
+    s.eq(disk.sha256(img), before, name + ": partition --force --dry-run changed the image")
+    out, _ = s.anysector("partition", "--force", img, *flags, "--backup", bak,
+                         has=["erased ", "(%s %s)" % (btype, label.split(" ", 2)[2])])
+    s.check("at byte 0x%x (%s" % (at, btype) in out, "%s: no 'erased ... at byte 0x%x' in\n%s"
+            % (name, at, out))
+    only_ours(s, img, ["PMBR", "gpt", "gpt"], name + ": partition --force")
+    s.check(os.path.exists(bak), name + ": partition --force left no backup of what it erased")
+    os.unlink(img)
+    os.unlink(bak)
+    if name in MKIMAGE_FORCE:
         disk.copy_sparse(src, img)
         s.anysector("mkimage", img, "--size", str(SIZE), "--force",
                     has=["replaced %s, which held %s" % (img, sentence)])
         only_ours(s, img, ["PMBR", "gpt", "gpt"], name + ": mkimage --force")
         os.unlink(img)
+
+
+def t_whole_disk(s):
+    """Each source as the whole disk: refused by partition, mkimage and install, named by check;
+    partition --force (and mkimage --force) erase it and say so."""
+    s.each(selected(sys.argv[1:]), lambda case: whole_disk(s, case))
 
 
 def base_disk(s, label):
@@ -274,17 +327,20 @@ def base_disk(s, label):
     return img
 
 
-def install_cycle(s, name, img, place, sentence, btype, ours):
-    """install refuses what was placed, --force erases it, restore undoes the install."""
+def install_cycle(s, name, img, place, sentence, btype, ours, region=None):
+    """install refuses what was placed, --force erases it (blkid then finds nothing at the
+    region's start), restore undoes the install."""
     bak = img + ".bak"
     refused(s, img, "install", img, "--sector-size", "512", "--backup", bak, backup=bak,
             has=[sentence, "use --force"])
     before = disk.sha256(img)
     out, _ = s.anysector("install", img, "--sector-size", "512", "--force", "--backup", bak,
-                         has=["erased ", btype])
+                         has=["erased ", "--force: erasing "])
     s.check("(%s" % btype in out, "%s in %s: the erasure is not named:\n%s" % (name, place, out))
     only_ours(s, img, ours, "%s in %s: install --force" % (name, place))
-    s.anysector("check", img, "--sector-size", "512", rc=1, has=["stage2 intact"])
+    if region is not None:
+        s.eq(blkid_at(img, region), [], "%s in the %s: blkid on the region afterwards"
+             % (name, place))
     s.anysector("restore", img, bak, has=["restored"])
     s.eq(disk.sha256(img), before, "%s in %s: restore after install --force" % (name, place))
 
@@ -292,27 +348,27 @@ def install_cycle(s, name, img, place, sentence, btype, ours):
 def t_install_region(s):
     """Each source at the start of the region install writes stage2 to: the BIOS boot partition
     (LBA 2048..4095) of a GPT disk, the gap after an MBR (LBA 1..2047)."""
+    cases = []
     for label, start, length, ours in (("gpt", MIB, MIB, ["PMBR", "gpt", "gpt"]),
                                        ("mbr", 512, MIB - 512, ["dos"])):
         base = base_disk(s, label)
+        for src in selected(sys.argv[1:]):
+            cases.append((src[0], src, label, base, start, length, ours))
+
+    def job(case):
+        name, (_, btype, what, _, tools), label, base, start, length, ours = case
+        src = source(name, tools)
+        at = first_offset(name, src)
+        if at >= length:
+            return    # md 1.0 lives at the end of its device, not at the region's start
         place = "BIOS boot partition" if label == "gpt" else "gap between the MBR"
-        for name, btype, what, _, tools in selected(sys.argv[1:]):
-            try:
-                src = source(name, tools)
-            except Skip as e:
-                print("     %s skipped: %s" % (name, e))
-                continue
-            at = first_offset(name, src)
-            if at >= length:
-                continue    # md 1.0 lives at the end of its device, not at the region's start
-            img = s.path("r-%s-%s.img" % (label, name))
-            disk.copy_sparse(base, img)
-            disk.write_at(img, start, disk.read_at(src, 0, length))
-            install_cycle(s, name, img, place, "holds %s (at byte %d), where install writes "
-                          "stage2" % (what, start + at), btype, ours)
-            s.eq(blkid_at(img, start), [], "%s in the %s: blkid on the region afterwards"
-                 % (name, place))
-            os.unlink(img)
+        img = s.path("r-%s-%s.img" % (label, name))
+        disk.copy_sparse(base, img)
+        disk.write_at(img, start, disk.read_at(src, 0, length))
+        install_cycle(s, name, img, place, "holds %s (at byte %d), where install writes stage2"
+                      % (what, start + at), btype, ours, region=start)
+        os.unlink(img)
+    s.each(cases, job)
 
 
 def t_lba0(s):
@@ -359,8 +415,8 @@ def main():
     if not have("wipefs"):
         print("SKIP hostile-foreign: wipefs is not installed")
         return 0
-    s = Suite("hostile-foreign")
-    return s.run([t_whole_disk, t_install_region, t_lba0, t_beside_table])
+    s = Parallel("hostile-foreign")
+    return s.run([make_sources, t_whole_disk, t_install_region, t_lba0, t_beside_table])
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ libcmocka-dev pkg-config libblkid-dev
 dosfstools mtools
 fdisk gdisk util-linux
 e2fsprogs mount
+xfsprogs btrfs-progs ntfs-3g cryptsetup-bin lvm2 mdadm xorriso
 qemu-system-x86 ovmf seabios
 python3
 busybox-static cpio gzip

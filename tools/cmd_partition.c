@@ -7,7 +7,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/random.h>
-#include <unistd.h>
 
 #include "common/errors.h"
 #include "common/gpt.h"
@@ -60,18 +59,8 @@ static int erase_found(struct hostdev *h, const struct probe_result *found, cons
 	plan_init(&p, h->topo.lss);
 	if ((rc = foreign_erase_plan(h, found, &p, NULL, 0)))
 		goto out;
-	if (backup)
-		snprintf(path, sizeof path, "%s", backup);
-	else if ((rc = journal_default_path(h, path, sizeof path)))
+	if ((rc = journal_pick_path(h, backup, path, sizeof path)))
 		goto out;
-	if (!access(path, F_OK)) {
-		t_error("refuse.backup_exists",
-			"the backup file %s exists already; choose another --backup (an earlier backup is "
-			"never overwritten)",
-			path);
-		rc = EXIT_REFUSED;
-		goto out;
-	}
 	if (dry_run) {
 		plan_print(&p, stdout);
 		printf("would first save the original bytes of %llu sectors to %s\n",

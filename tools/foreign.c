@@ -8,15 +8,6 @@
 #include "common/mbr.h"
 #include "tools/util.h"
 
-static bool has_hit(const struct probe_result *r, const struct probe_hit *h)
-{
-	for (unsigned i = 0; i < r->n; i++)
-		if (r->hit[i].offset == h->offset && r->hit[i].len == h->len &&
-		    !strcmp(r->hit[i].type, h->type))
-			return true;
-	return false;
-}
-
 /* Hits of our own readers: named as blkid names them where it has a name. */
 static void add_own(struct probe_result *r, const char *type, const char *usage, bool table,
 		    uint64_t off, uint64_t len)
@@ -83,7 +74,7 @@ int foreign_scan_range(struct hostdev *h, uint64_t first, uint64_t count, struct
 		return EXIT_ERRORS;
 	}
 	for (unsigned i = 0; i < more.n && r->n < PROBE_MAX_HITS; i++)
-		if (!has_hit(r, &more.hit[i]))
+		if (!probe_has(r, &more.hit[i]))
 			r->hit[r->n++] = more.hit[i];
 	return 0;
 }
@@ -115,7 +106,7 @@ int foreign_install_scan(struct hostdev *h, const struct probe_result *disk, uin
 	if (len && (rc = foreign_scan_range(h, first, h->dev.sectors - first, &found)))
 		return rc;
 	for (unsigned i = 0; i < disk->n && found.n < PROBE_MAX_HITS; i++)
-		if (!has_hit(&found, &disk->hit[i]))
+		if (!probe_has(&found, &disk->hit[i]))
 			found.hit[found.n++] = disk->hit[i];
 	for (unsigned i = 0; i < found.n; i++) {
 		const struct probe_hit *f = &found.hit[i];

@@ -38,6 +38,23 @@ int journal_default_path(const struct hostdev *h, char *out, size_t cap)
 }
 
 /* Writes all of buf and adds it to the running CRC. Returns 0 or AS_EIO (errno says why). */
+int journal_pick_path(const struct hostdev *h, const char *given, char *out, size_t cap)
+{
+	int rc;
+
+	if (given)
+		snprintf(out, cap, "%s", given);
+	else if ((rc = journal_default_path(h, out, cap)))
+		return rc;
+	if (access(out, F_OK))
+		return 0;
+	t_error("refuse.backup_exists",
+		"the backup file %s exists already; choose another --backup (an earlier backup is "
+		"never overwritten)",
+		out);
+	return EXIT_REFUSED;
+}
+
 static int write_all(int fd, const void *buf, size_t len, uint32_t *crc)
 {
 	const uint8_t *p = buf;

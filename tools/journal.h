@@ -28,6 +28,11 @@
  * for a device ("anysector-backup-sda"); ".1", ".2", ... when the name is taken. */
 int journal_default_path(const struct hostdev *h, char *out, size_t cap);
 
+/* The journal path for a command: the given --backup FILE, else journal_default_path; refused
+ * (refuse.backup_exists, EXIT_REFUSED) when that file exists, since an earlier backup is never
+ * overwritten. Returns 0 or an exit code. */
+int journal_pick_path(const struct hostdev *h, const char *given, char *out, size_t cap);
+
 /* Reads the old bytes of every op of p from h and writes the journal to path (which must not
  * exist), synced to disk with its directory. Returns 0 or an exit code. */
 int journal_write(const char *path, struct hostdev *h, const struct plan *p);

@@ -39,7 +39,7 @@ static bool lookup_magic(blkid_probe pr, bool table, uint64_t *off, uint64_t *le
 	return true;
 }
 
-static bool seen(const struct probe_result *r, const struct probe_hit *h)
+bool probe_has(const struct probe_result *r, const struct probe_hit *h)
 {
 	for (unsigned i = 0; i < r->n; i++)
 		if (r->hit[i].offset == h->offset && r->hit[i].len == h->len &&
@@ -102,7 +102,7 @@ static int probe_chain(int fd, uint64_t off, uint64_t len, uint32_t lss, bool ta
 			break; /* nothing to name or hide: blkid's answer is unusable */
 		h.offset = off + moff;
 		h.len = mlen;
-		if (seen(out, &h))
+		if (probe_has(out, &h))
 			break;
 		out->hit[out->n++] = h;
 		if (blkid_probe_hide_range(pr, moff, mlen) || blkid_probe_step_back(pr))

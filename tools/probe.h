@@ -38,6 +38,9 @@ struct probe_result {
 int probe_range(int fd, uint64_t off, uint64_t len, uint32_t lss, struct probe_result *out,
 		char *why, size_t why_cap);
 
+/* True when r holds a hit of the same type at the same place. */
+bool probe_has(const struct probe_result *r, const struct probe_hit *h);
+
 /* "a sun partition table", "an ext4 filesystem", "a crypto_LUKS signature": blkid's own name,
  * so that blkid and wipefs output can be matched with ours. */
 const char *probe_hit_name(const struct probe_hit *h, char *buf, size_t cap);

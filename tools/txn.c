@@ -593,20 +593,8 @@ int txn_commit(struct txn *t)
 	plan_append(&all, &t->pre);
 	plan_append(&all, &esp);
 	plan_append(&all, &t->post);
-	if (t->journal) {
-		if (t->backup)
-			snprintf(path, sizeof path, "%s", t->backup);
-		else if ((rc = journal_default_path(h, path, sizeof path)))
-			goto out;
-		if (!access(path, F_OK)) {
-			t_error("refuse.backup_exists",
-				"the backup file %s exists already; choose another --backup (an earlier "
-				"backup is never overwritten)",
-				path);
-			rc = EXIT_REFUSED;
-			goto out;
-		}
-	}
+	if (t->journal && (rc = journal_pick_path(h, t->backup, path, sizeof path)))
+		goto out;
 	if (t->dry_run) {
 		plan_print(&all, stdout);
 		if (t->journal)

@@ -32,4 +32,4 @@ EFI_CFLAGS := $(CSTD) $(WARN) -fpic -fshort-wchar -ffreestanding -fno-stack-prot
 FUZZ_CFLAGS := $(CSTD) $(WARN) -O1 -g -I. -fsanitize=fuzzer-no-link,address,undefined \
 	-fno-sanitize-recover=all -fno-omit-frame-pointer
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD) -name '*.d' -type f 2>/dev/null)

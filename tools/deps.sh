@@ -22,6 +22,7 @@ busybox-static cpio gzip
 linux-image-cloud-amd64
 xxd
 jq
+debhelper lintian
 grub-pc-bin grub-common systemd-boot-efi syslinux syslinux-common
 systemd
 "

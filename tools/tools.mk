@@ -11,12 +11,15 @@ TOOLS_LIB_SRCS := $(filter-out tools/anysector.c,$(TOOLS_SRCS))
 TOOLS_HOST_LIB := $(BUILD)/tools/libanysector.a
 TOOLS_ASAN_LIB := $(BUILD)/asan/tools/libanysector.a
 TOOLS_LDLIBS := $(BLKID_LIBS)
+# Extra flags for the release build only (debian/rules passes dpkg-buildflags' hardening here).
+TOOLS_EXTRA_CFLAGS ?=
+TOOLS_EXTRA_LDFLAGS ?=
 ANYSECTOR := $(BUILD)/tools/anysector
 ANYSECTOR_ASAN := $(BUILD)/asan/tools/anysector
 
 $(BUILD)/host/tools/%.o: tools/%.c
 	@mkdir -p $(@D)
-	$(Q)$(HOSTCC) $(HOST_CFLAGS) $(TOOLS_DEFS) $(DEPFLAGS) -c $< -o $@
+	$(Q)$(HOSTCC) $(HOST_CFLAGS) $(TOOLS_EXTRA_CFLAGS) $(TOOLS_DEFS) $(DEPFLAGS) -c $< -o $@
 $(BUILD)/asan/tools/%.o: tools/%.c
 	@mkdir -p $(@D)
 	$(Q)$(HOSTCC) $(ASAN_CFLAGS) $(TOOLS_DEFS) $(DEPFLAGS) -c $< -o $@
@@ -29,7 +32,7 @@ $(TOOLS_HOST_LIB) $(TOOLS_ASAN_LIB):
 
 $(ANYSECTOR): $(BUILD)/host/tools/anysector.o $(TOOLS_HOST_LIB) $(COMMON_HOST_LIB)
 	@mkdir -p $(@D)
-	$(Q)$(HOSTCC) $(HOST_CFLAGS) $^ $(TOOLS_LDLIBS) -o $@
+	$(Q)$(HOSTCC) $(HOST_CFLAGS) $(TOOLS_EXTRA_CFLAGS) $(TOOLS_EXTRA_LDFLAGS) $^ $(TOOLS_LDLIBS) -o $@
 $(ANYSECTOR_ASAN): $(BUILD)/asan/tools/anysector.o $(TOOLS_ASAN_LIB) $(COMMON_ASAN_LIB)
 	@mkdir -p $(@D)
 	$(Q)$(HOSTCC) $(ASAN_CFLAGS) $^ $(TOOLS_LDLIBS) -o $@

@@ -24,7 +24,10 @@ $(BUILD)/fuzz/tests/fuzz/%.o: tests/fuzz/%.c
 	@mkdir -p $(@D)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) $(DEPFLAGS) -c $< -o $@
 $(BUILD)/fuzz/fuzz_%: $(BUILD)/fuzz/tests/fuzz/fuzz_%.o $(FUZZ_CRC_OBJS) $(COMMON_FUZZ_LIB)
-	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $^ -o $@
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $^ $(FUZZ_LDLIBS) -o $@
+
+# fuzz_sha256 compares common/sha256.c with OpenSSL's libcrypto (libssl-dev).
+$(BUILD)/fuzz/fuzz_sha256: FUZZ_LDLIBS = -lcrypto
 
 .PHONY: test-fuzz fuzz fuzz-bins
 fuzz-bins: $(FUZZ_BINS)

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Regenerates the FAT, Linux-header, stage2-header, GUID-text and topology seed corpora
-(tests/fuzz/corpus/{fat,linux,bootinfo,guid,align}/).
+"""Regenerates the FAT, Linux-header, stage2-header, GUID-text, topology and SHA-256 seed corpora
+(tests/fuzz/corpus/{fat,linux,bootinfo,guid,align,sha256}/).
 
 FAT seeds are real images from mkfs.fat and mtools, stored in the sparse format fuzz_fat.c reads
 (only the non-zero 512-byte pieces), so FAT16 and FAT32 images of many megabytes fit in a few KiB.
@@ -10,7 +10,8 @@ Stage2 seeds are small images with the header of common/bootinfo.h, sealed and p
 installer's way, and broken in one field each.
 
 Needs mkfs.fat and mtools (for fat). Run from anywhere:
-python3 tests/fuzz/corpus/make_seeds.py [fat] [linux] [bootinfo] [guid] [align]  (default: all)
+python3 tests/fuzz/corpus/make_seeds.py [fat] [linux] [bootinfo] [guid] [align] [sha256]
+(default: all)
 """
 import os
 import struct
@@ -188,8 +189,26 @@ def make_align():
             f.write(struct.pack("<5IQ3Q", *v))
 
 
+def make_sha256():
+    # Messages around the block (64) and padding (55/56) boundaries, with piece sizes in their
+    # first bytes (fuzz_sha256.c), and digest text in both cases.
+    seeds = {
+        "empty": b"",
+        "abc": b"abc",
+        "pad-55": bytes(range(55)),
+        "pad-56": bytes(range(56)),
+        "block-64": bytes([63, 1, 0, 64, 55, 9, 130, 2]) + bytes(56),
+        "two-blocks": bytes(i * 7 & 255 for i in range(130)),
+        "hex-lower": b"ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
+        "hex-upper": b"BA7816BF8F01CFEA414140DE5DAE2223B00361A396177A9CB410FF61F20015AD",
+    }
+    for name, data in seeds.items():
+        with open(os.path.join(HERE, "sha256", name), "wb") as f:
+            f.write(data)
+
+
 def main(argv):
-    which = argv or ["fat", "linux", "bootinfo", "guid", "align"]
+    which = argv or ["fat", "linux", "bootinfo", "guid", "align", "sha256"]
     for d in which:
         os.makedirs(os.path.join(HERE, d), exist_ok=True)
     if "fat" in which:
@@ -203,6 +222,8 @@ def main(argv):
         make_guid()
     if "align" in which:
         make_align()
+    if "sha256" in which:
+        make_sha256()
 
 
 if __name__ == "__main__":

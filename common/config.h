@@ -3,6 +3,7 @@
  *   timeout 3            # seconds; 0 boots at once
  *   default debian
  *   serial 115200        # COM1 mirror of the console ("off" to disable)
+ *   editor off           # the menu's command-line editor (on, off; unset: on unless Secure Boot)
  *
  *   entry debian
  *     title   Debian GNU/Linux
@@ -20,11 +21,12 @@
  * global keys may stand anywhere, each once; title, kernel and cmdline once per entry. A value
  * longer than its field (CFG_*_MAX - 1 characters) is an error, never cut. timeout is decimal
  * 0..CFG_TIMEOUT_MAX; serial is "off" or one of 300 600 1200 2400 4800 9600 19200 38400 57600
- * 115200. Control characters (other than tab) and NUL bytes are errors. A file with no entry is
+ * 115200; editor is "on" or "off". Control characters (other than tab) and NUL bytes are errors. A file with no entry is
  * an error. Paths are given as written ('/' or '\\'; fat_open takes both). */
 #ifndef ANYSECTOR_CONFIG_H
 #define ANYSECTOR_CONFIG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -44,7 +46,25 @@
 #define CFG_DEFAULT_TIMEOUT 3
 #define CFG_DEFAULT_SERIAL 115200u
 
+/* What an entry starts; the firmware that can start it (cfg_entry_runs_on). */
+enum cfg_kind {
+	CFG_KIND_LINUX = 0,   /* kernel: a bzImage (BIOS) or an EFI-stub kernel (UEFI) */
+};
+
+enum cfg_firmware {
+	CFG_FW_BIOS,
+	CFG_FW_UEFI,
+};
+
+/* The editor key: unset, "editor on" or "editor off" (cfg_editor_allowed decides). */
+enum cfg_editor {
+	CFG_EDITOR_UNSET = 0,
+	CFG_EDITOR_ON,
+	CFG_EDITOR_OFF,
+};
+
 struct cfg_entry {
+	enum cfg_kind kind;
 	char name[CFG_NAME_MAX];
 	char title[CFG_TITLE_MAX];
 	char kernel[CFG_PATH_MAX];
@@ -60,6 +80,7 @@ struct cfg {
 	uint32_t serial_baud;         /* 0 = no serial mirror */
 	unsigned timeout_line;        /* where timeout / default were set; 0: not set */
 	unsigned default_line;
+	enum cfg_editor editor;
 	unsigned nentries;
 	struct cfg_entry entries[CFG_MAX_ENTRIES];
 };
@@ -81,5 +102,12 @@ int cfg_menu_check(const struct cfg *c, struct diag *d);
 int cfg_find(const struct cfg *c, const char *name);
 /* Index of the default entry (0 when there are entries), or -1 when there are none. */
 int cfg_default_index(const struct cfg *c);
+
+/* Whether the running firmware can start e. */
+bool cfg_entry_runs_on(const struct cfg_entry *e, enum cfg_firmware fw);
+
+/* Whether the menu may edit command lines: "editor off" never; "editor on" always; unset: unless
+ * Secure Boot is on (an edited command line is not what was signed off). */
+bool cfg_editor_allowed(const struct cfg *c, bool secure_boot);
 
 #endif

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "common/diag.h"
+#include "common/keys.h"
 
 extern EFI_SYSTEM_TABLE *g_st;
 extern EFI_BOOT_SERVICES *g_bs;
@@ -33,16 +34,10 @@ struct con_diag {
 };
 void con_diag_init(struct con_diag *cd, bool verbose);
 
-/* Keys as the menu sees them. */
-enum key {
-	KEY_NONE = 0,
-	KEY_UP = -1,
-	KEY_DOWN = -2,
-	KEY_ENTER = -3,
-	KEY_ESC = -4,
-};
-/* Waits for a key for at most tenths/10 seconds (tenths 0: forever). Returns the key (printable
- * ASCII as itself, the specials above) or KEY_NONE on timeout. */
+/* Waits for a key (common/keys.h) for at most tenths/10 seconds (tenths 0: forever); KEY_NONE
+ * on timeout. Keys the firmware decoded come as they are; characters (and Esc) go through the
+ * escape-sequence decoder, so sequences the firmware's terminal driver passes on undecoded
+ * (ESC [ 3 ~, ESC O H under EDK2's PC-ANSI type) are understood as stage2 understands them. */
 int con_wait_key(unsigned tenths);
 /* Drops keys typed before now, so a stale keystroke does not choose a menu entry. */
 void con_flush_keys(void);

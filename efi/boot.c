@@ -81,7 +81,8 @@ static CHAR16 *widen(const char *s, UINT32 *bytes)
 	return w;
 }
 
-int boot_entry(struct boot_volume *v, const struct cfg_entry *e, struct diag *d)
+int boot_entry(struct boot_volume *v, const struct cfg_entry *e, const char *cmdline,
+	       struct diag *d)
 {
 	struct initrd_image rd = { 0 };
 	EFI_HANDLE child = NULL;
@@ -130,7 +131,7 @@ int boot_entry(struct boot_volume *v, const struct cfg_entry *e, struct diag *d)
 		goto out;
 	}
 	UINT32 obytes = 0;
-	if (!(options = widen(e->cmdline, &obytes))) {
+	if (!(options = widen(cmdline, &obytes))) {
 		rc = AS_ENOMEM;
 		goto out;
 	}

@@ -7,7 +7,9 @@
 
 #include "efi/bootvol.h"
 
-/* Returns only when the boot failed, after saying why through d. */
-int boot_entry(struct boot_volume *v, const struct cfg_entry *e, struct diag *d);
+/* Starts e with cmdline (its own, or one edited in the menu). Returns only when the boot failed,
+ * after saying why through d. */
+int boot_entry(struct boot_volume *v, const struct cfg_entry *e, const char *cmdline,
+	       struct diag *d);
 
 #endif

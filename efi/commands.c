@@ -202,7 +202,7 @@ static EFI_STATUS cmd_boot(const char *which)
 			diag_error(&cd.d, "efi.no_entry", "anysector.cfg has no entry %s", which);
 			s = EFI_NOT_FOUND;
 		} else {
-			s = status_of(boot_entry(&v, &c->entries[i], &cd.d));
+			s = status_of(boot_entry(&v, &c->entries[i], c->entries[i].cmdline, &cd.d));
 		}
 	}
 	bootvol_close(&v);

@@ -75,49 +75,62 @@ void con_diag_init(struct con_diag *cd, bool verbose)
 	*cd = (struct con_diag){ .d = { .emit = con_emit }, .verbose = verbose };
 }
 
+static struct key_decoder keys;
+
 static int translate_key(const EFI_INPUT_KEY *k)
 {
 	switch (k->ScanCode) {
 	case SCAN_UP: return KEY_UP;
 	case SCAN_DOWN: return KEY_DOWN;
-	case SCAN_ESC: return KEY_ESC;
-	default: break;
+	case SCAN_LEFT: return KEY_LEFT;
+	case SCAN_RIGHT: return KEY_RIGHT;
+	case SCAN_HOME: return KEY_HOME;
+	case SCAN_END: return KEY_END;
+	case SCAN_DELETE: return KEY_DELETE;
+	case SCAN_ESC: return key_feed(&keys, 0x1B);
+	case SCAN_NULL: return k->UnicodeChar < 0x80 ? key_feed(&keys, k->UnicodeChar) : KEY_NONE;
+	default: return KEY_NONE;
 	}
-	if (k->UnicodeChar == L'\r' || k->UnicodeChar == L'\n')
-		return KEY_ENTER;
-	if (k->UnicodeChar == 0x1B)
-		return KEY_ESC;
-	if (k->UnicodeChar >= 0x20 && k->UnicodeChar < 0x7F)
-		return (int)k->UnicodeChar;
-	return KEY_NONE;
+}
+
+/* True when a key can be read within tenths/10 s (0: forever). */
+static bool key_within(unsigned tenths)
+{
+	EFI_EVENT events[2] = { g_st->ConIn->WaitForKey, NULL };
+	UINTN n = 1, which = 0;
+	bool ready;
+
+	if (tenths) {
+		if (EFI_ERROR(g_bs->CreateEvent(EVT_TIMER, 0, NULL, NULL, &events[1])))
+			return false;
+		/* Timer units are 100 ns. */
+		g_bs->SetTimer(events[1], TimerRelative, (UINT64)tenths * 1000000u);
+		n = 2;
+	}
+	ready = !EFI_ERROR(g_bs->WaitForEvent(n, events, &which)) && which == 0;
+	if (events[1])
+		g_bs->CloseEvent(events[1]);
+	return ready;
 }
 
 int con_wait_key(unsigned tenths)
 {
-	EFI_EVENT events[2] = { g_st->ConIn->WaitForKey, NULL };
-	UINTN nevents = 1, which;
-	int key = KEY_NONE;
-
-	if (tenths) {
-		if (EFI_ERROR(g_bs->CreateEvent(EVT_TIMER, 0, NULL, NULL, &events[1])))
-			return KEY_NONE;
-		/* Timer units are 100 ns. */
-		g_bs->SetTimer(events[1], TimerRelative, (UINT64)tenths * 1000000u);
-		nevents = 2;
-	}
 	for (;;) {
 		EFI_INPUT_KEY k;
-		if (EFI_ERROR(g_bs->WaitForEvent(nevents, events, &which)) || which == 1)
-			break;
-		if (EFI_ERROR(g_st->ConIn->ReadKeyStroke(g_st->ConIn, &k)))
+		int key = key_feed(&keys, -1);
+		if (key)
+			return key;
+		/* An ESC with nothing after it for 0.2 s is the Esc key. */
+		if (key_partial(&keys) ? !key_within(2) : !key_within(tenths)) {
+			if (!key_partial(&keys))
+				return KEY_NONE;
+			if ((key = key_timeout(&keys)))
+				return key;
 			continue;
-		key = translate_key(&k);
-		if (key != KEY_NONE)
-			break;
+		}
+		if (!EFI_ERROR(g_st->ConIn->ReadKeyStroke(g_st->ConIn, &k)) && (key = translate_key(&k)))
+			return key;
 	}
-	if (events[1])
-		g_bs->CloseEvent(events[1]);
-	return key;
 }
 
 void con_flush_keys(void)

@@ -27,6 +27,8 @@ static struct {
 	uint16_t crtc;
 	bool uart_present;
 	bool serial_on;
+	struct key_decoder kbd, serial_keys;
+	uint32_t serial_last;         /* tick of the last byte from COM1 */
 	char buf[1024];
 } con;
 
@@ -169,6 +171,21 @@ void con_sync_bios_cursor(void)
 	vga_cursor();
 }
 
+/* int 16h scan codes (AH when AL is 0 or 0xE0) of the keys the menu uses. */
+static int scan_key(uint8_t scan)
+{
+	switch (scan) {
+	case 0x48: return KEY_UP;
+	case 0x50: return KEY_DOWN;
+	case 0x4B: return KEY_LEFT;
+	case 0x4D: return KEY_RIGHT;
+	case 0x47: return KEY_HOME;
+	case 0x4F: return KEY_END;
+	case 0x53: return KEY_DELETE;
+	default: return KEY_NONE;
+	}
+}
+
 static int keyboard_key(void)
 {
 	struct biosregs r;
@@ -181,46 +198,27 @@ static int keyboard_key(void)
 	initregs(&r);
 	r.ah = 0x00;
 	bios_call(0x16, &r, &r);
-	if (r.al == 0 || r.al == 0xE0) {
-		if (r.ah == 0x48)
-			return KEY_UP;
-		if (r.ah == 0x50)
-			return KEY_DOWN;
-		return KEY_NONE;
-	}
-	if (r.al == '\n')
-		return KEY_ENTER;
-	return r.al;
+	if (r.al == 0 || r.al == 0xE0)
+		return scan_key(r.ah);
+	if (r.al == 0x1B)
+		return KEY_ESC;
+	return key_feed(&con.kbd, r.al);   /* Enter, Backspace, printable */
 }
 
-static int serial_byte(unsigned spins)
-{
-	do {
-		if (inb(COM1 + UART_LSR) & LSR_DATA_READY)
-			return inb(COM1 + UART_DATA);
-	} while (spins--);
-	return KEY_NONE;
-}
-
-/* Terminals send the arrow keys as ESC [ A / ESC [ B (or ESC O A); a lone ESC is ESC. */
+/* Bytes from COM1 through the escape-sequence decoder; an ESC with nothing after it for two
+ * timer ticks (110 ms) is the Esc key. */
 static int serial_key(void)
 {
-	int c;
+	int k = key_feed(&con.serial_keys, -1);
 
-	if (!con.serial_on || (c = serial_byte(0)) == KEY_NONE)
-		return KEY_NONE;
-	if (c == '\n')
-		return KEY_ENTER;
-	if (c != KEY_ESC)
-		return c;
-	c = serial_byte(20000);
-	if (c != '[' && c != 'O')
-		return KEY_ESC;
-	c = serial_byte(20000);
-	if (c == 'A')
-		return KEY_UP;
-	if (c == 'B')
-		return KEY_DOWN;
+	if (k || !con.serial_on)
+		return k;
+	if (inb(COM1 + UART_LSR) & LSR_DATA_READY) {
+		con.serial_last = con_ticks();
+		return key_feed(&con.serial_keys, inb(COM1 + UART_DATA));
+	}
+	if (key_partial(&con.serial_keys) && con_ticks() - con.serial_last >= 2)
+		return key_timeout(&con.serial_keys);
 	return KEY_NONE;
 }
 

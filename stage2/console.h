@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "common/diag.h"
+#include "common/keys.h"
 
 void con_init(void);
 /* COM1 mirror at baud (0 switches it off). */
@@ -16,15 +17,8 @@ void con_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Moves the BIOS's idea of the cursor to ours, so the next owner of the screen continues there. */
 void con_sync_bios_cursor(void);
 
-enum {
-	KEY_NONE = -1,
-	KEY_ENTER = '\r',
-	KEY_ESC = 27,
-	KEY_UP = 0x100,
-	KEY_DOWN,
-};
-
-/* A key from the keyboard (int 16h) or COM1, KEY_NONE when there is none. Never waits. */
+/* A key (common/keys.h) from the keyboard (int 16h) or COM1, KEY_NONE when there is none.
+ * Never waits. */
 int con_getkey(void);
 
 /* BIOS timer ticks (18.2 Hz); they advance while BIOS calls run with interrupts enabled. */

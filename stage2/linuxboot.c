@@ -71,7 +71,7 @@ static int load_initrd(void *fs, const char *path, const struct fat_file *f, voi
 	return load(fs, path, f, 0, (uintptr_t)at, f->size);
 }
 
-int linux_boot(struct fat_fs *fs, const struct cfg_entry *e)
+int linux_boot(struct fat_fs *fs, const struct cfg_entry *e, const char *cmdline)
 {
 	struct fat_file kf;
 	struct linux_header h;
@@ -91,7 +91,7 @@ int linux_boot(struct fat_fs *fs, const struct cfg_entry *e)
 		return AS_EUNSUPP;
 	}
 
-	size_t cmdline_len = str_len(e->cmdline);
+	size_t cmdline_len = str_len(cmdline);
 	if (cmdline_len > h.cmdline_size) {
 		con_printf("the command line is %u bytes; this kernel accepts at most %u\n",
 			   (unsigned)cmdline_len, h.cmdline_size);
@@ -143,7 +143,7 @@ int linux_boot(struct fat_fs *fs, const struct cfg_entry *e)
 	if ((rc = initrd_join_read(&rd, e, (uint8_t *)(uintptr_t)initrd_addr, load_initrd, fs)))
 		return rc;
 
-	memcpy(rm + CMDLINE_OFF, e->cmdline, cmdline_len + 1);
+	memcpy(rm + CMDLINE_OFF, cmdline, cmdline_len + 1);
 	rm[LINUX_OFF_TYPE_OF_LOADER] = LOADER_TYPE_UNDEFINED;
 	rm[LINUX_OFF_LOADFLAGS] |= LINUX_CAN_USE_HEAP;
 	le16_store(rm + LINUX_OFF_HEAP_END_PTR, HEAP_END - 0x200);
@@ -152,7 +152,7 @@ int linux_boot(struct fat_fs *fs, const struct cfg_entry *e)
 	le32_store(rm + LINUX_OFF_RAMDISK_SIZE, (uint32_t)total);
 
 	int13_print_counts();
-	con_printf("starting the kernel: %s\n", e->cmdline);
+	con_printf("starting the kernel: %s\n", cmdline);
 	con_sync_bios_cursor();
 	linux_enter_real_mode(rm_seg(rm), HEAP_END);
 }

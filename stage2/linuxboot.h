@@ -4,8 +4,8 @@
 #include "common/config.h"
 #include "common/fat.h"
 
-/* Loads the entry's kernel, initrds and command line from fs and starts the kernel. Returns only
+/* Loads the entry's kernel and initrds from fs and starts the kernel with cmdline. Returns only
  * on failure, after printing why. */
-int linux_boot(struct fat_fs *fs, const struct cfg_entry *e);
+int linux_boot(struct fat_fs *fs, const struct cfg_entry *e, const char *cmdline);
 
 #endif

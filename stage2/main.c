@@ -53,8 +53,9 @@ void stage2_main(uint32_t drive, uint32_t stage1_bps)
 	con_serial(cfg.serial_baud);
 
 	for (bool first = true;; first = false) {
-		int i = menu_choose(&cfg, first);
-		rc = linux_boot(&fs, &cfg.entries[i]);
+		const char *cmdline;
+		int i = menu_choose(&cfg, first, &cmdline);
+		rc = linux_boot(&fs, &cfg.entries[i], cmdline);
 		/* Never the same failing entry again by itself: the menu now waits for a key. */
 		con_printf("booting %u) failed: %s\n", i + 1, as_strerror(rc));
 	}

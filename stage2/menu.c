@@ -1,83 +1,40 @@
+/* The boot menu under BIOS: common/menu.c decides, this file reads keys and the BIOS clock,
+ * draws on the console (VGA text and COM1) and leaves through int 18h. */
 #include "stage2/menu.h"
 
+#include "common/menu.h"
+#include "stage2/bioscall.h"
 #include "stage2/console.h"
 
 #define TICKS_PER_10S 182u   /* the BIOS timer runs at 18.2 Hz */
 
-static void show(const struct cfg *c, int def)
-{
-	con_printf("\nanysector boot menu\n");
-	for (unsigned i = 0; i < c->nentries; i++)
-		con_printf(" %c %u) %s\n", (int)i == def ? '*' : ' ', i + 1,
-			   c->entries[i].title[0] ? c->entries[i].title : c->entries[i].name);
-}
+static struct menu m;
 
-static void show_selection(const struct cfg *c, int sel)
+int menu_choose(const struct cfg *c, bool countdown, const char **cmdline)
 {
-	const struct cfg_entry *e = &c->entries[sel];
-	con_printf("\rselected: %d) %.60s   ", sel + 1, e->title[0] ? e->title : e->name);
-}
-
-/* Waits up to the timeout; returns the first key, or KEY_NONE when time ran out. */
-static int countdown(const struct cfg *c, int def)
-{
-	uint32_t total = c->timeout * TICKS_PER_10S / 10u;
-	uint32_t start = con_ticks(), last_shown = ~0u;
+	enum menu_action a = menu_start(&m, c, CFG_FW_BIOS, cfg_editor_allowed(c, false), countdown);
+	uint32_t start = con_ticks();
 
 	for (;;) {
-		uint32_t now = con_ticks();
-		if (now < start)              /* midnight rollover: count from here */
-			start = now;
-		uint32_t elapsed = now - start;
-		if (elapsed >= total)
-			break;
-		uint32_t left = (total - elapsed) * 10u / TICKS_PER_10S + 1u;
-		if (left != last_shown) {
-			con_printf("\rbooting %u) in %u s; press a key for the menu ", def + 1, left);
-			last_shown = left;
+		menu_draw(&m, a, con_write);
+		if (a == MENU_BOOT) {
+			*cmdline = m.cmdline;
+			return (int)m.boot;
 		}
-		int k = con_getkey();
-		if (k != KEY_NONE) {
-			con_printf("\n");
-			return k;
-		}
-	}
-	con_printf("\n");
-	return KEY_NONE;
-}
-
-int menu_choose(const struct cfg *c, bool use_timeout)
-{
-	int def = cfg_default_index(c);
-	int sel = def;
-	int k = KEY_NONE;
-
-	show(c, def);
-	if (use_timeout) {
-		if (!c->timeout)
-			return def;
-		k = countdown(c, def);
-		if (k == KEY_NONE)
-			return def;
-	}
-	con_printf("waiting for a key: 1-%u boots an entry; Up/Down and Enter choose\n",
-		   c->nentries);
-	show_selection(c, sel);
-	for (;; k = con_getkey()) {
-		if (k == KEY_NONE)
+		if (a == MENU_LEAVE) {
+			/* The BIOS's "boot failed, try the next device"; it returns only if it has none. */
+			struct biosregs r;
+			initregs(&r);
+			bios_call(0x18, &r, &r);
+			a = MENU_SHOW;
 			continue;
-		if (k >= '1' && k <= '9' && (unsigned)(k - '1') < c->nentries) {
-			con_printf("\n");
-			return k - '1';
 		}
-		if (k == KEY_ENTER) {
-			con_printf("\n");
-			return sel;
+		a = menu_key(&m, con_getkey());
+		if (a == MENU_NONE) {
+			uint32_t now = con_ticks();
+			if (now < start)          /* midnight rollover: count from here */
+				start = now;
+			a = menu_time(&m, (now - start) * 100u / TICKS_PER_10S);
 		}
-		if (k == KEY_UP && sel > 0)
-			sel--;
-		else if (k == KEY_DOWN && (unsigned)sel + 1 < c->nentries)
-			sel++;
-		show_selection(c, sel);
 	}
 }

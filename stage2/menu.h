@@ -5,9 +5,9 @@
 
 #include "common/config.h"
 
-/* Shows the entries and returns the index to boot. With countdown, the default boots when the
- * configured timeout passes with no key pressed; any key stops the countdown. Keys: 1..9 boot
- * that entry, Up/Down move, Enter boots the highlighted one. */
-int menu_choose(const struct cfg *c, bool countdown);
+/* Runs the boot menu (common/menu.h) until an entry is to boot: returns its index and sets
+ * *cmdline to the command line to give it (the entry's, or the one edited for this boot). With
+ * countdown the configured timeout runs first. */
+int menu_choose(const struct cfg *c, bool countdown, const char **cmdline);
 
 #endif

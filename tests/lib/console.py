@@ -11,13 +11,11 @@ PAYLOAD_ERROR_RE = re.compile(r"ANYSECTOR-PAYLOAD-ERROR [^\n]*")
 LINUX_RE = re.compile(r"ANYSECTOR-LINUX-OK cmdline=\[(?P<cmdline>[^\]\n]*)\] filler_md5=(?P<md5>[0-9a-f]{32})")
 ANSI_RE = re.compile(r"\x1b(\[[0-9;=?]*[A-Za-z]|[()][A-Z0-9]|[=>])")
 
-# The loaders' boot menu (stage2/menu.c, efi/menu.c): its title, shown before any countdown, and
-# one countdown line a second, "in 2 s", "in 1 s", on the serial console.
+# The loaders' boot menu (common/menu_draw.c, the same text under both firmwares): its title,
+# shown before any countdown, and one countdown line a second, "in 2 s", "in 1 s".
 MENU_TITLE = "anysector boot menu"
-COUNTDOWN_RE = {
-    "seabios": re.compile(r"booting \d+\) in (\d+) s; press a key for the menu"),
-    "ovmf": re.compile(r"Booting \S+ in (\d+) s; press any key for the menu\."),
-}
+_COUNTDOWN = re.compile(r"booting \d+\) in (\d+) s; press a key for the menu")
+COUNTDOWN_RE = {"seabios": _COUNTDOWN, "ovmf": _COUNTDOWN}
 
 # Signs, in the serial or debugcon log, that nothing more will come: (where, regex, sentence).
 GIVE_UP = [
@@ -31,7 +29,7 @@ GIVE_UP = [
     # A loader that could not boot its entry waits at its menu for a key, never retrying by
     # itself (stage2/main.c, efi/menu.c): nothing more comes without a key.
     ("serial", r"booting \d+\) failed: [^\n]*\n(?:[^\n]*\n)*?waiting for a key: ",
-     "stage2 could not boot the entry and waits at its menu for a key"),
+     "the loader could not boot the entry and waits at its menu for a key"),
     ("serial", r"Press any key to return to the menu\.",
      "BOOTX64.EFI could not boot the entry and waits for a key"),
 ]

@@ -36,3 +36,10 @@ run:: deps
 	@t='$(QEMU_OTHER_PARTS)'; $(MAKE) --no-print-directory $(PAYLOAD_DUAL) $$t
 	@KERNEL='$(KERNEL)' INITRD='$(INITRD)' CMDLINE='$(CMDLINE)' RUN_DISK='$(RUN_DISK)' \
 		python3 tests/qemu/demo.py
+
+# The boot menu driven over the serial line (tests/qemu/menu_keys.py): editing, Esc, digits,
+# "editor off", under SeaBIOS and OVMF.
+.PHONY: test-qemu-menu
+test-qemu-menu: qemu-prereqs
+	@python3 tests/qemu/menu_keys.py
+TEST_SUITES += 72:test-qemu-menu

@@ -158,6 +158,12 @@ static void test_each_error_has_its_line(void **state)
 		     "cfg.too_many", "line 7: more than 4 initrd lines");
 	expect_error("entry a\nkernel /k\x01\n", "cfg.control_char",
 		     "line 2: control character 0x01");
+	expect_error("editor maybe\nentry a\nkernel /k\n", "cfg.bad_value",
+		     "line 1: editor 'maybe' is not 'on' or 'off'");
+	expect_error("editor on\nentry a\nkernel /k\neditor off\n", "cfg.duplicate",
+		     "line 4: editor already given on line 1");
+	expect_error("entry a\nkernel /k\neditor\n", "cfg.missing_value",
+		     "line 3: editor needs a value");
 	expect_error("# nothing here\n\n", "cfg.no_entry", "no entry");
 	expect_error("", "cfg.no_entry", "line 1: no entry");
 }
@@ -255,8 +261,9 @@ static void test_keys_are_case_insensitive(void **state)
 {
 	(void)state;
 	struct capture cap;
-	assert_int_equal(parse("TIMEOUT 1\nEntry A\nKernel /k\n", &cap), 0);
+	assert_int_equal(parse("TIMEOUT 1\nEntry A\nKernel /k\nEDITOR Off # no\n", &cap), 0);
 	assert_int_equal(cfg.timeout, 1);
+	assert_int_equal(cfg.editor, CFG_EDITOR_OFF);
 	assert_string_equal(cfg.entries[0].kernel, "/k");
 }
 

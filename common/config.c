@@ -33,8 +33,11 @@ struct cfg_parser {
 	unsigned serial_line;
 	unsigned editor_line;
 	unsigned title_line;      /* same, for the current entry's single-valued keys */
-	unsigned kernel_line;
+	unsigned kernel_line;     /* its kernel, efi or chainload line: what it starts */
+	const char *what;         /* "kernel", "efi" or "chainload" */
 	unsigned cmdline_line;
+	unsigned initrd_line;     /* the first initrd line */
+	unsigned partition_line;
 	bool unreadable;          /* the current entry has a line too broken to know its key */
 };
 
@@ -155,9 +158,21 @@ static bool cfg_once(struct cfg_parser *ps, const char *key, unsigned *seen)
 
 static void cfg_finish_entry(struct cfg_parser *ps)
 {
-	if (ps->cur && !ps->kernel_line && !ps->unreadable)
-		cfg_err(ps, "cfg.no_kernel", CFG_FILE_NAME " line %u: entry '%s' has no kernel",
-			ps->entry_line, ps->entry_name);
+	if (ps->cur && !ps->unreadable) {
+		const char *what = ps->what;
+		if (!ps->kernel_line)
+			cfg_err(ps, "cfg.no_kernel", CFG_FILE_NAME " line %u: entry '%s' has no kernel "
+				"(nor efi or chainload line)", ps->entry_line, ps->entry_name);
+		else if (ps->initrd_line && str_cmp(what, "kernel"))
+			cfg_err(ps, "cfg.not_here", CFG_TAG "initrd goes with a kernel, not with %s",
+				ps->initrd_line, what);
+		if (ps->cmdline_line && ps->kernel_line && !str_cmp(what, "chainload"))
+			cfg_err(ps, "cfg.not_here", CFG_TAG "a boot record takes no cmdline",
+				ps->cmdline_line);
+		if (ps->partition_line && ps->kernel_line && str_cmp(what, "efi"))
+			cfg_err(ps, "cfg.not_here", CFG_TAG "partition goes with efi, not with %s",
+				ps->partition_line, what);
+	}
 	ps->cur = 0;
 	ps->in_entry = false;
 }
@@ -169,6 +184,8 @@ static void cfg_key_entry(struct cfg_parser *ps, struct cfg_span v)
 
 	cfg_finish_entry(ps);
 	ps->title_line = ps->kernel_line = ps->cmdline_line = 0;
+	ps->initrd_line = ps->partition_line = 0;
+	ps->what = 0;
 	ps->unreadable = false;
 	ps->in_entry = true;
 	ps->entry_line = ps->line;
@@ -271,6 +288,45 @@ static void cfg_key_default(struct cfg_parser *ps, struct cfg_span v)
 	cfg_store(ps, "default", v, ps->out->default_name, sizeof ps->out->default_name);
 }
 
+/* kernel PATH, efi PATH or chainload N|hdN: what the entry starts, once. */
+static void cfg_key_what(struct cfg_parser *ps, const char *key, struct cfg_span v)
+{
+	struct cfg_entry *e = ps->cur;
+	char show[SHOW_MAX];
+	uint32_t n;
+
+	if (ps->kernel_line && !str_cmp(key, ps->what)) {
+		cfg_once(ps, key, &ps->kernel_line);   /* "kernel already given on line N" */
+		return;
+	}
+	if (ps->kernel_line) {
+		cfg_err(ps, "cfg.duplicate", CFG_TAG "%s, but line %u already has %s (an entry starts "
+			"one thing)", ps->line, key, ps->kernel_line, ps->what);
+		return;
+	}
+	ps->kernel_line = ps->line;
+	ps->what = key;
+	if (str_cmp(key, "chainload")) {
+		if (cfg_store(ps, key, v, e ? e->kernel : 0, CFG_PATH_MAX) && e)
+			e->kind = key[0] == 'e' ? CFG_KIND_EFI : CFG_KIND_LINUX;
+		return;
+	}
+	/* "hdN": BIOS disk 0x80 + N, its LBA 0; "N": partition N of the boot disk. */
+	bool disk = v.n > 2 && chr_lower(v.p[0]) == 'h' && chr_lower(v.p[1]) == 'd';
+	struct cfg_span num = disk ? (struct cfg_span){ v.p + 2, v.n - 2 } : v;
+	if (!span_to_uint(num, disk ? CFG_BIOS_DISKS - 1 : CFG_PART_MAX, &n) || (!disk && !n)) {
+		cfg_err(ps, "cfg.bad_value", CFG_TAG "chainload '%s' is not a partition number (1 to "
+			"%u) or a BIOS disk hd0 to hd%u", ps->line, span_show(v, show), CFG_PART_MAX,
+			CFG_BIOS_DISKS - 1);
+		return;
+	}
+	if (e) {
+		e->kind = CFG_KIND_CHAIN;
+		e->partition = disk ? 0 : n;
+		e->bios_disk = disk ? n : 0;
+	}
+}
+
 /* Keys that belong inside an entry. */
 static void cfg_key_in_entry(struct cfg_parser *ps, const char *key, struct cfg_span v)
 {
@@ -284,10 +340,21 @@ static void cfg_key_in_entry(struct cfg_parser *ps, const char *key, struct cfg_
 	if (str_cmp(key, "title") == 0) {
 		if (cfg_once(ps, "title", &ps->title_line))
 			cfg_store(ps, "title", v, e ? e->title : 0, CFG_TITLE_MAX);
-	} else if (str_cmp(key, "kernel") == 0) {
-		if (cfg_once(ps, "kernel", &ps->kernel_line))
-			cfg_store(ps, "kernel", v, e ? e->kernel : 0, CFG_PATH_MAX);
+	} else if (!str_cmp(key, "kernel") || !str_cmp(key, "efi") || !str_cmp(key, "chainload")) {
+		cfg_key_what(ps, key, v);
+	} else if (str_cmp(key, "partition") == 0) {
+		uint32_t n;
+		char show[SHOW_MAX];
+		if (!cfg_once(ps, "partition", &ps->partition_line))
+			return;
+		if (!span_to_uint(v, CFG_PART_MAX, &n) || !n)
+			cfg_err(ps, "cfg.bad_value", CFG_TAG "partition '%s' is not a partition number "
+				"from 1 to %u", ps->line, span_show(v, show), CFG_PART_MAX);
+		else if (e)
+			e->partition = n;
 	} else if (str_cmp(key, "initrd") == 0) {
+		if (!ps->initrd_line)
+			ps->initrd_line = ps->line;
 		if (ps->ninitrd >= CFG_MAX_INITRDS) {
 			cfg_err(ps, "cfg.too_many", CFG_TAG "more than %u initrd lines in entry '%s'",
 				ps->line, CFG_MAX_INITRDS, ps->entry_name);
@@ -304,7 +371,8 @@ static void cfg_key_in_entry(struct cfg_parser *ps, const char *key, struct cfg_
 	}
 }
 
-static const char *const cfg_entry_keys[] = { "title", "kernel", "initrd", "cmdline" };
+static const char *const cfg_entry_keys[] = { "title", "kernel", "initrd", "cmdline", "efi",
+					       "chainload", "partition" };
 
 static void cfg_line(struct cfg_parser *ps, struct cfg_span s)
 {
@@ -345,8 +413,11 @@ static void cfg_line(struct cfg_parser *ps, struct cfg_span s)
 	if (!v.n) {
 		cfg_err(ps, "cfg.missing_value", CFG_TAG "%s needs a value", ps->line,
 			span_show(key, show));
-		if (span_is(key, "kernel") && !ps->kernel_line)
+		if ((span_is(key, "kernel") || span_is(key, "efi") || span_is(key, "chainload")) &&
+		    !ps->kernel_line) {
 			ps->kernel_line = ps->line;  /* said once is enough: no "has no kernel" too */
+			ps->what = entry_key;
+		}
 		return;
 	}
 
@@ -459,9 +530,7 @@ int cfg_default_index(const struct cfg *c)
 
 bool cfg_entry_runs_on(const struct cfg_entry *e, enum cfg_firmware fw)
 {
-	(void)e;
-	(void)fw;
-	return true;
+	return e->kind == CFG_KIND_LINUX || (e->kind == CFG_KIND_CHAIN) == (fw == CFG_FW_BIOS);
 }
 
 bool cfg_editor_allowed(const struct cfg *c, bool secure_boot)

@@ -11,6 +11,15 @@
  *     initrd  /initrd.img        (may repeat: the files are concatenated, as Linux allows)
  *     cmdline root=LABEL=root console=ttyS0
  *
+ *   entry windows             an EFI application (UEFI only), its LoadOptions from cmdline;
+ *     efi /EFI/Microsoft/Boot/bootmgfw.efi
+ *     partition 3             optional: the file is on partition 3 of the boot disk (FAT)
+ *
+ *   entry dos                 a boot record (BIOS only): partition 2's first sector, or
+ *     chainload 2             "chainload hd1" for BIOS disk 0x81's LBA 0
+ *
+ * An entry starts one thing: kernel, efi or chainload. initrd goes only with kernel, partition
+ * only with efi, cmdline not with chainload.
  * '#' starts a comment at the start of a line or after whitespace; in a cmdline value only a
  * whole-line comment counts ('#' inside a command line is the kernel's business).
  * Unknown keys, missing values, bad numbers, duplicate entries, keys outside an entry that belong
@@ -45,10 +54,14 @@
 #define CFG_TIMEOUT_MAX 3600
 #define CFG_DEFAULT_TIMEOUT 3
 #define CFG_DEFAULT_SERIAL 115200u
+#define CFG_PART_MAX 128          /* partition numbers 1..128 (a GPT's default array) */
+#define CFG_BIOS_DISKS 16         /* hd0..hd15: BIOS drives 0x80..0x8F */
 
 /* What an entry starts; the firmware that can start it (cfg_entry_runs_on). */
 enum cfg_kind {
 	CFG_KIND_LINUX = 0,   /* kernel: a bzImage (BIOS) or an EFI-stub kernel (UEFI) */
+	CFG_KIND_EFI,         /* efi: an EFI application (UEFI only) */
+	CFG_KIND_CHAIN,       /* chainload: a boot record (BIOS only) */
 };
 
 enum cfg_firmware {
@@ -67,7 +80,11 @@ struct cfg_entry {
 	enum cfg_kind kind;
 	char name[CFG_NAME_MAX];
 	char title[CFG_TITLE_MAX];
-	char kernel[CFG_PATH_MAX];
+	char kernel[CFG_PATH_MAX];    /* the kernel, or the EFI application (efi) */
+	unsigned partition;           /* chainload: the partition of the boot disk whose boot record
+				       * starts (0: hdN's LBA 0); efi: the partition of the boot disk
+				       * holding the file (0: the boot partition) */
+	unsigned bios_disk;           /* chainload hdN: N (BIOS drive 0x80 + N) */
 	unsigned ninitrd;
 	char initrd[CFG_MAX_INITRDS][CFG_PATH_MAX];
 	char cmdline[CFG_CMDLINE_MAX];

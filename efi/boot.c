@@ -81,65 +81,95 @@ static CHAR16 *widen(const char *s, UINT32 *bytes)
 	return w;
 }
 
+/* The one place an EFI image is started, for Linux kernels and EFI applications alike (a
+ * Secure Boot check belongs here): LoadImage from the buffer (the firmware copies it), the
+ * command line as UCS-2 LoadOptions, StartImage. Returns only when the image could not be
+ * started or came back, after saying so. */
+static int start_image(struct boot_volume *v, const struct cfg_entry *e, const char *what,
+		       void *buf, uint32_t size, const char *cmdline, struct diag *d)
+{
+	EFI_DEVICE_PATH *dp = dp_append_file(v->dev_path, e->kernel);
+	EFI_HANDLE child = NULL;
+	EFI_LOADED_IMAGE *li = NULL;
+	CHAR16 *options = NULL;
+	UINT32 obytes = 0;
+	char sb[24];
+	int rc = AS_EUNSUPP;
+
+	if (!is_pe_image(buf, size)) {
+		diag_error(d, "efi.not_pe", "entry %s: %s %s is not an EFI executable (no PE header)%s",
+			   e->name, what, e->kernel, e->kind == CFG_KIND_LINUX ? ": a Linux kernel "
+			   "needs CONFIG_EFI_STUB to boot from UEFI" : "");
+		goto out;
+	}
+	EFI_STATUS s = g_bs->LoadImage(FALSE, g_image, dp, buf, size, &child);
+	if (EFI_ERROR(s)) {
+		diag_error(d, "efi.load_image", "entry %s: the firmware refused to load %s %s (%s%s)",
+			   e->name, what, e->kernel, efi_status_name(s, sb),
+			   s == EFI_SECURITY_VIOLATION ? ": Secure Boot rejects it" : "");
+		child = NULL;
+		goto out;
+	}
+	if (EFI_ERROR(g_bs->HandleProtocol(child, &loaded_image_guid, (void **)&li)) || !li) {
+		diag_error(d, "efi.loaded_image", "entry %s: the loaded %s has no LoadedImage protocol "
+			   "to take its command line", e->name, what);
+		goto out;
+	}
+	if (cmdline[0] || e->kind == CFG_KIND_LINUX) {
+		if (!(options = widen(cmdline, &obytes))) {
+			rc = AS_ENOMEM;
+			goto out;
+		}
+		li->LoadOptions = options;
+		li->LoadOptionsSize = obytes;
+	}
+	con_printf("Starting %s (%u bytes)\n", e->kernel, size);
+	s = g_bs->StartImage(child, NULL, NULL);
+	/* Only an image that failed (or an application that ended) comes back. */
+	diag_error(d, "efi.start_image", "entry %s: %s %s returned to the loader (%s)", e->name, what,
+		   e->kernel, efi_status_name(s, sb));
+	child = NULL; /* an image that has run and exited is unloaded by the firmware */
+	rc = AS_EABORT;
+out:
+	if (child)
+		g_bs->UnloadImage(child);
+	efi_free(options);
+	efi_free(dp);
+	return rc;
+}
+
 int boot_entry(struct boot_volume *v, const struct cfg_entry *e, const char *cmdline,
 	       struct diag *d)
 {
 	struct initrd_image rd = { 0 };
-	EFI_HANDLE child = NULL;
-	EFI_LOADED_IMAGE *li = NULL;
-	EFI_DEVICE_PATH *kdp = NULL;
-	CHAR16 *options = NULL;
-	void *kernel = NULL;
-	UINTN kpages = 0;
-	uint32_t ksize;
+	const char *what = e->kind == CFG_KIND_EFI ? "EFI application" : "kernel";
+	void *image = NULL;
+	UINTN pages = 0;
+	uint32_t size;
 	char sb[24];
-	EFI_STATUS s;
 	int rc;
 
+	if (e->kind == CFG_KIND_CHAIN) {
+		diag_error(d, "efi.chainload", "entry %s starts a BIOS boot record, which UEFI cannot "
+			   "start", e->name);
+		return AS_EUNSUPP;
+	}
+	if (e->partition) {
+		diag_error(d, "efi.partition", "entry %s: EFI applications on another partition "
+			   "(partition %u) are not supported by this BOOTX64.EFI", e->name,
+			   e->partition);
+		return AS_EUNSUPP;
+	}
 	con_printf("Loading %s: %s\n", e->title[0] ? e->title : e->name, e->kernel);
-	if ((rc = bootvol_read_file(v, e->kernel, KERNEL_MAX_BYTES, &kernel, &ksize, &kpages, d))) {
-		diag_error(d, "efi.kernel", "entry %s: cannot load kernel %s (%s)", e->name, e->kernel,
-			   as_strerror(rc));
+	if ((rc = bootvol_read_file(v, e->kernel, KERNEL_MAX_BYTES, &image, &size, &pages, d))) {
+		diag_error(d, "efi.kernel", "entry %s: cannot load %s %s (%s)", e->name, what,
+			   e->kernel, as_strerror(rc));
 		goto out;
 	}
-	if (!is_pe_image(kernel, ksize)) {
-		diag_error(d, "efi.not_pe", "entry %s: kernel %s is not an EFI executable (no PE "
-			   "header): a Linux kernel needs CONFIG_EFI_STUB to boot from UEFI", e->name,
-			   e->kernel);
-		rc = AS_EUNSUPP;
-		goto out;
-	}
-	if (e->ninitrd && (rc = load_initrds(v, e, &rd, d)))
-		goto out;
-
-	kdp = dp_append_file(v->dev_path, e->kernel);
-	s = g_bs->LoadImage(FALSE, g_image, kdp, kernel, ksize, &child);
-	efi_free_pages(kernel, kpages); /* LoadImage made its own copy */
-	kernel = NULL;
-	if (EFI_ERROR(s)) {
-		diag_error(d, "efi.load_image", "entry %s: the firmware refused to load kernel %s (%s%s)",
-			   e->name, e->kernel, efi_status_name(s, sb),
-			   s == EFI_SECURITY_VIOLATION ? ": Secure Boot rejects it" : "");
-		child = NULL;
-		rc = AS_EUNSUPP;
-		goto out;
-	}
-	if (EFI_ERROR(g_bs->HandleProtocol(child, &loaded_image_guid, (void **)&li)) || !li) {
-		diag_error(d, "efi.loaded_image", "entry %s: the loaded kernel has no LoadedImage "
-			   "protocol to take its command line", e->name);
-		rc = AS_EUNSUPP;
-		goto out;
-	}
-	UINT32 obytes = 0;
-	if (!(options = widen(cmdline, &obytes))) {
-		rc = AS_ENOMEM;
-		goto out;
-	}
-	li->LoadOptions = options;
-	li->LoadOptionsSize = obytes;
-
-	if (rd.data) {
-		s = initrd_publish(rd.data, rd.size);
+	if (e->ninitrd) {
+		if ((rc = load_initrds(v, e, &rd, d)))
+			goto out;
+		EFI_STATUS s = initrd_publish(rd.data, rd.size);
 		if (EFI_ERROR(s)) {
 			diag_error(d, "efi.initrd_publish", "entry %s: cannot offer the initrd to the "
 				   "kernel (%s%s)", e->name, efi_status_name(s, sb),
@@ -147,23 +177,12 @@ int boot_entry(struct boot_volume *v, const struct cfg_entry *e, const char *cmd
 			rc = AS_EUNSUPP;
 			goto out;
 		}
+		con_printf("initrd: %llu bytes\n", (unsigned long long)rd.size);
 	}
-
-	con_printf("Starting %s (%u bytes, initrd %llu bytes)\n", e->kernel, ksize,
-		   (unsigned long long)rd.size);
-	s = g_bs->StartImage(child, NULL, NULL);
-	/* Only a kernel that failed comes back. */
-	diag_error(d, "efi.start_image", "entry %s: kernel %s returned to the loader (%s)", e->name,
-		   e->kernel, efi_status_name(s, sb));
-	child = NULL; /* an image that has run and exited is unloaded by the firmware */
-	rc = AS_EABORT;
+	rc = start_image(v, e, what, image, size, cmdline, d);
 out:
 	initrd_unpublish();
-	if (child)
-		g_bs->UnloadImage(child);
-	efi_free(options);
-	efi_free(kdp);
-	efi_free_pages(kernel, kpages);
+	efi_free_pages(image, pages);
 	efi_free_pages(rd.data, rd.pages);
 	return rc;
 }

@@ -11,6 +11,7 @@
 
 static struct gpt gpt;
 static struct mbr_table mbrt;
+static enum label_kind table;   /* which of the two was read */
 
 static int slice(struct blockdev *disk, uint64_t first, uint64_t count, struct blockdev *part,
 		 const char *what)
@@ -119,6 +120,7 @@ int bootvol_find(struct blockdev *disk, const struct stage2_identity *id, struct
 	}
 	if (id->kind == STAGE2_KIND_UNSET)
 		con_printf("stage2 has no boot partition recorded; looking for one\n");
+	table = lb.kind;
 	if (lb.kind == LABEL_GPT)
 		return from_gpt(disk, want_gpt ? &id->part_guid : 0, part);
 	if ((rc = mbr_read(disk, &mbrt, &con_diag))) {
@@ -159,4 +161,31 @@ int bootvol_config(struct fat_fs *fs, const char *path, struct cfg *cfg)
 		return AS_ENOENT;
 	}
 	return 0;
+}
+
+int bootvol_partition(unsigned number, uint64_t *first, uint64_t *sectors, uint8_t *mbr_type)
+{
+	if (table == LABEL_GPT) {
+		for (unsigned i = 0; i < gpt.count; i++) {
+			const struct gpt_part *p = &gpt.parts[i];
+			if (p->number != number)
+				continue;
+			*first = p->e.first_lba;
+			*sectors = p->e.last_lba - p->e.first_lba + 1;
+			*mbr_type = MBR_TYPE_GPT_PROTECTIVE;   /* the space a GPT describes */
+			return 0;
+		}
+	} else {
+		for (unsigned i = 0; i < mbrt.count; i++) {
+			const struct mbr_part *p = &mbrt.parts[i];
+			if (p->number != number || mbr_type_is_extended(p->type))
+				continue;
+			*first = p->first_lba;
+			*sectors = p->sectors;
+			*mbr_type = p->type;
+			return 0;
+		}
+	}
+	con_printf("the boot disk's %s has no partition %u\n", label_kind_name(table), number);
+	return AS_ENOENT;
 }

@@ -13,6 +13,10 @@
  * Every failure is printed as a sentence. */
 int bootvol_find(struct blockdev *disk, const struct stage2_identity *id, struct blockdev *part);
 
+/* Partition `number` of the table bootvol_find read (its start, size and MBR type; 0xEE for a
+ * GPT partition). Says so and returns AS_ENOENT when there is none. */
+int bootvol_partition(unsigned number, uint64_t *first, uint64_t *sectors, uint8_t *mbr_type);
+
 /* Reads and parses the configuration file at path on fs. */
 int bootvol_config(struct fat_fs *fs, const char *path, struct cfg *cfg);
 

@@ -30,7 +30,7 @@ struct int13_drive {
 	uint8_t status;              /* AH of the last failed call */
 };
 
-static struct int13_drive boot_drive;
+static struct int13_drive boot_drive, other_drive;
 static struct {
 	uint32_t calls;              /* AH=42h calls made, retries included */
 	uint64_t bytes;              /* moved by the calls that succeeded */
@@ -161,13 +161,14 @@ void int13_print_read_error(const char *path, const struct blockdev *dev)
 		   BDEV_READ_TRIES);
 }
 
-int int13_open(struct blockdev *dev, uint8_t drive, uint32_t stage1_bps)
+static int open_drive(struct blockdev *dev, struct int13_drive *d, uint8_t drive,
+		      uint32_t stage1_bps)
 {
 	struct biosregs r;
 	uint32_t bps = 0;
 	uint64_t sectors = 0;
 
-	boot_drive.drive = drive;
+	d->drive = drive;
 	initregs(&r);
 	r.ah = 0x41;
 	r.bx = 0x55AA;
@@ -219,8 +220,18 @@ int int13_open(struct blockdev *dev, uint8_t drive, uint32_t stage1_bps)
 		.read = int13_read,
 		.reset = int13_reset,
 		.read_note = int13_note,
-		.priv = &boot_drive,
+		.priv = d,
 		.scratch = scratch,
 	};
 	return 0;
+}
+
+int int13_open(struct blockdev *dev, uint8_t drive, uint32_t stage1_bps)
+{
+	return open_drive(dev, &boot_drive, drive, stage1_bps);
+}
+
+int int13_open_other(struct blockdev *dev, uint8_t drive)
+{
+	return open_drive(dev, &other_drive, drive, 0);
 }

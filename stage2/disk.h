@@ -10,6 +10,8 @@
  * (CX at entry): the fallback when AH=48h gives none. Prints the reason and returns an AS_* code
  * when the drive cannot be used. */
 int int13_open(struct blockdev *dev, uint8_t drive, uint32_t stage1_bps);
+/* Another BIOS drive (a chainload target), alongside the boot drive. */
+int int13_open_other(struct blockdev *dev, uint8_t drive);
 
 /* "disk 0x80: 57 int 13h AH=42h calls, 6565888 bytes read": every AH=42h call since stage2
  * started (retries too) and the bytes the successful ones moved. make bench parses this line. */

@@ -204,6 +204,34 @@ linux_enter_real_mode:
         push    word 0
         retf
 
+; void chain_enter(uint32_t drive, uint32_t bytes, uint32_t si, uint32_t src_seg) -- never returns
+;
+; Starts a boot record (stage2/chain.c): it waits at src_seg:0; chain_copy, which lies in the
+; body, moves it to 0000:7C00, because a 4 KiB record there overwrites this head at 0x8000.
+bits 32
+global chain_enter
+chain_enter:
+        cli
+        mov     edx, [esp+4]
+        mov     ecx, [esp+8]
+        mov     ebp, [esp+12]
+        mov     esi, [esp+16]
+        mov     edi, chain_copy
+        shr     edi, 4                  ; chain_copy's segment
+        mov     ebx, chain_copy
+        and     ebx, 15                 ; and offset
+        pm32_to_real_mode .rm
+
+.rm:
+        xor     ax, ax
+        mov     ds, ax
+        mov     es, ax
+        mov     ss, ax
+        mov     sp, 0x7C00
+        push    di
+        push    bx
+        retf
+
 ; The "accessed" bits are preset: the CPU would otherwise set them in this table when it loads
 ; a selector, changing the image's bytes under its own CRC.
 align 8
@@ -217,3 +245,19 @@ gdt_end:
 gdt_desc:
         dw      gdt_end - gdt - 1
         dd      gdt
+
+; Real-mode code in the body (stage2's .text, at 0x20000 and up): entered with CS:IP = its own
+; address, DS = ES = SS = 0, DL = drive, CX = bytes, SI = the source segment, BP = the entry.
+section .text.chain progbits alloc exec
+bits 16
+chain_copy:
+        mov     ds, si
+        xor     si, si
+        mov     di, 0x7C00
+        cld
+        rep     movsb
+        xor     ax, ax
+        mov     ds, ax
+        mov     si, bp
+        sti
+        jmp     0:0x7C00

@@ -7,6 +7,7 @@
 #include "common/str.h"
 #include "stage2/a20.h"
 #include "stage2/bootvol.h"
+#include "stage2/chain.h"
 #include "stage2/console.h"
 #include "stage2/disk.h"
 #include "stage2/layout.h"
@@ -55,7 +56,10 @@ void stage2_main(uint32_t drive, uint32_t stage1_bps)
 	for (bool first = true;; first = false) {
 		const char *cmdline;
 		int i = menu_choose(&cfg, first, &cmdline);
-		rc = linux_boot(&fs, &cfg.entries[i], cmdline);
+		if (cfg.entries[i].kind == CFG_KIND_CHAIN)
+			rc = chain_boot(&disk, (uint8_t)drive, &cfg.entries[i]);
+		else
+			rc = linux_boot(&fs, &cfg.entries[i], cmdline);
 		/* Never the same failing entry again by itself: the menu now waits for a key. */
 		con_printf("booting %u) failed: %s\n", i + 1, as_strerror(rc));
 	}

@@ -75,8 +75,8 @@ void entry_file_path(const char *name, const char *file, char *out, size_t cap)
 }
 
 char *cfg_text_add_entry(const char *text, const char *name, const char *title,
-			 const char *kernel, const char *const *initrd, unsigned ninitrd,
-			 const char *cmdline)
+			 enum cfg_kind kind, const char *kernel, const char *const *initrd,
+			 unsigned ninitrd, const char *cmdline)
 {
 	size_t len = strlen(text);
 	if (!title)
@@ -89,7 +89,8 @@ char *cfg_text_add_entry(const char *text, const char *name, const char *title,
 	char *out = xmalloc(cap);
 	int k = sprintf(out, "%s%s\nentry %s\n  title   %s\n", text,
 			len && text[len - 1] != '\n' ? "\n" : "", name, title);
-	k += sprintf(out + k, "  kernel  %s\n", kernel);
+	k += sprintf(out + k, "  %-7s %s\n", kind == CFG_KIND_EFI ? "efi" : kind == CFG_KIND_CHAIN ?
+		     "chainload" : "kernel", kernel);
 	for (unsigned i = 0; i < ninitrd; i++)
 		k += sprintf(out + k, "  initrd  %s\n", initrd[i]);
 	if (cmdline && *cmdline)

@@ -25,10 +25,11 @@ void fat_file_name(const char *file, char *out, size_t cap);
 /* Where add puts a host file of the entry name on the ESP: "/NAME/FILE". */
 void entry_file_path(const char *name, const char *file, char *out, size_t cap);
 
-/* text with an entry appended (title NULL: the name; cmdline NULL or "": none), malloc'd. */
+/* text with an entry appended (title NULL: the name; cmdline NULL or "": none), malloc'd.
+ * kind says which line names `kernel`: kernel, efi or chainload. */
 char *cfg_text_add_entry(const char *text, const char *name, const char *title,
-			 const char *kernel, const char *const *initrd, unsigned ninitrd,
-			 const char *cmdline);
+			 enum cfg_kind kind, const char *kernel, const char *const *initrd,
+			 unsigned ninitrd, const char *cmdline);
 
 /* text with "default NAME" in its global part, replacing the one there, malloc'd. */
 char *cfg_text_set_default(const char *text, const char *name);

@@ -9,18 +9,20 @@ enum opt_result entry_option(int opt, const char *arg, struct entry_list *l, con
 {
 	struct add_entry *e;
 
-	if (opt == OPT_KERNEL) {
+	if (opt == OPT_KERNEL || opt == OPT_EFI || opt == OPT_CHAINLOAD) {
 		if (l->n == CFG_MAX_ENTRIES) {
-			usage_error(cmd, "at most %u --kernel entries", CFG_MAX_ENTRIES);
+			usage_error(cmd, "at most %u entries", CFG_MAX_ENTRIES);
 			return OPTION_BAD;
 		}
 		/* options given before the first --kernel already sit in e[0] */
 		e = &l->e[l->n++];
 		if (e->kernel) {
-			usage_error(cmd, "--kernel given twice for one entry");
+			usage_error(cmd, "--kernel, --efi or --chainload given twice for one entry");
 			return OPTION_BAD;
 		}
 		e->kernel = arg;
+		e->kind = opt == OPT_KERNEL ? CFG_KIND_LINUX : opt == OPT_EFI ? CFG_KIND_EFI
+									  : CFG_KIND_CHAIN;
 		return OPTION_TAKEN;
 	}
 	e = &l->e[l->n ? l->n - 1 : 0];
@@ -58,8 +60,18 @@ int entry_finish(const struct entry_list *l, const char *cmd, bool kernel_requir
 	const struct add_entry *e = &l->e[0];
 	if (!l->n && (kernel_required || e->ninitrd || e->cmdline || e->title || e->name ||
 		      e->make_default))
-		return usage_error(cmd, "%s", kernel_required ? "--kernel is required"
+		return usage_error(cmd, "%s", kernel_required ? "--kernel, --efi or --chainload is "
+							    "required"
 							    : "--initrd, --cmdline, --title, --name and "
 							      "--default need a --kernel");
+	for (unsigned i = 0; i < l->n; i++) {
+		e = &l->e[i];
+		if (e->kind != CFG_KIND_LINUX && e->ninitrd)
+			return usage_error(cmd, "--initrd goes with --kernel, not with --%s",
+					   e->kind == CFG_KIND_EFI ? "efi" : "chainload");
+		if (e->kind == CFG_KIND_CHAIN && e->cmdline)
+			return usage_error(cmd, "--cmdline does not go with --chainload (a boot record "
+					   "takes none)");
+	}
 	return 0;
 }

@@ -19,6 +19,8 @@ int entry_finish(const struct entry_list *l, const char *cmd, bool kernel_requir
 
 #define ENTRY_LONG_OPTIONS                                           \
 	{ "kernel", required_argument, NULL, OPT_KERNEL },           \
+	{ "efi", required_argument, NULL, OPT_EFI },                 \
+	{ "chainload", required_argument, NULL, OPT_CHAINLOAD },     \
 	{ "initrd", required_argument, NULL, OPT_INITRD },           \
 	{ "cmdline", required_argument, NULL, OPT_CMDLINE },         \
 	{ "title", required_argument, NULL, OPT_TITLE },             \
@@ -27,8 +29,11 @@ int entry_finish(const struct entry_list *l, const char *cmd, bool kernel_requir
 
 #define ENTRY_HELP                                                                           \
 	"  --kernel FILE        a Linux kernel to copy to the ESP; each --kernel makes one entry\n" \
+	"  --efi FILE           an EFI application to copy to the ESP and start (UEFI only)\n"   \
+	"  --chainload PART     start partition PART's boot record, or hdN: BIOS disk 0x80+N's\n" \
+	"                       (BIOS only)\n"                                                     \
 	"  --initrd FILE        an initrd for the latest --kernel (may repeat: concatenated)\n"    \
-	"  --cmdline TEXT       its kernel command line\n"                                          \
+	"  --cmdline TEXT       its kernel command line (--efi: its LoadOptions)\n"              \
 	"  --title TEXT         its menu title (default: the entry name)\n"                         \
 	"  --name WORD          its entry name (default: from the kernel's file name)\n"            \
 	"  --default            make it the default entry\n"

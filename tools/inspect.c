@@ -645,10 +645,13 @@ static void check_config(struct fat_ctx *c, unsigned part, bool ours, struct rep
 	if (!rc && !cfg_parse(text, f.size, cfg, &r->diag)) {
 		for (unsigned i = 0; i < cfg->nentries; i++) {
 			const struct cfg_entry *e = &cfg->entries[i];
-			if (!fat_has(c, e->kernel))
+			/* chainload names no file; efi with partition N names one elsewhere */
+			if (e->kind != CFG_KIND_CHAIN && !e->partition && !fat_has(c, e->kernel))
 				report_printf(r, DIAG_ERROR, "boot.config_file",
-					      "%s entry '%s': kernel %s is not on the boot partition",
-					      CFG_FILE_NAME, e->name, e->kernel);
+					      "%s entry '%s': %s %s is not on the boot partition",
+					      CFG_FILE_NAME, e->name,
+					      e->kind == CFG_KIND_EFI ? "EFI application" : "kernel",
+					      e->kernel);
 			for (unsigned k = 0; k < e->ninitrd; k++)
 				if (!fat_has(c, e->initrd[k]))
 					report_printf(r, DIAG_ERROR, "boot.config_file",

@@ -37,7 +37,8 @@ struct txn {
 };
 
 struct add_entry {
-	const char *kernel;
+	enum cfg_kind kind;         /* --kernel, --efi or --chainload */
+	const char *kernel;         /* the kernel or EFI application file; chainload: its target */
 	const char *initrd[CFG_MAX_INITRDS];
 	unsigned ninitrd;
 	const char *cmdline;

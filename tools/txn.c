@@ -432,6 +432,8 @@ static int entry_check(const struct add_entry *e)
 		t_error("usage.value", "titles and command lines are one line; names one word");
 		return EXIT_USAGE;
 	}
+	if (e->kind == CFG_KIND_CHAIN)
+		return 0;   /* the target is checked against the table in add_entry */
 	if (access(e->kernel, R_OK)) {
 		t_error("add.file", "%s: %s", e->kernel, strerror(errno));
 		return EXIT_ERRORS;
@@ -442,7 +444,8 @@ static int entry_check(const struct add_entry *e)
 			return EXIT_ERRORS;
 		}
 	}
-	check_kernel(e->kernel);
+	if (e->kind == CFG_KIND_LINUX)
+		check_kernel(e->kernel);
 	return 0;
 }
 
@@ -475,6 +478,30 @@ static int entry_copy_files(struct txn *t, const struct add_entry *e, const char
 	return 0;
 }
 
+/* A chainload target: "hdN" (N < CFG_BIOS_DISKS) or a partition of this disk that exists. */
+static int chain_target_check(struct txn *t, const char *target)
+{
+	char *end;
+	bool disk = (target[0] == 'h' || target[0] == 'H') && (target[1] == 'd' || target[1] == 'D');
+	unsigned long n = strtoul(target + (disk ? 2 : 0), &end, 10);
+
+	if (*end || end == target + (disk ? 2 : 0) || (disk && n >= CFG_BIOS_DISKS) ||
+	    (!disk && (n < 1 || n > CFG_PART_MAX))) {
+		t_error("usage.chainload", "--chainload %s: give a partition number of this disk "
+			"(1 to %u) or a BIOS disk hd0 to hd%u", target, CFG_PART_MAX,
+			CFG_BIOS_DISKS - 1);
+		return EXIT_USAGE;
+	}
+	if (disk)
+		return 0;
+	for (unsigned i = 0; i < t->di.nparts; i++)
+		if (t->di.parts[i].number == n && !t->di.parts[i].container)
+			return 0;
+	t_error("refuse.chainload", "--chainload %s: %s has no partition %lu", target, t->h->path,
+		n);
+	return EXIT_REFUSED;
+}
+
 /* Adds one entry: its files onto the ESP copy, its lines to *text. Returns 0 or an exit code. */
 static int add_entry(struct txn *t, const struct add_entry *e, char **text)
 {
@@ -484,16 +511,23 @@ static int add_entry(struct txn *t, const struct add_entry *e, char **text)
 
 	if ((rc = entry_check(e)))
 		return rc;
-	if (!entry_name_pick(*text, e->name, e->kernel, name)) {
+	if (e->kind == CFG_KIND_CHAIN && (rc = chain_target_check(t, e->kernel)))
+		return rc;
+	char base[CFG_PATH_MAX];
+	snprintf(base, sizeof base, "%s%s", e->kind == CFG_KIND_CHAIN ? "chainload-" : "",
+		 e->kernel);
+	if (!entry_name_pick(*text, e->name, base, name)) {
 		t_error("refuse.entry_exists",
 			"%s already has an entry named '%s'; choose another --name", CFG_FILE_NAME,
 			name);
 		return EXIT_REFUSED;
 	}
-	if ((rc = entry_copy_files(t, e, name, &f)))
+	if (e->kind == CFG_KIND_CHAIN)
+		snprintf(f.kernel, sizeof f.kernel, "%s", e->kernel);
+	else if ((rc = entry_copy_files(t, e, name, &f)))
 		return rc;
-	char *cur = cfg_text_add_entry(*text, name, e->title, f.kernel, f.initrd_list, e->ninitrd,
-				       e->cmdline);
+	char *cur = cfg_text_add_entry(*text, name, e->title, e->kind, f.kernel, f.initrd_list,
+				       e->ninitrd, e->cmdline);
 	free(*text);
 	*text = cur;
 	if (e->make_default) {
@@ -501,8 +535,10 @@ static int add_entry(struct txn *t, const struct add_entry *e, char **text)
 		free(*text);
 		*text = cur;
 	}
-	summary(t, "entry '%s' (kernel %s%s) in %s on partition %u", name, e->kernel,
-		e->ninitrd ? " and initrd" : "", CFG_FILE_NAME, t->esp.number);
+	summary(t, "entry '%s' (%s %s%s) in %s on partition %u", name,
+		e->kind == CFG_KIND_EFI ? "EFI application" : e->kind == CFG_KIND_CHAIN ?
+		"chainload" : "kernel", e->kernel, e->ninitrd ? " and initrd" : "", CFG_FILE_NAME,
+		t->esp.number);
 	return 0;
 }
 

@@ -41,13 +41,13 @@ BACKSPACE = b"\x08"
 
 
 class Guest:
-    def __init__(self, firmware, image, work):
+    def __init__(self, firmware, image, work, extra=()):
         self.gap = 0.3 if firmware == "seabios" else 1.5
         self.sock_path = os.path.join(work, "serial.sock")
         self.log = b""
         cmd = (qemu_cmd.base_args(os.path.join(work, "unused.log"))
                + qemu_cmd.firmware_args(firmware, os.path.join(work, "vars.fd"), None)
-               + qemu_cmd.disk_args("nvme", image, 4096, 4096))
+               + qemu_cmd.disk_args("nvme", image, 4096, 4096) + list(extra))
         # COM1 on a socket instead of the log file base_args names.
         i = cmd.index("-chardev")
         cmd[i + 1] = f"socket,id=ser0,path={self.sock_path},server=on,wait=on"

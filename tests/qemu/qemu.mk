@@ -43,3 +43,9 @@ run:: deps
 test-qemu-menu: qemu-prereqs
 	@python3 tests/qemu/menu_keys.py
 TEST_SUITES += 72:test-qemu-menu
+
+# Chainload entries under SeaBIOS, EFI-application entries under OVMF (tests/qemu/chain.py).
+.PHONY: test-qemu-chain
+test-qemu-chain: qemu-prereqs $(PAYLOAD_CHAIN)
+	@python3 tests/qemu/chain.py
+TEST_SUITES += 74:test-qemu-chain

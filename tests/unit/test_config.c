@@ -257,6 +257,59 @@ static void test_reports_every_error(void **state)
 	assert_int_equal(cap.diag.errors, 5);
 }
 
+static void test_entry_kinds(void **state)
+{
+	(void)state;
+	struct capture cap;
+	assert_int_equal(parse("entry l\nkernel /k\ninitrd /i\n"
+			       "entry w\nefi /EFI/x.efi\ncmdline a b\npartition 3\n"
+			       "entry e\nEFI /e.efi\n"
+			       "entry d\nchainload 2\ntitle DOS\n"
+			       "entry h\nchainload HD15\n", &cap), 0);
+	assert_int_equal(cfg.entries[0].kind, CFG_KIND_LINUX);
+	assert_int_equal(cfg.entries[1].kind, CFG_KIND_EFI);
+	assert_string_equal(cfg.entries[1].kernel, "/EFI/x.efi");
+	assert_string_equal(cfg.entries[1].cmdline, "a b");
+	assert_int_equal(cfg.entries[1].partition, 3);
+	assert_int_equal(cfg.entries[2].kind, CFG_KIND_EFI);
+	assert_int_equal(cfg.entries[2].partition, 0);
+	assert_int_equal(cfg.entries[3].kind, CFG_KIND_CHAIN);
+	assert_int_equal(cfg.entries[3].partition, 2);
+	assert_int_equal(cfg.entries[4].kind, CFG_KIND_CHAIN);
+	assert_int_equal(cfg.entries[4].partition, 0);
+	assert_int_equal(cfg.entries[4].bios_disk, 15);
+	/* which firmware starts what */
+	assert_true(cfg_entry_runs_on(&cfg.entries[0], CFG_FW_BIOS));
+	assert_true(cfg_entry_runs_on(&cfg.entries[0], CFG_FW_UEFI));
+	assert_false(cfg_entry_runs_on(&cfg.entries[1], CFG_FW_BIOS));
+	assert_true(cfg_entry_runs_on(&cfg.entries[1], CFG_FW_UEFI));
+	assert_true(cfg_entry_runs_on(&cfg.entries[3], CFG_FW_BIOS));
+	assert_false(cfg_entry_runs_on(&cfg.entries[3], CFG_FW_UEFI));
+
+	expect_error("entry a\nkernel /k\nefi /e\n", "cfg.duplicate",
+		     "line 3: efi, but line 2 already has kernel");
+	expect_error("entry a\nchainload 1\nchainload 2\n", "cfg.duplicate",
+		     "line 3: chainload already given on line 2");
+	expect_error("entry a\nchainload 0\n", "cfg.bad_value", "line 2: chainload '0' is not");
+	expect_error("entry a\nchainload hd16\n", "cfg.bad_value", "line 2: chainload 'hd16'");
+	expect_error("entry a\nchainload hd\n", "cfg.bad_value", "line 2: chainload 'hd'");
+	expect_error("entry a\nchainload 129\n", "cfg.bad_value", "line 2: chainload '129'");
+	expect_error("entry a\nchainload sda2\n", "cfg.bad_value", "line 2: chainload 'sda2'");
+	expect_error("entry a\ninitrd /i\nefi /e\n", "cfg.not_here",
+		     "line 2: initrd goes with a kernel, not with efi");
+	expect_error("entry a\nchainload 1\ninitrd /i\n", "cfg.not_here",
+		     "line 3: initrd goes with a kernel, not with chainload");
+	expect_error("entry a\nchainload 1\ncmdline x\n", "cfg.not_here",
+		     "line 3: a boot record takes no cmdline");
+	expect_error("entry a\nkernel /k\npartition 2\n", "cfg.not_here",
+		     "line 3: partition goes with efi, not with kernel");
+	expect_error("entry a\nefi /e\npartition 0\n", "cfg.bad_value",
+		     "line 3: partition '0' is not a partition number from 1 to 128");
+	expect_error("entry a\nefi\n", "cfg.missing_value", "line 2: efi needs a value");
+	expect_error("entry a\ntitle x\n", "cfg.no_kernel",
+		     "line 1: entry 'a' has no kernel (nor efi or chainload line)");
+}
+
 static void test_keys_are_case_insensitive(void **state)
 {
 	(void)state;
@@ -281,6 +334,7 @@ int main(void)
 		cmocka_unit_test(test_too_many_entries),
 		cmocka_unit_test(test_reports_every_error),
 		cmocka_unit_test(test_keys_are_case_insensitive),
+		cmocka_unit_test(test_entry_kinds),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -287,6 +287,39 @@ static void test_editor_key(void **state)
 	assert_false(cfg_editor_allowed(&cfg, true));
 }
 
+/* Entries the firmware cannot start: listed as such, never booted, no countdown to them. */
+static void test_unavailable_entries(void **state)
+{
+	(void)state;
+	struct menu m;
+	parse("timeout 5\ndefault dos\nentry lin\n kernel /k\nentry dos\n chainload 1\n"
+	      "entry win\n efi /w.efi\n");
+	assert_int_equal(menu_start(&m, &cfg, CFG_FW_UEFI, true, true), MENU_SHOW);
+	assert_int_equal(m.mode, MENU_CHOOSE);               /* no countdown to entry 2 */
+	assert_int_equal(menu_time(&m, 100), MENU_NONE);
+	menu_draw(&m, MENU_SHOW, put);
+	assert_non_null(strstr(screen, " * 2) dos (BIOS only)\n   3) win\n"));
+	assert_int_equal(menu_key(&m, '2'), MENU_NOTE);
+	assert_int_equal(menu_key(&m, KEY_ENTER), MENU_NOTE);
+	assert_int_equal(menu_key(&m, 'e'), MENU_NOTE);
+	assert_non_null(strstr(m.note, "cannot be started under UEFI"));
+	assert_int_equal(menu_key(&m, '3'), MENU_BOOT);
+	assert_int_equal(m.boot, 2);
+
+	screen[0] = 0;
+	assert_int_equal(menu_start(&m, &cfg, CFG_FW_BIOS, true, true), MENU_SHOW);
+	assert_int_equal(m.mode, MENU_COUNTDOWN);
+	menu_draw(&m, MENU_SHOW, put);
+	assert_non_null(strstr(screen, " * 2) dos\n   3) win (UEFI only)\n"));
+	assert_int_equal(menu_key(&m, '3'), MENU_SHOW);      /* stops the countdown, with a note */
+	assert_non_null(strstr(m.note, "cannot be started under BIOS"));
+	assert_int_equal(m.sel, 2);                           /* the digit still selects it */
+	assert_int_equal(menu_key(&m, KEY_ENTER), MENU_NOTE);
+	assert_int_equal(menu_key(&m, KEY_HOME), MENU_SHOW_LINE);
+	assert_int_equal(menu_key(&m, '2'), MENU_BOOT);
+	assert_int_equal(m.boot, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -298,6 +331,7 @@ int main(void)
 		cmocka_unit_test_setup(test_edit_line_drawing, setup),
 		cmocka_unit_test_setup(test_edit_long_line, setup),
 		cmocka_unit_test_setup(test_editor_key, setup),
+		cmocka_unit_test_setup(test_unavailable_entries, setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -91,7 +91,7 @@ static void test_add_entry_text(void **state)
 	struct cfg *c = calloc(1, sizeof *c);
 	assert_non_null(c);
 
-	char *t = cfg_text_add_entry("# mine\ntimeout 5", "deb", "Debian", "/deb/vmlinuz", initrd, 2,
+	char *t = cfg_text_add_entry("# mine\ntimeout 5", "deb", "Debian", CFG_KIND_LINUX, "/deb/vmlinuz", initrd, 2,
 				     "root=/dev/sda3 quiet");
 	assert_string_equal(t, "# mine\ntimeout 5\n\nentry deb\n  title   Debian\n"
 			       "  kernel  /deb/vmlinuz\n  initrd  /deb/ucode.img\n"
@@ -103,7 +103,7 @@ static void test_add_entry_text(void **state)
 	assert_string_equal(c->entries[0].cmdline, "root=/dev/sda3 quiet");
 
 	/* no title: the name; an empty command line: no line */
-	char *u = cfg_text_add_entry(t, "old", NULL, "/old/vmlinuz", NULL, 0, "");
+	char *u = cfg_text_add_entry(t, "old", NULL, CFG_KIND_LINUX, "/old/vmlinuz", NULL, 0, "");
 	assert_string_equal(u + strlen(t), "\nentry old\n  title   old\n  kernel  /old/vmlinuz\n");
 	assert_parses(u, c);
 	assert_int_equal(c->nentries, 2);

@@ -1,0 +1,9 @@
+# The chainload tests' boot record (tests/payload/chain/bootrec.asm): reports DL and the LBA at
+# DS:SI+8 on COM1.
+PAYLOAD_CHAIN := $(BUILD)/payload/chain/bootrec.bin
+
+$(PAYLOAD_CHAIN): tests/payload/chain/bootrec.asm
+	@mkdir -p $(@D)
+	$(Q)$(NASM) -f bin -o $@ $<
+
+ALL_TARGETS += $(PAYLOAD_CHAIN)

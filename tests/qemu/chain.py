@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+"""Chainload and EFI-application entries (make test-qemu-chain), on 4Kn NVMe disks made by
+`anysector mkimage` plus `anysector add --chainload/--efi ... --default` (timeout 0):
+  seabios-partition  partition 3 holds tests/payload/chain/bootrec.asm, which reports DL and the
+                     LBA at DS:SI+8: they must be 0x80 and partition 3's start LBA;
+  seabios-hd1        `--chainload hd1`: a second NVMe disk holds the record at LBA 0: DL 0x81,
+                     LBA 0 (the entry for a whole disk);
+  seabios-no-record  partition 3's first sector is zeros: stage2 says it is no boot record
+                     (naming LBA and drive) and waits at its menu; the record never runs;
+  ovmf-efi-app       `--efi payload.efi --cmdline ...`: the EFI payload started as an application
+                     reports the command line it got as LoadOptions (and no initrd);
+  ovmf-chain-unavailable  a chainload entry as the default under UEFI: listed "(BIOS only)", no
+                     countdown to it, never started; the menu waits.
+A failing case prints the reason and the serial log's tail."""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from lib import console, paths, qemu, results  # noqa: E402
+import menu_keys  # noqa: E402
+
+BOOTREC = paths.build("payload", "chain", "bootrec.bin")
+LSS = 4096
+CHAIN_RE = re.compile(r"ANYSECTOR-CHAIN dl=0x(?P<dl>[0-9a-f]{2}) lba=(?P<lba>\d+)")
+
+
+def anysector(*args):
+    return subprocess.run([paths.ANYSECTOR, *args], check=True, capture_output=True, text=True)
+
+
+def make_disk(work, firmware, add):
+    image = os.path.join(work, "disk.img")
+    payload = menu_keys.PAYLOAD[firmware]
+    anysector("mkimage", image, "--size", "64M", "--esp-size", "16M", "--label", "gpt",
+              "--sector-size", str(LSS), "--stages", paths.STAGES, "--kernel", payload,
+              "--cmdline", "linux-entry", "--timeout", "0")
+    anysector("add", image, *add, "--default")
+    info = json.loads(anysector("info", "--json", image).stdout)
+    return image, {p["number"]: p["start"] for p in info["partitions"]}
+
+
+def put_record(image, lba, data):
+    with open(image, "r+b") as f:
+        f.seek(lba * LSS)
+        f.write(data)
+
+
+def run_guest(firmware, image, work, until, extra=(), seconds=90):
+    g = menu_keys.Guest(firmware, image, work, extra)
+    try:
+        g.wait_for(until.encode(), seconds)
+        g.pump(1)
+    finally:
+        g.close()
+    return g
+
+
+def case_partition(work):
+    image, parts = make_disk(work, "seabios", ["--chainload", "3"])
+    put_record(image, parts[3], open(BOOTREC, "rb").read())
+    g = run_guest("seabios", image, work, "ANYSECTOR-CHAIN")
+    m = CHAIN_RE.search(g.text())
+    if not m:
+        return "the boot record did not report", g
+    if m["dl"] != "80" or int(m["lba"]) != parts[3]:
+        return f"the record got DL=0x{m['dl']} LBA {m['lba']}, expected 0x80 and {parts[3]}", g
+    return None, g
+
+
+def case_hd1(work):
+    image, _ = make_disk(work, "seabios", ["--chainload", "hd1"])
+    second = os.path.join(work, "second.img")
+    with open(second, "wb") as f:
+        f.write(open(BOOTREC, "rb").read().ljust(LSS, b"\0"))
+        f.truncate(8 << 20)
+    extra = ["-drive", f"if=none,id=disk1,format=raw,file={second},snapshot=on",
+             "-device", f"nvme,drive=disk1,serial=anysector1,logical_block_size={LSS},"
+             f"physical_block_size={LSS},bootindex=2"]   # SeaBIOS gives drive numbers to
+                                                           # boot devices only
+    g = run_guest("seabios", image, work, "ANYSECTOR-CHAIN", extra)
+    m = CHAIN_RE.search(g.text())
+    if not m:
+        return "the second disk's boot record did not report", g
+    if m["dl"] != "81" or m["lba"] != "0":
+        return f"the record got DL=0x{m['dl']} LBA {m['lba']}, expected 0x81 and 0", g
+    return None, g
+
+
+def case_no_record(work):
+    image, parts = make_disk(work, "seabios", ["--chainload", "3"])
+    put_record(image, parts[3], bytes(LSS))
+    g = run_guest("seabios", image, work, "waiting for a key", seconds=60)
+    want = (f"LBA {parts[3]} of disk 0x80 is no boot record: bytes 510-511 are 00 00, not 55 aa")
+    if want not in g.text():
+        return f"no sentence \"{want}\"", g
+    if not re.search(r"booting 2\) failed: [^\n]*\n(?:[^\n]*\n)*?waiting for a key", g.text()):
+        return "stage2 did not go back to its menu", g
+    if "ANYSECTOR-CHAIN" in g.text():
+        return "something was started anyway", g
+    return None, g
+
+
+def case_efi_app(work):
+    image, _ = make_disk(work, "ovmf", ["--efi", paths.EFI_PAYLOAD, "--cmdline",
+                                        "started-as=efi-application"])
+    g = run_guest("ovmf", image, work, "ANYSECTOR-PAYLOAD", seconds=150)
+    m = console.PAYLOAD_RE.search(g.text())
+    if not m:
+        return "the EFI application did not report", g
+    if m["cmdline"] != "started-as=efi-application" or not m["none"]:
+        return f"the application got [{m['cmdline']}]{'' if m['none'] else ' and an initrd'}", g
+    return None, g
+
+
+def case_chain_unavailable(work):
+    image, _ = make_disk(work, "ovmf", ["--chainload", "3"])
+    g = run_guest("ovmf", image, work, "waiting for a key", seconds=150)
+    text = g.text()
+    if "2) chainload-3 (BIOS only)" not in text:
+        return "the chainload entry is not listed as BIOS only", g
+    if "booting 2) in" in text or "press a key for the menu" in text:
+        return "the menu counted down to an entry UEFI cannot start", g
+    if "waiting for a key" not in text or console.payload_reported(text):
+        return "the menu did not wait (or booted something)", g
+    return None, g
+
+
+CASES = [("seabios-nvme-4Kn-chain-partition", case_partition),
+         ("seabios-nvme-4Kn-chain-hd1", case_hd1),
+         ("seabios-nvme-4Kn-chain-no-record", case_no_record),
+         ("ovmf-nvme-4Kn-efi-app", case_efi_app),
+         ("ovmf-nvme-4Kn-chain-unavailable", case_chain_unavailable)]
+
+
+def main():
+    missing = [p for p in (paths.ANYSECTOR, BOOTREC, *menu_keys.PAYLOAD.values())
+               if not os.path.exists(p)] + qemu.missing()
+    os.makedirs(paths.build("qemu"), exist_ok=True)
+    npass = nfail = 0
+    for name, fn in CASES:
+        start = time.time()
+        why, g = (f"missing: {', '.join(missing)}", None) if missing else (None, None)
+        if not why:
+            with tempfile.TemporaryDirectory(dir=paths.build("qemu")) as work:
+                try:
+                    why, g = fn(work)
+                except (OSError, RuntimeError, subprocess.CalledProcessError) as e:
+                    why = f"{type(e).__name__}: {e}" + (f"\n{e.stderr}" if getattr(e, "stderr", None) else "")
+        took = time.time() - start
+        if why:
+            nfail += 1
+            print(f"FAIL  {took:5.1f}s  {name}\n    {why}")
+            if g:
+                print("    serial log tail:\n" + "\n".join(
+                    "      " + line for line in console.tail(g.text(), 15).splitlines()))
+        else:
+            npass += 1
+            print(f"PASS  {took:5.1f}s  {name}")
+    return results.finish("qemu-chain", npass, nfail)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

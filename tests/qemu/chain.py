@@ -22,9 +22,10 @@ import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from lib import console, paths, qemu, results  # noqa: E402
-import menu_keys  # noqa: E402
+from lib.serial import Guest  # noqa: E402
+
+PAYLOAD = {"seabios": paths.BIOS_PAYLOAD, "ovmf": paths.EFI_PAYLOAD}
 
 BOOTREC = paths.build("payload", "chain", "bootrec.bin")
 LSS = 4096
@@ -37,7 +38,7 @@ def anysector(*args):
 
 def make_disk(work, firmware, add):
     image = os.path.join(work, "disk.img")
-    payload = menu_keys.PAYLOAD[firmware]
+    payload = PAYLOAD[firmware]
     anysector("mkimage", image, "--size", "64M", "--esp-size", "16M", "--label", "gpt",
               "--sector-size", str(LSS), "--stages", paths.STAGES, "--kernel", payload,
               "--cmdline", "linux-entry", "--timeout", "0")
@@ -53,7 +54,7 @@ def put_record(image, lba, data):
 
 
 def run_guest(firmware, image, work, until, extra=(), seconds=90):
-    g = menu_keys.Guest(firmware, image, work, extra)
+    g = Guest(firmware, image, work, extra)
     try:
         g.wait_for(until.encode(), seconds)
         g.pump(1)
@@ -140,7 +141,7 @@ CASES = [("seabios-nvme-4Kn-chain-partition", case_partition),
 
 
 def main():
-    missing = [p for p in (paths.ANYSECTOR, BOOTREC, *menu_keys.PAYLOAD.values())
+    missing = [p for p in (paths.ANYSECTOR, BOOTREC, *PAYLOAD.values())
                if not os.path.exists(p)] + qemu.missing()
     os.makedirs(paths.build("qemu"), exist_ok=True)
     npass = nfail = 0

@@ -49,3 +49,10 @@ TEST_SUITES += 72:test-qemu-menu
 test-qemu-chain: qemu-prereqs $(PAYLOAD_CHAIN)
 	@python3 tests/qemu/chain.py
 TEST_SUITES += 74:test-qemu-chain
+
+# memtest86+ (Debian's package) under SeaBIOS (--kernel .bin) and OVMF (--efi .efi): its banner
+# on the serial console (tests/qemu/memtest.py).
+.PHONY: test-qemu-memtest
+test-qemu-memtest: qemu-prereqs
+	@python3 tests/qemu/memtest.py
+TEST_SUITES += 76:test-qemu-memtest

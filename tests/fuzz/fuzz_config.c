@@ -44,12 +44,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (rc == 0) {
 		int d = cfg_default_index(&c);
-		if (d < 0 || (unsigned)d >= c.nentries || !c.entries[d].kernel[0] ||
-		    !c.entries[d].name[0])
+		if (d < 0 || (unsigned)d >= c.nentries || !c.entries[d].name[0])
 			__builtin_trap();
-		for (unsigned i = 0; i < c.nentries; i++)
-			if (!c.entries[i].kernel[0] || cfg_find(&c, c.entries[i].name) != (int)i)
+		for (unsigned i = 0; i < c.nentries; i++) {
+			const struct cfg_entry *e = &c.entries[i];
+			if (cfg_find(&c, e->name) != (int)i)
 				__builtin_trap();
+			/* an entry starts one thing: a file, or a boot record it can name */
+			if (e->kind == CFG_KIND_CHAIN
+				    ? e->kernel[0] || e->ninitrd || e->cmdline[0] ||
+				      e->partition > CFG_PART_MAX || e->bios_disk >= CFG_BIOS_DISKS ||
+				      (e->partition && e->bios_disk)
+				    : !e->kernel[0] || (e->partition && e->kind != CFG_KIND_EFI) ||
+				      (e->ninitrd && e->kind != CFG_KIND_LINUX))
+				__builtin_trap();
+		}
 		if (c.timeout > CFG_TIMEOUT_MAX)
 			__builtin_trap();
 	}

@@ -60,8 +60,8 @@ int entry_finish(const struct entry_list *l, const char *cmd, bool kernel_requir
 	const struct add_entry *e = &l->e[0];
 	if (!l->n && (kernel_required || e->ninitrd || e->cmdline || e->title || e->name ||
 		      e->make_default))
-		return usage_error(cmd, "%s", kernel_required ? "--kernel, --efi or --chainload is "
-							    "required"
+		return usage_error(cmd, "%s", kernel_required ? "--kernel is required (or --efi, or "
+							    "--chainload)"
 							    : "--initrd, --cmdline, --title, --name and "
 							      "--default need a --kernel");
 	for (unsigned i = 0; i < l->n; i++) {

@@ -142,6 +142,7 @@ int boot_entry(struct boot_volume *v, const struct cfg_entry *e, const char *cmd
 	       struct diag *d)
 {
 	struct initrd_image rd = { 0 };
+	struct boot_volume other = { 0 };
 	const char *what = e->kind == CFG_KIND_EFI ? "EFI application" : "kernel";
 	void *image = NULL;
 	UINTN pages = 0;
@@ -155,15 +156,18 @@ int boot_entry(struct boot_volume *v, const struct cfg_entry *e, const char *cmd
 		return AS_EUNSUPP;
 	}
 	if (e->partition) {
-		diag_error(d, "efi.partition", "entry %s: EFI applications on another partition "
-			   "(partition %u) are not supported by this BOOTX64.EFI", e->name,
-			   e->partition);
-		return AS_EUNSUPP;
+		/* The file and the device path the image gets are that partition's. */
+		if ((rc = bootvol_open_partition(v, e->partition, &other, d)))
+			return rc;
+		v = &other;
+		con_printf("Loading %s: %s on partition %u\n", e->title[0] ? e->title : e->name,
+			   e->kernel, e->partition);
+	} else {
+		con_printf("Loading %s: %s\n", e->title[0] ? e->title : e->name, e->kernel);
 	}
-	con_printf("Loading %s: %s\n", e->title[0] ? e->title : e->name, e->kernel);
 	if ((rc = bootvol_read_file(v, e->kernel, KERNEL_MAX_BYTES, &image, &size, &pages, d))) {
-		diag_error(d, "efi.kernel", "entry %s: cannot load %s %s (%s)", e->name, what,
-			   e->kernel, as_strerror(rc));
+		diag_error(d, "efi.kernel", "entry %s: cannot load %s %s from %s (%s)", e->name,
+			   what, e->kernel, v->name, as_strerror(rc));
 		goto out;
 	}
 	if (e->ninitrd) {
@@ -184,5 +188,7 @@ out:
 	initrd_unpublish();
 	efi_free_pages(image, pages);
 	efi_free_pages(rd.data, rd.pages);
+	if (v == &other)
+		bootvol_close(&other);
 	return rc;
 }

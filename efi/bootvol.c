@@ -3,6 +3,7 @@
 #include "common/errors.h"
 #include "common/label.h"
 #include "common/mbr.h"
+#include "common/fmt.h"
 #include "common/mem.h"
 
 static EFI_GUID loaded_image_guid = LOADED_IMAGE_PROTOCOL;
@@ -65,7 +66,7 @@ static int find_in_gpt(struct boot_volume *v, struct diag *d)
 	if (rc)
 		diag_error(d, "efi.no_partition",
 			   "the boot disk's GPT has no partition with unique GUID %s, which the "
-			   "firmware says this program was loaded from", want);
+			   "firmware says %s", want, v->firmware_says);
 out:
 	efi_free(g);
 	return rc;
@@ -97,21 +98,31 @@ static int find_in_mbr(struct boot_volume *v, struct diag *d)
 	if (rc)
 		diag_error(d, "efi.no_partition",
 			   "the boot disk's MBR has no partition %u starting at LBA %llu, which the "
-			   "firmware says this program was loaded from",
-			   (unsigned)v->hd.number, (unsigned long long)v->hd.start);
+			   "firmware says %s",
+			   (unsigned)v->hd.number, (unsigned long long)v->hd.start, v->firmware_says);
 out:
 	efi_free(t);
 	return rc;
 }
 
-int bootvol_open(struct boot_volume *v, struct diag *d)
+/* Opens the volume on handle dev (a partition, or a whole device without one): the boot
+ * partition (number 0) or partition number of the boot disk, named so in the sentences. */
+static int open_volume(EFI_HANDLE dev, unsigned number, struct boot_volume *v, struct diag *d)
 {
-	EFI_HANDLE dev = own_device(), disk;
+	EFI_HANDLE disk;
 	const char *why = "";
 	int rc;
 
 	memset(v, 0, sizeof *v);
 	v->table = "none";
+	if (number) {
+		fmt_snprintf(v->name, sizeof v->name, "partition %u", number);
+		fmt_snprintf(v->firmware_says, sizeof v->firmware_says, "is partition %u", number);
+	} else {
+		fmt_snprintf(v->name, sizeof v->name, "the boot partition");
+		fmt_snprintf(v->firmware_says, sizeof v->firmware_says, "this program was loaded "
+			     "from");
+	}
 	v->dev_path = dp_of_handle(dev);
 	if (!v->dev_path) {
 		diag_error(d, "efi.no_device", "the firmware does not say which device this program "
@@ -147,8 +158,8 @@ int bootvol_open(struct boot_volume *v, struct diag *d)
 			v->table = "MBR";
 			rc = find_in_mbr(v, d);
 		} else {
-			diag_error(d, "efi.hd_type", "the firmware names the boot partition by %s "
-				   "(signature type %u), but the boot disk has %s%s",
+			diag_error(d, "efi.hd_type", "the firmware names %s by %s "
+				   "(signature type %u), but the boot disk has %s%s", v->name,
 				   gpt_node ? "a GPT GUID" : v->hd.sig_type == SIGNATURE_TYPE_MBR ?
 				   "an MBR signature" : "neither a GPT GUID nor an MBR signature",
 				   v->hd.sig_type, lb.kind == LABEL_GPT ? "a " : lb.kind == LABEL_MBR ?
@@ -159,8 +170,8 @@ int bootvol_open(struct boot_volume *v, struct diag *d)
 	if (rc)
 		goto fail;
 	if ((rc = bdev_slice(&v->disk.dev, v->part_first, v->part_sectors, &v->part))) {
-		diag_error(d, "efi.part_range", "the boot partition (LBA %llu, %llu sectors) does not "
-			   "fit on its disk", (unsigned long long)v->part_first,
+		diag_error(d, "efi.part_range", "%s (LBA %llu, %llu sectors) does not fit on its "
+			   "disk", v->name, (unsigned long long)v->part_first,
 			   (unsigned long long)v->part_sectors);
 		goto fail;
 	}
@@ -169,7 +180,7 @@ int bootvol_open(struct boot_volume *v, struct diag *d)
 		goto fail;
 	}
 	if ((rc = fat_mount(&v->part, v->fs, d))) {
-		diag_error(d, "efi.fat", "the boot partition holds no usable FAT file system (%s)",
+		diag_error(d, "efi.fat", "%s holds no usable FAT file system (%s)", v->name,
 			   as_strerror(rc));
 		goto fail;
 	}
@@ -177,6 +188,60 @@ int bootvol_open(struct boot_volume *v, struct diag *d)
 fail:
 	bootvol_close(v);
 	return rc;
+}
+
+int bootvol_open(struct boot_volume *v, struct diag *d)
+{
+	return open_volume(own_device(), 0, v, d);
+}
+
+/* The firmware's handle for partition number of the disk boot lies on: a BlockIo whose device
+ * path is the boot partition's with another HD() node at its end. */
+static EFI_HANDLE partition_handle(const struct boot_volume *boot, unsigned number)
+{
+	EFI_HANDLE *handles = NULL, found = NULL;
+	UINTN n = 0;
+
+	if (EFI_ERROR(g_bs->LocateHandleBuffer(ByProtocol, &block_io_guid, NULL, &n, &handles)))
+		return NULL;
+	for (UINTN i = 0; i < n && !found; i++) {
+		EFI_DEVICE_PATH *dp = dp_of_handle(handles[i]);
+		struct dp_hd hd;
+		if (dp && dp_hd_decode(dp_last_node(dp), &hd) && hd.number == number &&
+		    dp_same_parent(dp, boot->dev_path))
+			found = handles[i];
+	}
+	g_bs->FreePool(handles);
+	return found;
+}
+
+int bootvol_open_partition(const struct boot_volume *boot, unsigned number,
+			   struct boot_volume *v, struct diag *d)
+{
+	EFI_HANDLE h;
+	int rc;
+
+	memset(v, 0, sizeof *v);
+	if (!boot->partitioned) {
+		diag_error(d, "efi.partition", "partition %u: this program was not loaded from a "
+			   "partition, so there is no boot disk to look on", number);
+		return AS_ENOENT;
+	}
+	if (!(h = partition_handle(boot, number))) {
+		diag_error(d, "efi.partition", "the firmware has no device for partition %u of the "
+			   "boot disk (the disk's %s has no such partition, or its type is unused)",
+			   number, boot->table);
+		return AS_ENOENT;
+	}
+	if ((rc = open_volume(h, number, v, d)))
+		return rc;
+	if (v->part_number != number) {
+		diag_error(d, "efi.partition", "the firmware's device for partition %u is partition "
+			   "%u of the boot disk's %s", number, v->part_number, v->table);
+		bootvol_close(v);
+		return AS_ECORRUPT;
+	}
+	return 0;
 }
 
 void bootvol_close(struct boot_volume *v)

@@ -22,12 +22,20 @@ struct boot_volume {
 	uint64_t part_first, part_sectors;
 	struct blockdev part;         /* the window of the disk holding the FAT */
 	struct fat_fs *fs;
+	char name[24];                /* "the boot partition" or "partition N", for sentences */
+	char firmware_says[40];       /* "this program was loaded from" or "is partition N" */
 };
 
 /* Finds the partition and disk the running image was loaded from and mounts its FAT. Problems
  * are reported as sentences through d; returns 0 or an AS_* code. */
 int bootvol_open(struct boot_volume *v, struct diag *d);
 void bootvol_close(struct boot_volume *v);
+
+/* Opens partition number of the disk boot lies on the same way (an efi entry's "partition N"):
+ * the firmware's device for it is the BlockIo whose device path is boot's with another HD()
+ * node, so an image loaded from it gets a device path the firmware knows. */
+int bootvol_open_partition(const struct boot_volume *boot, unsigned number,
+			   struct boot_volume *v, struct diag *d);
 
 /* Reads a whole file into page-aligned memory (efi_free_pages(*buf, *pages) to release).
  * Files larger than max_bytes are refused with a sentence. */

@@ -48,11 +48,22 @@ static void entry_files_check(struct boot_volume *v, const struct cfg *c, struct
 	for (unsigned i = 0; i < c->nentries; i++) {
 		const struct cfg_entry *e = &c->entries[i];
 		struct fat_file f;
-		if (e->kind != CFG_KIND_CHAIN && !e->partition &&
-		    (fat_open(v->fs, e->kernel, &f, NULL) || f.is_dir))
+		struct boot_volume other;
+		if (e->partition) {
+			/* an efi file on another partition: is it there? */
+			if (!bootvol_open_partition(v, e->partition, &other, d)) {
+				if (fat_open(other.fs, e->kernel, &f, NULL) || f.is_dir)
+					diag_error(d, "efi.entry_kernel", "entry %s: EFI application %s "
+						   "is not a file on partition %u", e->name, e->kernel,
+						   e->partition);
+				bootvol_close(&other);
+			}
+		} else if (e->kind != CFG_KIND_CHAIN &&
+			   (fat_open(v->fs, e->kernel, &f, NULL) || f.is_dir)) {
 			diag_error(d, "efi.entry_kernel", "entry %s: %s %s is not a file on this "
 				   "partition", e->name, e->kind == CFG_KIND_EFI ? "EFI application" :
 				   "kernel", e->kernel);
+		}
 		for (unsigned k = 0; k < e->ninitrd; k++)
 			if (fat_open(v->fs, e->initrd[k], &f, NULL) || f.is_dir)
 				diag_error(d, "efi.entry_initrd", "entry %s: initrd %s is not a file on "

@@ -76,6 +76,15 @@ bool dp_hd_decode(const EFI_DEVICE_PATH *node, struct dp_hd *out)
 	return true;
 }
 
+bool dp_same_parent(const EFI_DEVICE_PATH *a, const EFI_DEVICE_PATH *b)
+{
+	const uint8_t *la = (const uint8_t *)dp_last_node(a), *lb = (const uint8_t *)dp_last_node(b);
+	if (!la || !lb)
+		return false;
+	size_t na = (size_t)(la - (const uint8_t *)a), nb = (size_t)(lb - (const uint8_t *)b);
+	return na == nb && !memcmp(a, b, na);
+}
+
 EFI_DEVICE_PATH *dp_parent(const EFI_DEVICE_PATH *dp)
 {
 	const EFI_DEVICE_PATH *last = dp_last_node(dp);

@@ -27,6 +27,8 @@ size_t dp_size(const EFI_DEVICE_PATH *dp);
 const EFI_DEVICE_PATH *dp_last_node(const EFI_DEVICE_PATH *dp);
 /* Decodes a hard-drive media node; false when node is something else or too short. */
 bool dp_hd_decode(const EFI_DEVICE_PATH *node, struct dp_hd *out);
+/* Whether a and b differ only in their last node: two partitions of one disk. */
+bool dp_same_parent(const EFI_DEVICE_PATH *a, const EFI_DEVICE_PATH *b);
 /* A pool copy of dp without its last node (the parent device); NULL on failure. */
 EFI_DEVICE_PATH *dp_parent(const EFI_DEVICE_PATH *dp);
 /* A pool copy of dp with a file-path node for path ('/' become '\\') appended. */

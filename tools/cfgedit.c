@@ -75,14 +75,14 @@ void entry_file_path(const char *name, const char *file, char *out, size_t cap)
 }
 
 char *cfg_text_add_entry(const char *text, const char *name, const char *title,
-			 enum cfg_kind kind, const char *kernel, const char *const *initrd,
-			 unsigned ninitrd, const char *cmdline)
+			 enum cfg_kind kind, const char *kernel, unsigned partition,
+			 const char *const *initrd, unsigned ninitrd, const char *cmdline)
 {
 	size_t len = strlen(text);
 	if (!title)
 		title = name;
 	/* the fixed text of every line below, with room to spare */
-	size_t cap = len + strlen(name) + strlen(title) + strlen(kernel) + 64 + ninitrd * 16 +
+	size_t cap = len + strlen(name) + strlen(title) + strlen(kernel) + 96 + ninitrd * 16 +
 		     (cmdline ? strlen(cmdline) + 16 : 0);
 	for (unsigned i = 0; i < ninitrd; i++)
 		cap += strlen(initrd[i]);
@@ -91,6 +91,8 @@ char *cfg_text_add_entry(const char *text, const char *name, const char *title,
 			len && text[len - 1] != '\n' ? "\n" : "", name, title);
 	k += sprintf(out + k, "  %-7s %s\n", kind == CFG_KIND_EFI ? "efi" : kind == CFG_KIND_CHAIN ?
 		     "chainload" : "kernel", kernel);
+	if (partition)
+		k += sprintf(out + k, "  partition %u\n", partition);
 	for (unsigned i = 0; i < ninitrd; i++)
 		k += sprintf(out + k, "  initrd  %s\n", initrd[i]);
 	if (cmdline && *cmdline)

@@ -26,10 +26,11 @@ void fat_file_name(const char *file, char *out, size_t cap);
 void entry_file_path(const char *name, const char *file, char *out, size_t cap);
 
 /* text with an entry appended (title NULL: the name; cmdline NULL or "": none), malloc'd.
- * kind says which line names `kernel`: kernel, efi or chainload. */
+ * kind says which line names `kernel`: kernel, efi or chainload; partition (efi only, 0: none)
+ * adds "partition N": the file is on that partition of the boot disk. */
 char *cfg_text_add_entry(const char *text, const char *name, const char *title,
-			 enum cfg_kind kind, const char *kernel, const char *const *initrd,
-			 unsigned ninitrd, const char *cmdline);
+			 enum cfg_kind kind, const char *kernel, unsigned partition,
+			 const char *const *initrd, unsigned ninitrd, const char *cmdline);
 
 /* text with "default NAME" in its global part, replacing the one there, malloc'd. */
 char *cfg_text_set_default(const char *text, const char *name);

@@ -1,5 +1,6 @@
 #include "tools/entries.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "tools/cli.h"
@@ -50,6 +51,21 @@ enum opt_result entry_option(int opt, const char *arg, struct entry_list *l, con
 	case OPT_DEFAULT:
 		e->make_default = true;
 		return OPTION_TAKEN;
+	case OPT_PARTITION: {
+		char *end;
+		unsigned long n = strtoul(arg, &end, 10);
+		if (e->partition) {
+			usage_error(cmd, "--partition given twice for one entry");
+			return OPTION_BAD;
+		}
+		if (*end || end == arg || *arg == '-' || n < 1 || n > CFG_PART_MAX) {
+			usage_error(cmd, "--partition %s: give a partition number from 1 to %u", arg,
+				    CFG_PART_MAX);
+			return OPTION_BAD;
+		}
+		e->partition = (unsigned)n;
+		return OPTION_TAKEN;
+	}
 	default:
 		return OPTION_OTHER;
 	}
@@ -59,16 +75,20 @@ int entry_finish(const struct entry_list *l, const char *cmd, bool kernel_requir
 {
 	const struct add_entry *e = &l->e[0];
 	if (!l->n && (kernel_required || e->ninitrd || e->cmdline || e->title || e->name ||
-		      e->make_default))
+		      e->make_default || e->partition))
 		return usage_error(cmd, "%s", kernel_required ? "--kernel is required (or --efi, or "
 							    "--chainload)"
-							    : "--initrd, --cmdline, --title, --name and "
-							      "--default need a --kernel");
+							    : "--initrd, --cmdline, --title, --name, "
+							      "--partition and --default need a --kernel");
 	for (unsigned i = 0; i < l->n; i++) {
 		e = &l->e[i];
 		if (e->kind != CFG_KIND_LINUX && e->ninitrd)
 			return usage_error(cmd, "--initrd goes with --kernel, not with --%s",
 					   e->kind == CFG_KIND_EFI ? "efi" : "chainload");
+		if (e->kind != CFG_KIND_EFI && e->partition)
+			return usage_error(cmd, "--partition goes with --efi (an EFI application on "
+					   "another partition), not with --%s",
+					   e->kind == CFG_KIND_LINUX ? "kernel" : "chainload");
 		if (e->kind == CFG_KIND_CHAIN && e->cmdline)
 			return usage_error(cmd, "--cmdline does not go with --chainload (a boot record "
 					   "takes none)");

@@ -21,6 +21,7 @@ int entry_finish(const struct entry_list *l, const char *cmd, bool kernel_requir
 	{ "kernel", required_argument, NULL, OPT_KERNEL },           \
 	{ "efi", required_argument, NULL, OPT_EFI },                 \
 	{ "chainload", required_argument, NULL, OPT_CHAINLOAD },     \
+	{ "partition", required_argument, NULL, OPT_PARTITION },     \
 	{ "initrd", required_argument, NULL, OPT_INITRD },           \
 	{ "cmdline", required_argument, NULL, OPT_CMDLINE },         \
 	{ "title", required_argument, NULL, OPT_TITLE },             \
@@ -32,6 +33,8 @@ int entry_finish(const struct entry_list *l, const char *cmd, bool kernel_requir
 	"  --efi FILE           an EFI application to copy to the ESP and start (UEFI only)\n"   \
 	"  --chainload PART     start partition PART's boot record, or hdN: BIOS disk 0x80+N's\n" \
 	"                       (BIOS only)\n"                                                     \
+	"  --partition N        with --efi: FILE is a path on FAT partition N of the disk,\n"     \
+	"                       started from there (nothing is copied)\n"                         \
 	"  --initrd FILE        an initrd for the latest --kernel (may repeat: concatenated)\n"    \
 	"  --cmdline TEXT       its kernel command line (--efi: its LoadOptions)\n"              \
 	"  --title TEXT         its menu title (default: the entry name)\n"                         \

@@ -67,6 +67,35 @@ int part_slice(struct hostdev *h, const struct part_info *p, struct blockdev *ou
 	return bdev_slice(&h->dev, p->first, p->sectors, out);
 }
 
+int part_file_check(struct hostdev *h, const struct disk_info *di, unsigned number,
+		    const char *path, char *why, size_t cap)
+{
+	const struct part_info *p = NULL;
+	struct blockdev part;
+	struct fat_file f;
+	int err;
+
+	for (unsigned i = 0; i < di->nparts && !p; i++)
+		if (di->parts[i].number == number && !di->parts[i].container)
+			p = &di->parts[i];
+	if (!p) {
+		snprintf(why, cap, "%s has no partition %u", h->path, number);
+		return AS_ENOENT;
+	}
+	struct fat_fs *fs = xcalloc(1, sizeof *fs);
+	if ((err = part_slice(h, p, &part)) || (err = fat_mount(&part, fs, NULL))) {
+		snprintf(why, cap, "partition %u of %s holds no FAT filesystem anysector can read "
+			 "(%s)", number, h->path, as_strerror(err));
+		err = AS_ECORRUPT;
+	} else if ((err = fat_open(fs, path, &f, NULL)) || f.is_dir) {
+		snprintf(why, cap, "partition %u of %s has no file %s%s", number, h->path, path,
+			 err ? "" : " (it is a directory)");
+		err = AS_ENOENT;
+	}
+	free(fs);
+	return err;
+}
+
 void disk_info_free(struct disk_info *di)
 {
 	free(di->gpt);
@@ -612,7 +641,8 @@ static bool fat_has(struct fat_ctx *c, const char *path)
 	return !fat_open(&c->fs, path, &f, NULL) && !f.is_dir;
 }
 
-static void check_config(struct fat_ctx *c, unsigned part, bool ours, struct report *r)
+static void check_config(struct hostdev *h, const struct disk_info *di, struct fat_ctx *c,
+			 unsigned part, bool ours, struct report *r)
 {
 	struct fat_file f;
 	struct cfg *cfg;
@@ -645,7 +675,13 @@ static void check_config(struct fat_ctx *c, unsigned part, bool ours, struct rep
 	if (!rc && !cfg_parse(text, f.size, cfg, &r->diag)) {
 		for (unsigned i = 0; i < cfg->nentries; i++) {
 			const struct cfg_entry *e = &cfg->entries[i];
+			char why[REPORT_MSG_MAX];
 			/* chainload names no file; efi with partition N names one elsewhere */
+			if (e->kind == CFG_KIND_EFI && e->partition &&
+			    part_file_check(h, di, e->partition, e->kernel, why, sizeof why))
+				report_printf(r, DIAG_ERROR, "boot.config_file",
+					      "%s entry '%s': EFI application %s: %s", CFG_FILE_NAME,
+					      e->name, e->kernel, why);
 			if (e->kind != CFG_KIND_CHAIN && !e->partition && !fat_has(c, e->kernel))
 				report_printf(r, DIAG_ERROR, "boot.config_file",
 					      "%s entry '%s': %s %s is not on the boot partition",
@@ -725,7 +761,7 @@ void disk_check_boot(struct hostdev *h, struct disk_info *di, struct report *r)
 				      "partition %u has no \\EFI\\BOOT\\BOOTX64.EFI: UEFI firmware will "
 				      "not boot this disk",
 				      bp->number);
-		check_config(c, bp->number, di->has_stage1 || efi, r);
+		check_config(h, di, c, bp->number, di->has_stage1 || efi, r);
 	}
 	report_free(&q);
 	free(c);

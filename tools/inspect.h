@@ -88,4 +88,11 @@ bool mbr_type_is_fat(uint8_t type);
 /* Opens a partition as a block device window. Returns 0 or an AS_* code. */
 int part_slice(struct hostdev *h, const struct part_info *p, struct blockdev *out);
 
+/* Whether partition number of the disk is a FAT holding a file (not a directory) at path: 0,
+ * or AS_ENOENT / AS_ECORRUPT with why set to a sentence ("partition 3 of disk.img has no file
+ * /EFI/x.efi", "... holds no FAT filesystem anysector can read (...)"). For efi entries with
+ * "partition N". */
+int part_file_check(struct hostdev *h, const struct disk_info *di, unsigned number,
+		    const char *path, char *why, size_t cap);
+
 #endif

@@ -39,6 +39,8 @@ struct txn {
 struct add_entry {
 	enum cfg_kind kind;         /* --kernel, --efi or --chainload */
 	const char *kernel;         /* the kernel or EFI application file; chainload: its target */
+	unsigned partition;         /* efi: kernel is a path on this FAT partition of the disk, not
+				     * a host file to copy (0: copied to the ESP) */
 	const char *initrd[CFG_MAX_INITRDS];
 	unsigned ninitrd;
 	const char *cmdline;

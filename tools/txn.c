@@ -432,8 +432,8 @@ static int entry_check(const struct add_entry *e)
 		t_error("usage.value", "titles and command lines are one line; names one word");
 		return EXIT_USAGE;
 	}
-	if (e->kind == CFG_KIND_CHAIN)
-		return 0;   /* the target is checked against the table in add_entry */
+	if (e->kind == CFG_KIND_CHAIN || e->partition)
+		return 0;   /* the target is checked against the disk in add_entry */
 	if (access(e->kernel, R_OK)) {
 		t_error("add.file", "%s: %s", e->kernel, strerror(errno));
 		return EXIT_ERRORS;
@@ -502,6 +502,24 @@ static int chain_target_check(struct txn *t, const char *target)
 	return EXIT_REFUSED;
 }
 
+/* An efi entry's file on another partition: the partition exists and holds a FAT with that
+ * file, an absolute path the config can hold. Nothing is copied. Returns 0 or an exit code. */
+static int efi_on_partition_check(struct txn *t, const struct add_entry *e)
+{
+	if (e->kernel[0] != '/' || strlen(e->kernel) >= CFG_PATH_MAX || has_control(e->kernel)) {
+		t_error("usage.efi_path", "--efi %s --partition %u: give the application's absolute "
+			"path on that partition (/EFI/...), shorter than %u bytes", e->kernel,
+			e->partition, CFG_PATH_MAX);
+		return EXIT_USAGE;
+	}
+	char why[REPORT_MSG_MAX];
+	if (!part_file_check(t->h, &t->di, e->partition, e->kernel, why, sizeof why))
+		return 0;
+	t_error("refuse.efi_partition", "--efi %s --partition %u: %s", e->kernel, e->partition,
+		why);
+	return EXIT_REFUSED;
+}
+
 /* Adds one entry: its files onto the ESP copy, its lines to *text. Returns 0 or an exit code. */
 static int add_entry(struct txn *t, const struct add_entry *e, char **text)
 {
@@ -513,6 +531,8 @@ static int add_entry(struct txn *t, const struct add_entry *e, char **text)
 		return rc;
 	if (e->kind == CFG_KIND_CHAIN && (rc = chain_target_check(t, e->kernel)))
 		return rc;
+	if (e->partition && (rc = efi_on_partition_check(t, e)))
+		return rc;
 	char base[CFG_PATH_MAX];
 	snprintf(base, sizeof base, "%s%s", e->kind == CFG_KIND_CHAIN ? "chainload-" : "",
 		 e->kernel);
@@ -522,12 +542,12 @@ static int add_entry(struct txn *t, const struct add_entry *e, char **text)
 			name);
 		return EXIT_REFUSED;
 	}
-	if (e->kind == CFG_KIND_CHAIN)
+	if (e->kind == CFG_KIND_CHAIN || e->partition)
 		snprintf(f.kernel, sizeof f.kernel, "%s", e->kernel);
 	else if ((rc = entry_copy_files(t, e, name, &f)))
 		return rc;
-	char *cur = cfg_text_add_entry(*text, name, e->title, e->kind, f.kernel, f.initrd_list,
-				       e->ninitrd, e->cmdline);
+	char *cur = cfg_text_add_entry(*text, name, e->title, e->kind, f.kernel, e->partition,
+				       f.initrd_list, e->ninitrd, e->cmdline);
 	free(*text);
 	*text = cur;
 	if (e->make_default) {
@@ -535,10 +555,13 @@ static int add_entry(struct txn *t, const struct add_entry *e, char **text)
 		free(*text);
 		*text = cur;
 	}
-	summary(t, "entry '%s' (%s %s%s) in %s on partition %u", name,
+	char where[32] = "";
+	if (e->partition)
+		snprintf(where, sizeof where, " on partition %u", e->partition);
+	summary(t, "entry '%s' (%s %s%s%s) in %s on partition %u", name,
 		e->kind == CFG_KIND_EFI ? "EFI application" : e->kind == CFG_KIND_CHAIN ?
-		"chainload" : "kernel", e->kernel, e->ninitrd ? " and initrd" : "", CFG_FILE_NAME,
-		t->esp.number);
+		"chainload" : "kernel", e->kernel, where, e->ninitrd ? " and initrd" : "",
+		CFG_FILE_NAME, t->esp.number);
 	return 0;
 }
 

@@ -9,6 +9,10 @@
                      (naming LBA and drive) and waits at its menu; the record never runs;
   ovmf-efi-app       `--efi payload.efi --cmdline ...`: the EFI payload started as an application
                      reports the command line it got as LoadOptions (and no initrd);
+  ovmf-efi-other-partition  `--efi /EFI/tools/payload.efi --partition 3`: partition 3 is a FAT
+                     (mkfs.fat) holding the payload; BOOTX64.EFI reads it from there and starts it
+                     with that partition's device path: the payload reports partition=3 (the
+                     partition its LoadedImage's DeviceHandle is) and its LoadOptions;
   ovmf-chain-unavailable  a chainload entry as the default under UEFI: listed "(BIOS only)", no
                      countdown to it, never started; the menu waits.
 A failing case prints the reason and the serial log's tail."""
@@ -22,7 +26,7 @@ import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from lib import console, paths, qemu, results  # noqa: E402
+from lib import console, mtools, paths, qemu, results  # noqa: E402
 from lib.serial import Guest  # noqa: E402
 
 PAYLOAD = {"seabios": paths.BIOS_PAYLOAD, "ovmf": paths.EFI_PAYLOAD}
@@ -36,15 +40,35 @@ def anysector(*args):
     return subprocess.run([paths.ANYSECTOR, *args], check=True, capture_output=True, text=True)
 
 
-def make_disk(work, firmware, add):
+def make_disk(work, firmware, add, prepare=None):
+    """mkimage, then prepare(image, {number: (start, sectors)}) before the `add`."""
     image = os.path.join(work, "disk.img")
     payload = PAYLOAD[firmware]
     anysector("mkimage", image, "--size", "64M", "--esp-size", "16M", "--label", "gpt",
               "--sector-size", str(LSS), "--stages", paths.STAGES, "--kernel", payload,
               "--cmdline", "linux-entry", "--timeout", "0")
+    if prepare:
+        info = json.loads(anysector("info", "--json", image).stdout)
+        prepare(image, {p["number"]: (p["start"], p["sectors"]) for p in info["partitions"]})
     anysector("add", image, *add, "--default")
     info = json.loads(anysector("info", "--json", image).stdout)
     return image, {p["number"]: p["start"] for p in info["partitions"]}
+
+
+def fat_with_file(work, image, start, sectors, path, src):
+    """Makes partition (start, sectors) of image a FAT (mkfs.fat) holding src at path."""
+    fs = os.path.join(work, "part.fat")
+    with open(fs, "wb") as f:
+        f.truncate(sectors * LSS)
+    subprocess.run(["mkfs.fat", "-S", str(LSS), "-h", str(start), "-n", "OTHER", fs],
+                   check=True, capture_output=True)
+    parent = os.path.dirname(path)
+    mtools.run(["mmd", "-D", "s", f"::{parent.rsplit('/', 1)[0]}"], fs)
+    mtools.run(["mmd", "-D", "s", f"::{parent}"], fs)
+    mtools.run(["mcopy", src, f"::{path}"], fs, check=True)
+    with open(fs, "rb") as f, open(image, "r+b") as out:
+        out.seek(start * LSS)
+        out.write(f.read())
 
 
 def put_record(image, lba, data):
@@ -120,6 +144,26 @@ def case_efi_app(work):
     return None, g
 
 
+def case_efi_other_partition(work):
+    app = "/EFI/tools/payload.efi"
+
+    def prepare(image, parts):
+        fat_with_file(work, image, *parts[3], app, paths.EFI_PAYLOAD)
+    image, _ = make_disk(work, "ovmf", ["--efi", app, "--partition", "3", "--cmdline",
+                                        "started-from=partition-3"], prepare)
+    g = run_guest("ovmf", image, work, "ANYSECTOR-PAYLOAD", seconds=150)
+    m = console.PAYLOAD_RE.search(g.text())
+    if not m:
+        return "the EFI application on partition 3 did not report", g
+    if m["cmdline"] != "started-from=partition-3":
+        return f"the application got [{m['cmdline']}]", g
+    part = re.search(r"ANYSECTOR-PAYLOAD [^\n]*? partition=(\d+)", g.text())
+    if not part or part[1] != "3":
+        return (f"the application was loaded from {'partition ' + part[1] if part else 'no partition'}"
+                ", not partition 3 (the device path BOOTX64.EFI gave LoadImage)"), g
+    return None, g
+
+
 def case_chain_unavailable(work):
     image, _ = make_disk(work, "ovmf", ["--chainload", "3"])
     g = run_guest("ovmf", image, work, "waiting for a key", seconds=150)
@@ -137,6 +181,7 @@ CASES = [("seabios-nvme-4Kn-chain-partition", case_partition),
          ("seabios-nvme-4Kn-chain-hd1", case_hd1),
          ("seabios-nvme-4Kn-chain-no-record", case_no_record),
          ("ovmf-nvme-4Kn-efi-app", case_efi_app),
+         ("ovmf-nvme-4Kn-efi-other-partition", case_efi_other_partition),
          ("ovmf-nvme-4Kn-chain-unavailable", case_chain_unavailable)]
 
 

@@ -91,7 +91,7 @@ static void test_add_entry_text(void **state)
 	struct cfg *c = calloc(1, sizeof *c);
 	assert_non_null(c);
 
-	char *t = cfg_text_add_entry("# mine\ntimeout 5", "deb", "Debian", CFG_KIND_LINUX, "/deb/vmlinuz", initrd, 2,
+	char *t = cfg_text_add_entry("# mine\ntimeout 5", "deb", "Debian", CFG_KIND_LINUX, "/deb/vmlinuz", 0, initrd, 2,
 				     "root=/dev/sda3 quiet");
 	assert_string_equal(t, "# mine\ntimeout 5\n\nentry deb\n  title   Debian\n"
 			       "  kernel  /deb/vmlinuz\n  initrd  /deb/ucode.img\n"
@@ -103,14 +103,32 @@ static void test_add_entry_text(void **state)
 	assert_string_equal(c->entries[0].cmdline, "root=/dev/sda3 quiet");
 
 	/* no title: the name; an empty command line: no line */
-	char *u = cfg_text_add_entry(t, "old", NULL, CFG_KIND_LINUX, "/old/vmlinuz", NULL, 0, "");
+	char *u = cfg_text_add_entry(t, "old", NULL, CFG_KIND_LINUX, "/old/vmlinuz", 0, NULL, 0, "");
 	assert_string_equal(u + strlen(t), "\nentry old\n  title   old\n  kernel  /old/vmlinuz\n");
 	assert_parses(u, c);
 	assert_int_equal(c->nentries, 2);
 	assert_string_equal(c->entries[1].title, "old");
 	assert_string_equal(c->entries[1].cmdline, "");
+
+	/* an EFI application on partition 3 (its LoadOptions), then a boot record */
+	char *v = cfg_text_add_entry(u, "shell", "Shell", CFG_KIND_EFI, "/EFI/tools/shell.efi", 3,
+				     NULL, 0, "-nostartup");
+	assert_string_equal(v + strlen(u), "\nentry shell\n  title   Shell\n"
+			    "  efi     /EFI/tools/shell.efi\n  partition 3\n  cmdline -nostartup\n");
+	char *w = cfg_text_add_entry(v, "dos", NULL, CFG_KIND_CHAIN, "2", 0, NULL, 0, NULL);
+	assert_string_equal(w + strlen(v), "\nentry dos\n  title   dos\n  chainload 2\n");
+	assert_parses(w, c);
+	assert_int_equal(c->nentries, 4);
+	assert_int_equal(c->entries[2].kind, CFG_KIND_EFI);
+	assert_int_equal(c->entries[2].partition, 3);
+	assert_string_equal(c->entries[2].kernel, "/EFI/tools/shell.efi");
+	assert_string_equal(c->entries[2].cmdline, "-nostartup");
+	assert_int_equal(c->entries[3].kind, CFG_KIND_CHAIN);
+	assert_int_equal(c->entries[3].partition, 2);
 	free(t);
 	free(u);
+	free(v);
+	free(w);
 	free(c);
 }
 

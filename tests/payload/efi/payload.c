@@ -4,16 +4,20 @@
  *
  *   ANYSECTOR-PAYLOAD proto=efi cmdline="..." initrd_size=N initrd_crc32=xxxxxxxx
  *
- * (initrd=none when nobody serves LINUX_EFI_INITRD_MEDIA_GUID; "ANYSECTOR-PAYLOAD-ERROR
- * <sentence>" when the LoadFile2 protocol misbehaves), then shuts the machine down. */
+ * (initrd=none when nobody serves LINUX_EFI_INITRD_MEDIA_GUID; partition=N when the device it
+ * was loaded from is partition N of a disk, which is how a loader's device path shows;
+ * "ANYSECTOR-PAYLOAD-ERROR <sentence>" when the LoadFile2 protocol misbehaves), then shuts the
+ * machine down. */
 #include <efi.h>
 
 #include "common/fmt.h"
+#include "common/le.h"
 #include "efi/initrd_media.h"
 #include "tests/payload/report_line.h"
 
 static EFI_GUID load_file2_guid = LOAD_FILE2_PROTOCOL_GUID;
 static EFI_GUID loaded_image_guid = LOADED_IMAGE_PROTOCOL;
+static EFI_GUID device_path_guid = DEVICE_PATH_PROTOCOL;
 
 /* The device path the stub looks for. */
 static const struct initrd_media_path initrd_media_path = INITRD_MEDIA_PATH_INIT;
@@ -89,6 +93,27 @@ static EFI_STATUS load_initrd(void **data, UINTN *size)
 	return EFI_SUCCESS;
 }
 
+/* The partition number in the last hard-drive node of device's path; 0 when it has none. */
+static UINT32 partition_of(EFI_HANDLE device)
+{
+	const UINT8 *n = NULL;
+	UINT32 number = 0;
+
+	if (!device || EFI_ERROR(st->BootServices->HandleProtocol(device, &device_path_guid,
+								   (void **)&n)))
+		return 0;
+	/* a bound on the walk: a device path is a few nodes */
+	for (int i = 0; n && i < 64 && n[0] != END_DEVICE_PATH_TYPE; i++) {
+		UINT16 len = le16_load(n + 2);
+		if (len < 4)
+			return 0;
+		if (n[0] == MEDIA_DEVICE_PATH && n[1] == MEDIA_HARDDRIVE_DP && len >= 8)
+			number = le32_load(n + 4);
+		n += len;
+	}
+	return number;
+}
+
 EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 {
 	EFI_LOADED_IMAGE *li = NULL;
@@ -110,6 +135,9 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	line_end(&line, initrd, initrd_size);
 	if (rd == EFI_NOT_FOUND)
 		line_add(&line, " initrd=none");
+	UINT32 part = partition_of(li->DeviceHandle);
+	if (part)
+		line_add(&line, " partition=%u", (unsigned)part);
 	print_line(line.text);
 	shut_down();
 }

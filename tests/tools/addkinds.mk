@@ -1,0 +1,6 @@
+# The entry kinds of `anysector add` (--efi, --efi --partition N, --chainload) on image files
+# (tests/tools/test_add_kinds.py); their boots are in test-qemu-chain.
+.PHONY: test-add-kinds
+test-add-kinds: $(BUILD)/asan/tools/anysector $(PY_BOOTINFO)
+	@BUILD=$(BUILD) python3 tests/tools/test_add_kinds.py
+TEST_SUITES += 42:test-add-kinds

@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""The entry kinds of `anysector add` on image files: --efi (copied to the ESP), --efi with
+--partition N (a file already on FAT partition N: nothing copied, the partition and the file
+must exist), --chainload PART|hdN, their usage errors and refusals, and `check` naming an efi
+entry whose file is missing from its partition. The boots themselves are in
+tests/qemu/chain.py. Run by `make test-add-kinds` (suite 42)."""
+import json
+import os
+import subprocess
+import sys
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from lib import mtools  # noqa: E402
+from lib.disk import sha256 as sha, sparse  # noqa: E402
+from lib.suite import Suite  # noqa: E402
+
+MIB = 1 << 20
+APP = "/EFI/tools/app.efi"
+
+
+def new_disk(s, name, lss):
+    img = s.path(name)
+    sparse(img, 64 * MIB)
+    s.anysector("partition", img, "--sector-size", lss, "--esp-size", "16M")
+    s.anysector("install", img, "--backup", img + ".bak")
+    out, _ = s.anysector("info", "--json", img)
+    parts = {p["number"]: (p["start"], p["sectors"]) for p in json.loads(out)["partitions"]}
+    return img, parts
+
+
+def format_fat(s, img, lss, start, sectors):
+    """Partition (start, sectors) becomes a FAT made by mkfs.fat; returns its byte offset."""
+    fs = s.path("part.fat")
+    with open(fs, "wb") as f:
+        f.truncate(sectors * lss)
+    subprocess.run(["mkfs.fat", "-S", str(lss), "-h", str(start), fs], check=True,
+                   capture_output=True)
+    with open(fs, "rb") as f, open(img, "r+b") as out:
+        out.seek(start * lss)
+        out.write(f.read())
+    os.unlink(fs)
+    return start * lss
+
+
+def config(img, esp_off):
+    return mtools.read_text(img, esp_off, "/anysector.cfg") or ""
+
+
+def t_efi_copied(s):
+    img, parts = new_disk(s, "efi.img", 512)
+    esp_off = parts[2][0] * 512
+    app = s.path("tool.efi")
+    data = b"MZ" + os.urandom(3000)
+    open(app, "wb").write(data)
+    s.anysector("add", img, "--efi", app, "--cmdline", "-nostartup", has=["entry 'tool.efi'"])
+    cfg = config(img, esp_off)
+    s.check("  efi     /tool.efi/tool.efi\n" in cfg and "  cmdline -nostartup\n" in cfg and
+            "partition" not in cfg, "config: %r" % cfg)
+    s.eq(mtools.read(img, esp_off, "/tool.efi/tool.efi"), data, "the application on the ESP")
+    s.anysector("add", img, "--efi", app, "--initrd", app, rc=64,
+                has=["--initrd goes with --kernel, not with --efi"])
+    s.anysector("check", img, rc=0, has=["anysector.cfg: 1 entry"])
+
+
+def t_chainload(s):
+    img, parts = new_disk(s, "chain.img", 4096)
+    esp_off = parts[2][0] * 4096
+    s.anysector("add", img, "--chainload", "3", has=["entry 'chainload-3'"])
+    s.anysector("add", img, "--chainload", "hd1", "--title", "Second disk")
+    cfg = config(img, esp_off)
+    s.check("  chainload 3\n" in cfg and "  chainload hd1\n" in cfg, "config: %r" % cfg)
+    before = sha(img)
+    s.anysector("add", img, "--chainload", "9", rc=3, has=["has no partition 9"])
+    s.anysector("add", img, "--chainload", "x", rc=64, has=["--chainload x: give a partition"])
+    s.anysector("add", img, "--chainload", "hd16", rc=64, has=["hd0 to hd15"])
+    s.anysector("add", img, "--chainload", "3", "--cmdline", "x", rc=64,
+                has=["--cmdline does not go with --chainload"])
+    s.eq(sha(img), before, "a refused add changed the image")
+    s.anysector("check", img, rc=0, has=["anysector.cfg: 2 entries"])
+
+
+def t_efi_on_partition(s):
+    for lss in (512, 4096):
+        img, parts = new_disk(s, "part%d.img" % lss, lss)
+        esp_off = parts[2][0] * lss
+        before = sha(img)
+        add = ["add", img, "--efi", APP, "--partition", "3"]
+        s.anysector(*add, rc=3, has=["--efi %s --partition 3: partition 3 of %s holds no FAT "
+                                     "filesystem" % (APP, img)])
+        off3 = format_fat(s, img, lss, *parts[3])
+        before = sha(img)
+        s.anysector(*add, rc=3, has=["partition 3 of %s has no file %s" % (img, APP)])
+        app = s.path("app.efi")
+        open(app, "wb").write(b"MZ" + bytes(500))
+        mtools.run(["mmd", "::/EFI", "::/EFI/tools"], img, off3, check=True)
+        s.anysector("add", img, "--efi", "/EFI/tools", "--partition", "3", rc=3,
+                    has=["(it is a directory)"])
+        mtools.run(["mcopy", app, "::" + APP], img, off3, check=True)
+        before = sha(img)
+        s.anysector("add", img, "--efi", APP, "--partition", "9", rc=3,
+                    has=["has no partition 9"])
+        s.anysector("add", img, "--efi", "EFI/tools/app.efi", "--partition", "3", rc=64,
+                    has=["give the application's absolute path on that partition"])
+        s.anysector("add", img, "--kernel", app, "--partition", "3", rc=64,
+                    has=["--partition goes with --efi", "not with --kernel"])
+        s.anysector("add", img, "--chainload", "3", "--partition", "3", rc=64,
+                    has=["not with --chainload"])
+        for bad in ("0", "129", "-1", "3x"):
+            s.anysector(*add[:-1], bad, rc=64, has=["--partition %s: give a partition number "
+                                                    "from 1 to 128" % bad])
+        s.anysector(*add, "--partition", "4", rc=64, has=["--partition given twice"])
+        s.eq(sha(img), before, "a refused add changed the image")
+        s.anysector(*add, "--cmdline", "-x", "--title", "Tool", "--default",
+                    has=["entry 'app.efi' (EFI application %s on partition 3)" % APP])
+        cfg = config(img, esp_off)
+        s.check("entry app.efi\n  title   Tool\n  efi     %s\n  partition 3\n  cmdline -x\n" % APP
+                in cfg and "default app.efi" in cfg, "config: %r" % cfg)
+        r = mtools.run(["mdir", "-b", "::/"], img, esp_off, text=True)
+        s.check("app.efi" not in r.stdout.lower(), "the application was copied to the ESP:\n"
+                + r.stdout)
+        s.anysector("check", img, rc=0, has=["anysector.cfg: 1 entry, default 'app.efi'"])
+        mtools.run(["mdel", "::" + APP], img, off3, check=True)
+        s.anysector("check", img, rc=2, has=["entry 'app.efi': EFI application %s: partition 3 "
+                                             "of %s has no file %s" % (APP, img, APP)])
+
+
+def main():
+    s = Suite("add-kinds")
+    return s.run([t_efi_copied, t_chainload, t_efi_on_partition])
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -16,13 +16,14 @@ WAIT = 90          # seconds for one prompt under TCG on a loaded host
 
 
 class Guest:
-    def __init__(self, firmware, image, work, extra=()):
+    def __init__(self, firmware, image, work, extra=(), disk=("nvme", 4096, 4096)):
+        """disk: the boot disk's front-end, logical and physical sector size."""
         self.gap = 0.3 if firmware == "seabios" else 1.5
         self.sock_path = os.path.join(work, "serial.sock")
         self.log = b""
         cmd = (qemu.base_args(os.path.join(work, "unused.log"))
                + qemu.firmware_args(firmware, os.path.join(work, "vars.fd"), None)
-               + qemu.disk_args("nvme", image, 4096, 4096) + list(extra))
+               + qemu.disk_args(disk[0], image, disk[1], disk[2]) + list(extra))
         # COM1 on a socket instead of the log file base_args names.
         i = cmd.index("-chardev")
         cmd[i + 1] = f"socket,id=ser0,path={self.sock_path},server=on,wait=on"

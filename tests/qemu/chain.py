@@ -5,6 +5,11 @@
                      LBA at DS:SI+8: they must be 0x80 and partition 3's start LBA;
   seabios-hd1        `--chainload hd1`: a second NVMe disk holds the record at LBA 0: DL 0x81,
                      LBA 0 (the entry for a whole disk);
+  seabios-syslinux   partition 3 of a 512e disk is a FAT (mkfs.fat) with Debian's syslinux
+                     installed into it (`syslinux --install --offset`, its boot record in the
+                     partition's first sector) and a syslinux.cfg that boots the BIOS payload:
+                     stage2 chainloads the record, syslinux boots the payload, which reports
+                     syslinux's APPEND line (512e only: syslinux 6.04 refuses 4 KiB-sector FAT);
   seabios-no-record  partition 3's first sector is zeros: stage2 says it is no boot record
                      (naming LBA and drive) and waits at its menu; the record never runs;
   ovmf-efi-app       `--efi payload.efi --cmdline ...`: the EFI payload started as an application
@@ -40,12 +45,13 @@ def anysector(*args):
     return subprocess.run([paths.ANYSECTOR, *args], check=True, capture_output=True, text=True)
 
 
-def make_disk(work, firmware, add, prepare=None):
+def make_disk(work, firmware, add, prepare=None, lss=LSS, pss=LSS):
     """mkimage, then prepare(image, {number: (start, sectors)}) before the `add`."""
     image = os.path.join(work, "disk.img")
     payload = PAYLOAD[firmware]
     anysector("mkimage", image, "--size", "64M", "--esp-size", "16M", "--label", "gpt",
-              "--sector-size", str(LSS), "--stages", paths.STAGES, "--kernel", payload,
+              "--sector-size", str(lss), "--physical-size", str(pss), "--stages", paths.STAGES,
+              "--kernel", payload,
               "--cmdline", "linux-entry", "--timeout", "0")
     if prepare:
         info = json.loads(anysector("info", "--json", image).stdout)
@@ -55,19 +61,20 @@ def make_disk(work, firmware, add, prepare=None):
     return image, {p["number"]: p["start"] for p in info["partitions"]}
 
 
-def fat_with_file(work, image, start, sectors, path, src):
+def fat_with_file(work, image, start, sectors, path, src, lss=LSS):
     """Makes partition (start, sectors) of image a FAT (mkfs.fat) holding src at path."""
     fs = os.path.join(work, "part.fat")
     with open(fs, "wb") as f:
-        f.truncate(sectors * LSS)
-    subprocess.run(["mkfs.fat", "-S", str(LSS), "-h", str(start), "-n", "OTHER", fs],
+        f.truncate(sectors * lss)
+    subprocess.run(["mkfs.fat", "-S", str(lss), "-h", str(start), "-n", "OTHER", fs],
                    check=True, capture_output=True)
     parent = os.path.dirname(path)
-    mtools.run(["mmd", "-D", "s", f"::{parent.rsplit('/', 1)[0]}"], fs)
-    mtools.run(["mmd", "-D", "s", f"::{parent}"], fs)
+    if parent != "/":
+        mtools.run(["mmd", "-D", "s", f"::{parent.rsplit('/', 1)[0]}"], fs)
+        mtools.run(["mmd", "-D", "s", f"::{parent}"], fs)
     mtools.run(["mcopy", src, f"::{path}"], fs, check=True)
     with open(fs, "rb") as f, open(image, "r+b") as out:
-        out.seek(start * LSS)
+        out.seek(start * lss)
         out.write(f.read())
 
 
@@ -77,8 +84,8 @@ def put_record(image, lba, data):
         f.write(data)
 
 
-def run_guest(firmware, image, work, until, extra=(), seconds=90):
-    g = Guest(firmware, image, work, extra)
+def run_guest(firmware, image, work, until, extra=(), seconds=90, disk=("nvme", LSS, LSS)):
+    g = Guest(firmware, image, work, extra, disk)
     try:
         g.wait_for(until.encode(), seconds)
         g.pump(1)
@@ -115,6 +122,32 @@ def case_hd1(work):
         return "the second disk's boot record did not report", g
     if m["dl"] != "81" or m["lba"] != "0":
         return f"the record got DL=0x{m['dl']} LBA {m['lba']}, expected 0x81 and 0", g
+    return None, g
+
+
+def case_syslinux(work):
+    """syslinux 6.04 refuses a FAT of 4096-byte sectors ("unsupported sectors size",
+    docs/FIRMWARE.md), so this disk is 512e: nvme, logical 512, physical 4096."""
+    def prepare(image, parts):
+        start, sectors = parts[3]
+        fat_with_file(work, image, start, sectors, "/payload", PAYLOAD["seabios"], lss=512)
+        cfg = os.path.join(work, "syslinux.cfg")
+        with open(cfg, "w") as f:
+            f.write("DEFAULT p\nPROMPT 0\nTIMEOUT 0\nLABEL p\n  LINUX /payload\n"
+                    "  APPEND started-by=syslinux\n")
+        mtools.run(["mcopy", cfg, "::/syslinux.cfg"], image, start * 512, check=True)
+        subprocess.run(["syslinux", "--install", "--offset", str(start * 512), image],
+                       check=True, capture_output=True)
+    image, _ = make_disk(work, "seabios", ["--chainload", "3"], prepare, lss=512, pss=4096)
+    g = run_guest("seabios", image, work, "ANYSECTOR-PAYLOAD", disk=("nvme", 512, 4096))
+    text = g.text()
+    if "anysector boot menu" not in text and "booting 2)" not in text:
+        return "stage2 did not run (no menu, no countdown)", g
+    m = console.PAYLOAD_RE.search(text)
+    if not m:
+        return "syslinux did not boot the payload", g
+    if m["cmdline"] != "BOOT_IMAGE=/payload started-by=syslinux":   # syslinux adds BOOT_IMAGE
+        return f"the payload got [{m['cmdline']}], not syslinux's APPEND line", g
     return None, g
 
 
@@ -179,6 +212,7 @@ def case_chain_unavailable(work):
 
 CASES = [("seabios-nvme-4Kn-chain-partition", case_partition),
          ("seabios-nvme-4Kn-chain-hd1", case_hd1),
+         ("seabios-nvme-512e-chain-syslinux", case_syslinux),
          ("seabios-nvme-4Kn-chain-no-record", case_no_record),
          ("ovmf-nvme-4Kn-efi-app", case_efi_app),
          ("ovmf-nvme-4Kn-efi-other-partition", case_efi_other_partition),

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Regenerates the FAT, Linux-header, stage2-header, GUID-text, topology and SHA-256 seed corpora
-(tests/fuzz/corpus/{fat,linux,bootinfo,guid,align,sha256}/).
+"""Regenerates the FAT, Linux-header, stage2-header, GUID-text, topology, SHA-256 and PE seed
+corpora (tests/fuzz/corpus/{fat,linux,bootinfo,guid,align,sha256,pe}/).
 
 FAT seeds are real images from mkfs.fat and mtools, stored in the sparse format fuzz_fat.c reads
 (only the non-zero 512-byte pieces), so FAT16 and FAT32 images of many megabytes fit in a few KiB.
@@ -10,7 +10,7 @@ Stage2 seeds are small images with the header of common/bootinfo.h, sealed and p
 installer's way, and broken in one field each.
 
 Needs mkfs.fat and mtools (for fat). Run from anywhere:
-python3 tests/fuzz/corpus/make_seeds.py [fat] [linux] [bootinfo] [guid] [align] [sha256]
+python3 tests/fuzz/corpus/make_seeds.py [fat] [linux] [bootinfo] [guid] [align] [sha256] [pe]
 (default: all)
 """
 import os
@@ -207,8 +207,53 @@ def make_sha256():
             f.write(data)
 
 
+SBAT_OURS = (b"sbat,1,SBAT Version,sbat,1,https://github.com/rhboot/shim/blob/main/SBAT.md\n"
+             b"anysector,1,anysector,anysector,0.1,man:anysector(8)\n")
+SBAT_SHIM = (b"sbat,1,SBAT Version,sbat,1,https://github.com/rhboot/shim/blob/main/SBAT.md\n"
+             b"shim,4,UEFI shim,shim,1,https://github.com/rhboot/shim\n"
+             b"shim.debian,1,Debian,shim,16.1,https://tracker.debian.org/pkg/shim\n")
+
+
+def pe_image(signed):
+    """A minimal PE32+ as tests/unit/test_pe.c builds it: .text, .sbat, and (signed) a
+    certificate table of a PKCS#7 entry padded to 8 bytes and one of another type."""
+    img = bytearray(0x400 + 24 + 12)
+    img[0:2] = b"MZ"
+    struct.pack_into("<I", img, 0x3C, 0x40)
+    img[0x40:0x44] = b"PE\0\0"
+    struct.pack_into("<HH", img, 0x44, 0x8664, 2)
+    struct.pack_into("<H", img, 0x54, 240)
+    opt = 0x58
+    struct.pack_into("<H", img, opt, 0x20B)
+    struct.pack_into("<I", img, opt + 108, 16)
+    if signed:
+        struct.pack_into("<II", img, opt + 112 + 32, 0x400, len(img) - 0x400)
+    for i, (name, vsize, raw, ptr) in enumerate(((b".text", 0x10, 0x20, 0x100),
+                                                 (b".sbat", len(SBAT_OURS), 0x200, 0x200))):
+        o = opt + 240 + 40 * i
+        img[o:o + len(name)] = name
+        struct.pack_into("<I", img, o + 8, vsize)
+        struct.pack_into("<II", img, o + 16, raw, ptr)
+    img[0x200:0x200 + len(SBAT_OURS)] = SBAT_OURS
+    struct.pack_into("<IHH", img, 0x400, 21, 0x200, 2)
+    img[0x408:0x415] = b"pkcs7-bytes!!"
+    struct.pack_into("<IHH", img, 0x418, 12, 0x200, 1)
+    return bytes(img if signed else img[:0x400])
+
+
+def make_pe():
+    seeds = {
+        "pe32plus-signed": pe_image(True),
+        "pe32plus-unsigned": pe_image(False),
+        "sbat-shim": SBAT_SHIM,
+    }
+    for name, data in seeds.items():
+        with open(os.path.join(HERE, "pe", name), "wb") as f:
+            f.write(data)
+
+
 def main(argv):
-    which = argv or ["fat", "linux", "bootinfo", "guid", "align", "sha256"]
+    which = argv or ["fat", "linux", "bootinfo", "guid", "align", "sha256", "pe"]
     for d in which:
         os.makedirs(os.path.join(HERE, d), exist_ok=True)
     if "fat" in which:
@@ -224,6 +269,8 @@ def main(argv):
         make_align()
     if "sha256" in which:
         make_sha256()
+    if "pe" in which:
+        make_pe()
 
 
 if __name__ == "__main__":

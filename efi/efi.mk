@@ -11,12 +11,25 @@ EFI_GNUEFI_CRT0 := /usr/lib/crt0-efi-x86_64.o
 $(EFI_DIR)/app/%.o: efi/%.c efi/efi.mk
 	@mkdir -p $(@D)
 	$(Q)$(HOSTCC) $(EFI_CFLAGS) -fno-asynchronous-unwind-tables $(DEPFLAGS) -c $< -o $@
-$(EFI_DIR)/anysector.so: $(EFI_APP_OBJS) $(COMMON_EFI_LIB)
+# SBAT (shim's revocation metadata, https://github.com/rhboot/shim/blob/main/SBAT.md): efi/sbat.csv
+# becomes a .sbat section the way shim's own test loaders get theirs: an empty object gains the
+# section with objcopy --add-section, the link keeps it (gnu-efi's linker script has no .sbat, so ld
+# places it as an orphan after .dynstr, on its own page), and the PE conversion copies it with
+# -j .sbat. The README ("Secure Boot") says when the generation in efi/sbat.csv is raised.
+EFI_SBAT_CSV := efi/sbat.csv
+$(EFI_DIR)/sbat.o: $(EFI_SBAT_CSV) efi/efi.mk
+	@mkdir -p $(@D)
+	$(Q)$(HOSTCC) -c -x c /dev/null -o $@
+	$(Q)objcopy --add-section .sbat=$< --set-section-flags .sbat=contents,alloc,load,readonly,data $@
+$(EFI_DIR)/anysector.so: $(EFI_APP_OBJS) $(COMMON_EFI_LIB) $(EFI_DIR)/sbat.o
 	$(Q)ld -nostdlib -znocombreloc -shared -Bsymbolic -T $(EFI_GNUEFI_LDS) $(EFI_GNUEFI_CRT0) \
 		$^ -L/usr/lib -lefi -lgnuefi -o $@
 $(EFI_BIN): $(EFI_DIR)/anysector.so
 	$(Q)objcopy -j .text -j .sdata -j .data -j .dynamic -j .dynsym -j .rel -j .rela -j '.rel.*' \
-		-j '.rela.*' -j .reloc --target efi-app-x86_64 --subsystem=10 $< $@
+		-j '.rela.*' -j .reloc -j .sbat --target efi-app-x86_64 --subsystem=10 $< $@
+	$(Q)objcopy -O binary --only-section=.sbat $@ $@.sbat && cmp -s $@.sbat $(EFI_SBAT_CSV) \
+		|| { echo "$@: its .sbat section is not $(EFI_SBAT_CSV)" >&2; rm -f $@ $@.sbat; exit 1; }
+	@rm -f $@.sbat
 
 ALL_TARGETS += $(EFI_BIN)
 

@@ -38,6 +38,9 @@ enum {
 	OPT_SIZE,
 	OPT_TIMEOUT,
 	OPT_ROOT_DIR,
+	OPT_SIGN_KEY,
+	OPT_SIGN_CERT,
+	OPT_SHIM,
 	OPT_HELP,
 	OPT_FAILED,         /* next_option: a shared option had a bad value (already reported) */
 };

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "tools/cli.h"
+#include "tools/efisig.h"
 #include "tools/ops.h"
 #include "tools/util.h"
 
@@ -25,13 +26,15 @@ static void usage(FILE *f)
 		"  --backup FILE        where to save the replaced sectors (default: IMAGE.anysector-backup\n"
 		"                       next to an image, ./anysector-backup-DEV for a device)\n"
 		"  --dry-run            print every write (LBA, bytes, what) and change nothing\n"
-		"  --force              overwrite data in the gap that is not anysector's\n" TOPO_HELP);
+		"  --force              overwrite data in the gap that is not anysector's\n"
+		SIGNING_HELP TOPO_HELP);
 }
 
 int cmd_install(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		TOPO_LONG_OPTIONS,
+		SIGNING_LONG_OPTIONS,
 		{ "stages", required_argument, NULL, OPT_STAGES },
 		{ "backup", required_argument, NULL, OPT_BACKUP },
 		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
@@ -40,11 +43,17 @@ int cmd_install(int argc, char **argv)
 		{ 0 },
 	};
 	struct common_opts o = { 0 };
+	struct efi_signing sg = { 0 };
 	const char *stages_opt = NULL, *backup = NULL;
 	int c, rc;
 
 	optind = 1;
 	while ((c = next_option(argc, argv, opts, &o)) != -1) {
+		enum opt_result r = signing_option(c, optarg, &sg, "install");
+		if (r == OPTION_BAD)
+			return EXIT_USAGE;
+		if (r == OPTION_TAKEN)
+			continue;
 		switch (c) {
 		case OPT_STAGES: stages_opt = optarg; break;
 		case OPT_BACKUP: backup = optarg; break;
@@ -55,6 +64,8 @@ int cmd_install(int argc, char **argv)
 	}
 	if (optind + 1 != argc)
 		return usage_error("install", "install needs exactly one TARGET");
+	if ((rc = signing_finish(&sg, "install")))
+		return rc;
 
 	struct stages s;
 	struct hostdev h;
@@ -69,6 +80,7 @@ int cmd_install(int argc, char **argv)
 		t.dry_run = o.dry_run;
 		t.force = o.force;
 		t.backup = backup;
+		t.sign = sg;
 		if (!(rc = txn_install(&t, &s)))
 			rc = txn_commit(&t);
 	}

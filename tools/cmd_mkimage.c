@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "tools/cli.h"
+#include "tools/efisig.h"
 #include "tools/entries.h"
 #include "tools/ext4fmt.h"
 #include "tools/foreign.h"
@@ -78,7 +79,7 @@ static void usage(FILE *f)
 		"                       root=PARTUUID=... to every --cmdline without a root=\n"
 		"  --timeout SECONDS    the boot menu's timeout in the new anysector.cfg (default %u;\n"
 		"                       0 boots the default entry at once; needs a --kernel)\n" ENTRY_HELP
-		TOPO_HELP, CFG_DEFAULT_TIMEOUT);
+		SIGNING_HELP TOPO_HELP, CFG_DEFAULT_TIMEOUT);
 }
 
 int cmd_mkimage(int argc, char **argv)
@@ -87,6 +88,7 @@ int cmd_mkimage(int argc, char **argv)
 		TOPO_LONG_OPTIONS,
 		ENTRY_LONG_OPTIONS,
 		LAYOUT_LONG_OPTIONS,
+		SIGNING_LONG_OPTIONS,
 		{ "size", required_argument, NULL, OPT_SIZE },
 		{ "stages", required_argument, NULL, OPT_STAGES },
 		{ "force", no_argument, NULL, OPT_FORCE },
@@ -97,6 +99,7 @@ int cmd_mkimage(int argc, char **argv)
 	};
 	struct layout_opts lo = { .label = LABEL_GPT };
 	struct common_opts o = { 0 };
+	struct efi_signing sg = { 0 };
 	struct entry_list l;
 	const char *stages_opt = NULL, *root_dir = NULL;
 	static char cmdlines[CFG_MAX_ENTRIES][CFG_CMDLINE_MAX];
@@ -112,6 +115,8 @@ int cmd_mkimage(int argc, char **argv)
 		enum opt_result r = layout_option(c, optarg, &lo, "mkimage");
 		if (r == OPTION_OTHER)
 			r = entry_option(c, optarg, &l, "mkimage");
+		if (r == OPTION_OTHER)
+			r = signing_option(c, optarg, &sg, "mkimage");
 		if (r == OPTION_BAD)
 			return EXIT_USAGE;
 		if (r == OPTION_TAKEN)
@@ -138,7 +143,7 @@ int cmd_mkimage(int argc, char **argv)
 		return usage_error("mkimage", "mkimage needs exactly one OUT file");
 	if (!size)
 		return usage_error("mkimage", "--size is required");
-	if ((rc = entry_finish(&l, "mkimage", false)))
+	if ((rc = entry_finish(&l, "mkimage", false)) || (rc = signing_finish(&sg, "mkimage")))
 		return rc;
 	if (has_timeout && !l.n)
 		return usage_error("mkimage", "--timeout needs a --kernel: without an entry no "
@@ -218,6 +223,7 @@ int cmd_mkimage(int argc, char **argv)
 	    !(rc = txn_begin(&t, &h))) {
 		t.journal = false; /* a new image has nothing to restore */
 		t.cfg_timeout = timeout;
+		t.sign = sg;
 		if ((!root_dir || !(rc = fill_root(&t, root_dir, &l, cmdlines, root_arg,
 						   sizeof root_arg))) &&
 		    !(rc = txn_install(&t, &s)) && (!l.n || !(rc = txn_add(&t, l.e, l.n))))

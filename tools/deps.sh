@@ -17,6 +17,7 @@ fdisk gdisk util-linux
 e2fsprogs mount
 xfsprogs btrfs-progs ntfs-3g cryptsetup-bin lvm2 mdadm xorriso
 qemu-system-x86 ovmf seabios
+sbsigntool shim-unsigned openssl
 python3
 busybox-static cpio gzip
 linux-image-cloud-amd64

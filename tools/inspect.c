@@ -8,6 +8,7 @@
 #include "common/errors.h"
 #include "common/fat.h"
 #include "common/le.h"
+#include "tools/efisig.h"
 #include "tools/espfs.h"
 #include "tools/hostdev.h"
 #include "tools/util.h"
@@ -641,6 +642,70 @@ static bool fat_has(struct fat_ctx *c, const char *path)
 	return !fat_open(&c->fs, path, &f, NULL) && !f.is_dir;
 }
 
+/* EFI programs larger than this are not boot loaders; check does not read them whole. */
+#define EFI_FILE_MAX_BYTES (64u << 20)
+
+/* Reads and describes one EFI program of the boot partition (efisig.h) into *b. Returns 0, or
+ * an AS_* code when it is missing, too large or unreadable. */
+static int inspect_efi_file(struct fat_ctx *c, const char *path, struct efi_binary *b)
+{
+	struct fat_file f;
+	int rc;
+
+	if ((rc = fat_open(&c->fs, path, &f, NULL)))
+		return rc;
+	if (f.is_dir)
+		return AS_EISDIR;
+	if (f.size > EFI_FILE_MAX_BYTES)
+		return AS_ETOOBIG;
+	uint8_t *buf = xmalloc(f.size ? f.size : 1);
+	if (!(rc = fat_read(&c->fs, &f, 0, buf, f.size, NULL)))
+		efi_binary_inspect(buf, f.size, b);
+	free(buf);
+	return rc;
+}
+
+/* What \EFI\BOOT\BOOTX64.EFI is and who signed it; with shim there, what shim starts. */
+static void check_efi_files(struct fat_ctx *c, unsigned part, struct report *r)
+{
+	static const char *const second = "/EFI/BOOT/" SHIM_SECOND_STAGE;
+	struct efi_binary b, l;
+	char text[1200];
+	int rc;
+
+	if ((rc = inspect_efi_file(c, "/EFI/BOOT/BOOTX64.EFI", &b))) {
+		report_printf(r, DIAG_WARN, "boot.efi_read",
+			      "partition %u: \\EFI\\BOOT\\BOOTX64.EFI cannot be read: %s", part,
+			      as_strerror(rc));
+		return;
+	}
+	report_printf(r, DIAG_INFO, "boot.efi", "partition %u: \\EFI\\BOOT\\BOOTX64.EFI present: %s", part,
+		      efi_binary_text(&b, text, sizeof text));
+	if (strcmp(b.component, "shim"))
+		return;
+	if ((rc = inspect_efi_file(c, second, &l))) {
+		report_printf(r, DIAG_WARN, "boot.shim_target",
+			      "partition %u: shim starts \\EFI\\BOOT\\" SHIM_SECOND_STAGE
+			      ", which %s", part, rc == AS_ENOENT ? "is missing" : as_strerror(rc));
+		return;
+	}
+	report_printf(r, DIAG_INFO, "boot.shim_target",
+		      "partition %u: shim starts \\EFI\\BOOT\\" SHIM_SECOND_STAGE ", %s", part,
+		      efi_binary_text(&l, text, sizeof text));
+	if (!l.nsigs)
+		report_printf(r, DIAG_WARN, "boot.shim_unsigned",
+			      "partition %u: \\EFI\\BOOT\\" SHIM_SECOND_STAGE " is not signed: with "
+			      "Secure Boot on, shim starts it only when its hash is enrolled as a MOK",
+			      part);
+	else if (!l.component[0])
+		report_printf(r, DIAG_WARN, "boot.shim_sbat",
+			      "partition %u: \\EFI\\BOOT\\" SHIM_SECOND_STAGE " has no .sbat "
+			      "section: shim refuses it with Secure Boot on", part);
+	if (fat_has(c, "/EFI/BOOT/mmx64.efi"))
+		report_printf(r, DIAG_INFO, "boot.mok_manager",
+			      "partition %u: \\EFI\\BOOT\\mmx64.efi (MokManager) present", part);
+}
+
 static void check_config(struct hostdev *h, const struct disk_info *di, struct fat_ctx *c,
 			 unsigned part, bool ours, struct report *r)
 {
@@ -754,8 +819,7 @@ void disk_check_boot(struct hostdev *h, struct disk_info *di, struct report *r)
 				      "boot partition %u has FAT errors: %.900s", bp->number, problem);
 		bool efi = fat_has(c, "/EFI/BOOT/BOOTX64.EFI");
 		if (efi)
-			report_printf(r, DIAG_INFO, "boot.efi", "partition %u: \\EFI\\BOOT\\BOOTX64.EFI present",
-				      bp->number);
+			check_efi_files(c, bp->number, r);
 		else
 			report_printf(r, di->has_stage1 ? DIAG_WARN : DIAG_INFO, "boot.no_efi",
 				      "partition %u has no \\EFI\\BOOT\\BOOTX64.EFI: UEFI firmware will "

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 
 #include "common/config.h"
+#include "tools/efisig.h"
 #include "tools/espfs.h"
 #include "tools/hostdev.h"
 #include "tools/inspect.h"
@@ -29,6 +30,8 @@ struct txn {
 	bool journal;               /* save the old bytes first (mkimage on a new image does not) */
 	const char *backup;         /* journal path; NULL: the default */
 	unsigned cfg_timeout;       /* the menu timeout of a new anysector.cfg (seconds) */
+	struct efi_signing sign;    /* install: --sign-key, --sign-cert, --shim */
+	char signed_loader[4200];   /* the temporary signed copy of BOOTX64.EFI ("" none) */
 	struct esp_session esp;
 	struct plan pre;            /* stage2 */
 	struct plan post;           /* LBA 0 */

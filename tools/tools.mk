@@ -10,7 +10,7 @@ TOOLS_DEFS := -DANYSECTOR_LIBDIR='"$(PREFIX)/lib/anysector"' $(BLKID_CFLAGS)
 TOOLS_LIB_SRCS := $(filter-out tools/anysector.c,$(TOOLS_SRCS))
 TOOLS_HOST_LIB := $(BUILD)/tools/libanysector.a
 TOOLS_ASAN_LIB := $(BUILD)/asan/tools/libanysector.a
-TOOLS_LDLIBS := $(BLKID_LIBS)
+TOOLS_LDLIBS := $(BLKID_LIBS) -lcrypto
 # Extra flags for the release build only (debian/rules passes dpkg-buildflags' hardening here).
 TOOLS_EXTRA_CFLAGS ?=
 TOOLS_EXTRA_LDFLAGS ?=

@@ -1,0 +1,5 @@
+# Signing at install (sbsign/sbverify), shim, SBAT and check's report: image files, no root.
+.PHONY: test-signing
+test-signing: $(BUILD)/asan/tools/anysector $(PY_BOOTINFO) stages
+	@BUILD=$(BUILD) python3 tests/tools/test_signing.py
+TEST_SUITES += 43:test-signing

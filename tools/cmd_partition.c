@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 
 #include "common/errors.h"
 #include "common/gpt.h"
@@ -18,6 +19,8 @@
 #include "tools/journal.h"
 #include "tools/mounts.h"
 #include "tools/ops.h"
+#include "tools/stage2_place.h"
+#include "tools/stages.h"
 #include "tools/util.h"
 
 #define WIPE_CHUNK (1u << 20)
@@ -192,6 +195,34 @@ static int write_lba0(struct hostdev *h, const struct layout *l)
 	return rc;
 }
 
+/* --dos-compat leaves stage2 only the gap before LBA 63: say now, not at install, when the
+ * stage2 install would use does not fit there (the slots install places, stage2_place.h). */
+static void dos_compat_stage2_fit(const struct hostdev *h, const struct layout *l)
+{
+	char dir[4096], path[4096 + 16];
+	struct topology pt = h->topo;
+	struct stage2_place pl;
+	struct stat st;
+
+	snprintf(path, sizeof path, "%s/stage2.bin", stages_dir(NULL, dir, sizeof dir));
+	if (stat(path, &st) || st.st_size <= 0 || st.st_size > UINT32_MAX) {
+		t_info("partition.dos_compat_stage2", "--dos-compat: no stage2 at %s to measure; "
+		       "install needs it to fit the %llu bytes before partition 1", path,
+		       (unsigned long long)((l->p[0].first - 1) * h->topo.lss));
+		return;
+	}
+	pt.io_min = pt.io_opt = 0;
+	if (stage2_slots(&h->topo, align_grain(&pt, false), 1, l->p[0].first,
+			 (uint32_t)st.st_size, &pl))
+		t_warn("partition.dos_compat_stage2", "--dos-compat: stage2 (%lld bytes, %s) does not "
+		       "fit the %llu bytes between the MBR and partition 1 at LBA %llu, so 'anysector "
+		       "install' will refuse this disk; without --dos-compat partition 1 starts at "
+		       "1 MiB and stage2 fits", (long long)st.st_size, path,
+		       (unsigned long long)(pl.slot[0] < l->p[0].first ?
+					    (l->p[0].first - pl.slot[0]) * h->topo.lss : 0),
+		       (unsigned long long)l->p[0].first);
+}
+
 int partition_disk(struct hostdev *h, const struct layout_opts *lo, bool dry_run)
 {
 	struct layout l;
@@ -200,6 +231,8 @@ int partition_disk(struct hostdev *h, const struct layout_opts *lo, bool dry_run
 	if (rc)
 		return rc;
 	print_layout(h, &l);
+	if (lo->dos_compat)
+		dos_compat_stage2_fit(h, &l);
 	if (dry_run) {
 		printf("dry run: nothing was written\n");
 		return 0;

@@ -224,6 +224,22 @@ def t_dos_compat(s):
                 "--align-offset", "3584", has=["partition 1 starts at LBA 63 (byte 32256), not on "
                                                "a 1.0 MiB boundary (it is physically aligned"],
                 lacks=["partition 1 starts at LBA 63 (byte 32256), 3584"])
+    # stage2 measured against the 31744 bytes before LBA 63: 31744 fit, a byte more does not
+    big = s.path("gapstages")
+    os.makedirs(big, exist_ok=True)
+    for name in ("stage1.bin", "BOOTX64.EFI"):
+        open(os.path.join(big, name), "wb").write(open(os.path.join(s.stages, name), "rb").read())
+    os.environ["ANYSECTOR_STAGES"] = big
+    try:
+        for size in (31744, 31745):
+            open(os.path.join(big, "stage2.bin"), "wb").write(bytes(size))
+            want = ("--dos-compat: stage2 (%d bytes, %s/stage2.bin) does not fit the 31744 bytes "
+                    "between the MBR and partition 1 at LBA 63" % (size, big))
+            sparse(img, 300 * MIB)
+            s.anysector("partition", img, "--label", "mbr", "--dos-compat", "--dry-run",
+                        **({"has": [want]} if size > 31744 else {"lacks": ["does not fit"]}))
+    finally:
+        os.environ["ANYSECTOR_STAGES"] = s.stages
 
 
 def t_check_misaligned(s):

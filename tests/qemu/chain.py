@@ -18,6 +18,8 @@
                      (mkfs.fat) holding the payload; BOOTX64.EFI reads it from there and starts it
                      with that partition's device path: the payload reports partition=3 (the
                      partition its LoadedImage's DeviceHandle is) and its LoadOptions;
+  seabios-efi-unavailable  an efi entry as the default under BIOS: listed "(UEFI only)", no
+                     countdown to it, never started; the menu waits;
   ovmf-chain-unavailable  a chainload entry as the default under UEFI: listed "(BIOS only)", no
                      countdown to it, never started; the menu waits.
 A failing case prints the reason and the serial log's tail."""
@@ -197,6 +199,19 @@ def case_efi_other_partition(work):
     return None, g
 
 
+def case_efi_unavailable(work):
+    image, _ = make_disk(work, "seabios", ["--efi", paths.EFI_PAYLOAD])
+    g = run_guest("seabios", image, work, "waiting for a key", seconds=60)
+    text = g.text()
+    if "2) payload.efi (UEFI only)" not in text:
+        return "the efi entry is not listed as UEFI only", g
+    if "booting 2)" in text or "press a key for the menu" in text:
+        return "the menu counted down to (or tried) an entry BIOS cannot start", g
+    if "waiting for a key" not in text or console.payload_reported(text):
+        return "the menu did not wait (or booted something)", g
+    return None, g
+
+
 def case_chain_unavailable(work):
     image, _ = make_disk(work, "ovmf", ["--chainload", "3"])
     g = run_guest("ovmf", image, work, "waiting for a key", seconds=150)
@@ -216,6 +231,7 @@ CASES = [("seabios-nvme-4Kn-chain-partition", case_partition),
          ("seabios-nvme-4Kn-chain-no-record", case_no_record),
          ("ovmf-nvme-4Kn-efi-app", case_efi_app),
          ("ovmf-nvme-4Kn-efi-other-partition", case_efi_other_partition),
+         ("seabios-nvme-4Kn-efi-unavailable", case_efi_unavailable),
          ("ovmf-nvme-4Kn-chain-unavailable", case_chain_unavailable)]
 
 

@@ -8,6 +8,7 @@
 #include "common/config.h"
 #include "common/errors.h"
 #include "common/le.h"
+#include "tools/esp_order.h"
 #include "tools/inspect.h"
 #include "tools/run.h"
 #include "tools/util.h"
@@ -215,133 +216,6 @@ int esp_put(struct esp_session *s, const char *src, const char *dst)
 	return 0;
 }
 
-/* --- the order of the writes ---
- *
- * The copy now holds the final state S2; the disk holds S0. Written in LBA order, a crash could
- * leave a directory entry pointing at clusters not yet written, or a FAT chain half linked. The
- * writes are grouped by the role of each sector and ordered so that every prefix is a valid
- * filesystem in which each changed file reads whole, old or new:
- *
- *   1. data sectors in clusters that are free in S0 (new file contents, new directory clusters):
- *      nothing refers to them yet, so the filesystem still reads as S0;
- *   2. FAT sectors in an intermediate state SI0: the entries of clusters free in S0 and in use
- *      in S2 take their S2 values, all others keep S0's. The new chains exist whole, nothing
- *      refers to them: at worst allocated clusters that belong to no file yet (lost clusters,
- *      not a wrong byte);
- *   2b. FAT sectors in state SI: also the entries in use in both states that S2 changes, such
- *      as the last cluster of a directory that grew, now linked to its new cluster (whole since
- *      1 and 2). Each such entry is one link switched from one whole chain to another. The old
- *      chains are all still there;
- *   3. directory sectors (the FAT12/16 root, and sectors of clusters in use in S0): each is one
- *      sector, written whole. Those that add or change a live entry go first, in LBA order, so a
- *      long name's entries are in place before the short entry that ends them; then those that
- *      only delete entries, in reverse order, so a short entry goes before its long-name
- *      entries. A replaced file (esp_put: new copy under a temporary name, old one deleted, new
- *      one renamed) switches in the sector of its new entry; if the old entry lives in another
- *      sector, both names briefly exist, each pointing at a whole chain;
- *   4. FAT sectors from SI to S2: the old chains are freed; nothing refers to them any more;
- *   5. the rest (the reserved area: FSInfo's free-cluster hints, which readers do not trust).
- *
- * Assumed: a one-sector write lands whole or not at all (what drives promise per physical
- * sector; a 512e drive's read-modify-write of its 4 KiB sector is the drive's to make safe).
- * Not covered: a cluster in use in S0 that is not a directory but changed in place (esp_put
- * never does that; such sectors would go with step 3, unordered).
- *
- * A FAT sector may be written up to three times (SI0, SI, S2); the journal accepts any of
- * those contents for it.
- * Each directory sector is its own op, so tests/crash stops after each of them; other
- * neighbouring sectors of one step share an op (any part of such a step is as safe as all). */
-
-enum esp_role { ROLE_NEW_DATA, ROLE_FAT_NEW, ROLE_FAT_RELINK, ROLE_DIR_ADD, ROLE_DIR_DEL,
-		ROLE_FAT_FREE, ROLE_OTHER, ROLE_COUNT };
-
-static const char *const role_what[ROLE_COUNT] = {
-	"new contents in free clusters", "FAT with the new chains",
-	"FAT linking new clusters to chains in use",
-	"directory sector adding or changing entries", "directory sector deleting entries",
-	"FAT with the replaced chains freed", "filesystem metadata",
-};
-
-struct esp_geom {
-	enum fat_type type;
-	uint64_t fats, fats_end;     /* bytes of the partition: every FAT copy */
-	uint64_t root, data, data_end;
-	uint64_t cluster;
-	uint32_t active;             /* the FAT copy readers use */
-	uint64_t fat_bytes;
-};
-
-static void geom_of(const struct fat_fs *fs, struct esp_geom *g)
-{
-	g->type = fs->type;
-	g->fat_bytes = fs->fat_bytes;
-	g->active = fs->active_fat;
-	g->fats = fs->fat_offset - (uint64_t)fs->active_fat * fs->fat_bytes;
-	g->fats_end = g->fats + (uint64_t)fs->num_fats * fs->fat_bytes;
-	g->root = fs->root_offset;
-	g->data = fs->data_offset;
-	g->cluster = fs->cluster_size;
-	g->data_end = g->data + (uint64_t)fs->clusters * g->cluster;
-}
-
-/* Entry i of a FAT (FAT32's four reserved top bits left out); 0 past its end. */
-static uint32_t fat_get(const struct esp_geom *g, const uint8_t *fat, uint32_t i)
-{
-	uint64_t o;
-	switch (g->type) {
-	case FAT_TYPE_12:
-		o = (uint64_t)i + i / 2;
-		if (o + 2 > g->fat_bytes)
-			return 0;
-		return i & 1 ? le16_load(fat + o) >> 4 : le16_load(fat + o) & 0xFFFu;
-	case FAT_TYPE_16:
-		o = (uint64_t)i * 2;
-		return o + 2 > g->fat_bytes ? 0 : le16_load(fat + o);
-	default:
-		o = (uint64_t)i * 4;
-		return o + 4 > g->fat_bytes ? 0 : le32_load(fat + o) & 0x0FFFFFFFu;
-	}
-}
-
-/* Copies the bits of entry i from src to dst. */
-static void fat_take(const struct esp_geom *g, uint8_t *dst, const uint8_t *src, uint32_t i)
-{
-	uint64_t o;
-	switch (g->type) {
-	case FAT_TYPE_12:
-		o = (uint64_t)i + i / 2;
-		if (o + 2 > g->fat_bytes)
-			return;
-		if (i & 1) {
-			dst[o] = (uint8_t)((dst[o] & 0x0F) | (src[o] & 0xF0));
-			dst[o + 1] = src[o + 1];
-		} else {
-			dst[o] = src[o];
-			dst[o + 1] = (uint8_t)((dst[o + 1] & 0xF0) | (src[o + 1] & 0x0F));
-		}
-		return;
-	case FAT_TYPE_16:
-		o = (uint64_t)i * 2;
-		if (o + 2 <= g->fat_bytes)
-			memcpy(dst + o, src + o, 2);
-		return;
-	default:
-		o = (uint64_t)i * 4;
-		if (o + 4 <= g->fat_bytes)
-			memcpy(dst + o, src + o, 4);
-		return;
-	}
-}
-
-/* Whether a sector, read as directory entries, adds or changes a live one. */
-static bool adds_entry(const uint8_t *old, const uint8_t *new, uint32_t len)
-{
-	for (uint32_t i = 0; i + 32 <= len; i += 32)
-		if (new[i] != 0 && new[i] != 0xE5 && memcmp(old + i, new + i, 32))
-			return true;
-	return false;
-}
-
 /* --- the chains mtools will build on ---
  *
  * mtools trusts the FAT it is handed: where a file's chain runs into a free cluster, or into
@@ -386,7 +260,7 @@ static bool chain_whole(struct chain_check *c, uint32_t first, uint64_t size, bo
 		}
 		c->used[cl / 8] |= (uint8_t)(1u << (cl % 8));
 		n++;
-		uint32_t v = fat_get(&c->g, c->fat, cl);
+		uint32_t v = fat_entry_get(&c->g, c->fat, cl);
 		if (v > bad)
 			break;
 		if (v == 0 || v == bad) {
@@ -443,7 +317,7 @@ int esp_chain_problem(struct fat_fs *fs, struct blockdev *dev, char *problem, si
 
 	memset(&c, 0, sizeof c);
 	c.fs = fs;
-	geom_of(fs, &c.g);
+	esp_geom_of(fs, &c.g);
 	c.fat = xmalloc((size_t)c.g.fat_bytes);
 	c.used = xcalloc(1, (size_t)(fs->clusters + 2) / 8 + 1);
 	snprintf(c.path, sizeof c.path, "/");
@@ -496,90 +370,50 @@ static int esp_check_chains(struct esp_session *s)
 	return 0;
 }
 
-struct esp_op {
-	uint64_t lba;       /* device LBA */
-	uint8_t *data;      /* one sector, owned */
-	enum esp_role role;
-	unsigned steps;     /* FAT sectors: a bit for each FAT step that writes this sector */
+/* The FATs of the disk (S0) and of the copy (S2), every copy of each, and the intermediate
+ * states between them. */
+struct fat_states {
+	uint8_t *old, *new, *mid0, *mid;
 };
 
-static int esp_op_cmp(const void *a, const void *b)
+static void fat_states_free(struct fat_states *f)
 {
-	const struct esp_op *x = a, *y = b;
-	if (x->role != y->role)
-		return x->role < y->role ? -1 : 1;
-	/* deletions from the end backwards, everything else forwards */
-	bool rev = x->role == ROLE_DIR_DEL;
-	if (x->lba == y->lba)
-		return 0;
-	return (x->lba < y->lba) != rev ? -1 : 1;
+	free(f->old);
+	free(f->new);
+	free(f->mid0);
+	free(f->mid);
 }
 
-/* Whether two sectors may share one op: neighbours of one role, but directory sectors each
- * alone, and FAT sectors only with those written by the same FAT steps, so that every step
- * covers such a range with the same op (the journal checks a range as a whole). */
-static bool same_op(const struct esp_op *a, const struct esp_op *b)
+/* Reads both sides' FATs and computes the states between them. Returns 0 or an exit code. */
+static int fat_states_read(struct esp_session *s, const struct esp_geom *g, struct fat_states *f)
 {
-	return a->role == b->role && a->lba + 1 == b->lba && a->steps == b->steps &&
-	       a->role != ROLE_DIR_ADD && a->role != ROLE_DIR_DEL;
+	size_t len = (size_t)(g->fats_end - g->fats);
+
+	f->old = xmalloc(len);
+	f->new = xmalloc(len);
+	f->mid0 = xmalloc(len);
+	f->mid = xmalloc(len);
+	if (bdev_read_bytes(&s->h->dev, s->first_lba * s->h->topo.lss + g->fats, f->old, len) ||
+	    bdev_read_bytes(&s->img.dev, g->fats, f->new, len)) {
+		t_error("io.read", "reading the FATs of partition %u for comparison failed", s->number);
+		return EXIT_ERRORS;
+	}
+	esp_fat_states(g, f->old, f->new, f->mid0, f->mid);
+	return 0;
 }
 
-int esp_diff(struct esp_session *s, struct plan *p, const char *what)
+/* Compares the partition on the disk with the copy a chunk at a time and collects the writes
+ * each changed sector needs. Returns 0 or an exit code. */
+static int collect_writes(struct esp_session *s, const struct esp_geom *g,
+			  const struct fat_states *f, struct esp_writes *ws)
 {
 	uint32_t lss = s->h->topo.lss;
 	uint64_t total = s->sectors * lss, base = s->first_lba * lss;
-	struct esp_geom g;
-	uint8_t *fat_old = NULL, *fat_new = NULL, *fat_mid = NULL, *fat_mid0 = NULL;
+	const uint8_t *fat_active = f->old + (uint64_t)g->active * g->fat_bytes;
 	uint8_t *a = xmalloc(CHUNK), *b = xmalloc(CHUNK);
-	struct esp_op *ops = NULL;
-	size_t nops = 0, cap = 0;
-	int rc;
+	int rc = 0;
 
-	/* The geometry of the final state (mtools never changes the boot sector's layout). */
-	if ((rc = remount(s))) {
-		t_error("esp.fat", "the ESP copy no longer mounts after mtools: %s", as_strerror(rc));
-		free(a);
-		free(b);
-		return EXIT_ERRORS;
-	}
-	const struct fat_fs *fs = s->fs;
-	geom_of(fs, &g);
-	uint64_t fats_len = g.fats_end - g.fats;
-	if (g.data_end > total || fats_len > (1ull << 30)) {
-		t_error("esp.fat", "the FAT on partition %u does not fit the partition", s->number);
-		rc = EXIT_ERRORS;
-		goto out;
-	}
-	fat_old = xmalloc((size_t)fats_len);
-	fat_new = xmalloc((size_t)fats_len);
-	if (bdev_read_bytes(&s->h->dev, base + g.fats, fat_old, (size_t)fats_len) ||
-	    bdev_read_bytes(&s->img.dev, g.fats, fat_new, (size_t)fats_len)) {
-		t_error("io.read", "reading the FATs of partition %u for comparison failed", s->number);
-		rc = EXIT_ERRORS;
-		goto out;
-	}
-	/* SI0: the FATs with the entries of clusters free in S0 and in use in S2 taken from S2
-	 * (the new chains, whole); SI: also the entries in use in both that S2 changes (an
-	 * existing chain, such as a directory that grew, linked to its new clusters). */
-	fat_mid0 = xmalloc((size_t)fats_len);
-	fat_mid = xmalloc((size_t)fats_len);
-	memcpy(fat_mid0, fat_old, (size_t)fats_len);
-	for (uint32_t k = 0; k < fs->num_fats; k++) {
-		uint64_t o = (uint64_t)k * g.fat_bytes;
-		for (uint32_t i = 0; i < fs->clusters + 2; i++)
-			if (i < 2 || (fat_get(&g, fat_new + o, i) && !fat_get(&g, fat_old + o, i)))
-				fat_take(&g, fat_mid0 + o, fat_new + o, i);
-	}
-	memcpy(fat_mid, fat_mid0, (size_t)fats_len);
-	for (uint32_t k = 0; k < fs->num_fats; k++) {
-		uint64_t o = (uint64_t)k * g.fat_bytes;
-		for (uint32_t i = 2; i < fs->clusters + 2; i++)
-			if (fat_get(&g, fat_new + o, i))
-				fat_take(&g, fat_mid + o, fat_new + o, i);
-	}
-	const uint8_t *fat_active = fat_old + (uint64_t)g.active * g.fat_bytes;
-
-	for (uint64_t off = 0; off < total; off += CHUNK) {
+	for (uint64_t off = 0; off < total && !rc; off += CHUNK) {
 		size_t n = (size_t)(total - off < CHUNK ? total - off : CHUNK);
 		if (!fd_has_data(s->h->fd, base + off, n) && !fd_has_data(s->img.fd, off, n))
 			continue; /* a hole on both sides */
@@ -588,97 +422,44 @@ int esp_diff(struct esp_session *s, struct plan *p, const char *what)
 			t_error("io.read", "reading the ESP for comparison failed at byte %llu",
 				(unsigned long long)off);
 			rc = EXIT_ERRORS;
-			goto out;
+			break;
 		}
 		for (size_t i = 0; i < n; i += lss) {
-			uint64_t at = off + i, lba = s->first_lba + at / lss;
-			const uint8_t *olds = a + i, *news = b + i;
-			const uint8_t *mid0s = NULL, *mids = NULL;
-			bool in_fat = at >= g.fats && at + lss <= g.fats_end;
-			if (in_fat) {
-				mid0s = fat_mid0 + (at - g.fats);
-				mids = fat_mid + (at - g.fats);
-			}
-			if (!memcmp(olds, news, lss) &&
-			    (!in_fat || (!memcmp(olds, mid0s, lss) && !memcmp(olds, mids, lss))))
-				continue;
-			enum esp_role role[3] = { ROLE_COUNT, ROLE_COUNT, ROLE_COUNT };
-			const uint8_t *data[3] = { news, NULL, NULL };
-			if (in_fat) {
-				const uint8_t *from[3] = { olds, mid0s, mids }, *to[3] = { mid0s, mids, news };
-				static const enum esp_role step[3] = { ROLE_FAT_NEW, ROLE_FAT_RELINK,
-								       ROLE_FAT_FREE };
-				for (unsigned k = 0; k < 3; k++) {
-					if (memcmp(from[k], to[k], lss)) {
-						role[k] = step[k];
-						data[k] = to[k];
-					}
-				}
-			} else if (g.type != FAT_TYPE_32 && at >= g.root && at + lss <= g.data) {
-				role[0] = adds_entry(olds, news, lss) ? ROLE_DIR_ADD : ROLE_DIR_DEL;
-			} else if (at >= g.data && at + lss <= g.data_end) {
-				uint32_t c0 = (uint32_t)(2 + (at - g.data) / g.cluster);
-				uint32_t c1 = (uint32_t)(2 + (at + lss - 1 - g.data) / g.cluster);
-				unsigned used = 0;
-				for (uint32_t c = c0; c <= c1; c++)
-					used += fat_get(&g, fat_active, c) != 0;
-				if (!used)
-					role[0] = ROLE_NEW_DATA;
-				else if (used == c1 - c0 + 1)
-					role[0] = adds_entry(olds, news, lss) ? ROLE_DIR_ADD : ROLE_DIR_DEL;
-				else
-					role[0] = ROLE_OTHER;
-			} else {
-				role[0] = ROLE_OTHER;
-			}
-			unsigned steps = 0;
-			for (unsigned k = 0; k < 3; k++)
-				steps |= role[k] != ROLE_COUNT ? 1u << k : 0;
-			for (unsigned k = 0; k < 3; k++) {
-				if (role[k] == ROLE_COUNT)
-					continue;
-				if (nops == cap) {
-					cap = cap ? cap * 2 : 64;
-					struct esp_op *o = realloc(ops, cap * sizeof *o);
-					if (!o) {
-						fprintf(stderr, "anysector: out of memory\n");
-						exit(EXIT_ERRORS);
-					}
-					ops = o;
-				}
-				ops[nops].lba = lba;
-				ops[nops].role = role[k];
-				ops[nops].steps = in_fat ? steps : 0;
-				ops[nops].data = xmalloc(lss);
-				memcpy(ops[nops].data, data[k], lss);
-				nops++;
-			}
+			uint64_t at = off + i;
+			bool in_fat = at >= g->fats && at + lss <= g->fats_end;
+			const uint8_t *mid0 = in_fat ? f->mid0 + (at - g->fats) : NULL;
+			const uint8_t *mid = in_fat ? f->mid + (at - g->fats) : NULL;
+			struct sector_writes sw;
+			if (esp_classify_sector(g, fat_active, at, lss, a + i, b + i, mid0, mid, &sw))
+				esp_writes_add(ws, s->first_lba + at / lss, &sw);
 		}
 	}
-	qsort(ops, nops, sizeof *ops, esp_op_cmp);
-	for (size_t i = 0; i < nops;) {
-		size_t j = i + 1;
-		while (j < nops && same_op(&ops[j - 1], &ops[j]))
-			j++;
-		uint8_t *run = xmalloc((j - i) * lss);
-		for (size_t k = i; k < j; k++)
-			memcpy(run + (k - i) * lss, ops[k].data, lss);
-		char w[400];
-		snprintf(w, sizeof w, "%s: %s", what, role_what[ops[i].role]);
-		plan_add(p, ops[i].lba, j - i, run, w);
-		free(run);
-		i = j;
-	}
-	rc = 0;
-out:
-	for (size_t i = 0; i < nops; i++)
-		free(ops[i].data);
-	free(ops);
-	free(fat_old);
-	free(fat_new);
-	free(fat_mid);
-	free(fat_mid0);
 	free(a);
 	free(b);
+	return rc;
+}
+
+int esp_diff(struct esp_session *s, struct plan *p, const char *what)
+{
+	struct fat_states f = { 0 };
+	struct esp_writes ws;
+	struct esp_geom g;
+	int rc;
+
+	/* The geometry of the final state (mtools never changes the boot sector's layout). */
+	if ((rc = remount(s))) {
+		t_error("esp.fat", "the ESP copy no longer mounts after mtools: %s", as_strerror(rc));
+		return EXIT_ERRORS;
+	}
+	esp_geom_of(s->fs, &g);
+	if (g.data_end > s->sectors * s->h->topo.lss || g.fats_end - g.fats > (1ull << 30)) {
+		t_error("esp.fat", "the FAT on partition %u does not fit the partition", s->number);
+		return EXIT_ERRORS;
+	}
+	esp_writes_init(&ws, s->h->topo.lss);
+	if (!(rc = fat_states_read(s, &g, &f)) && !(rc = collect_writes(s, &g, &f, &ws)))
+		esp_writes_plan(&ws, what, p);
+	esp_writes_free(&ws);
+	fat_states_free(&f);
 	return rc;
 }

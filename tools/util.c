@@ -91,6 +91,16 @@ void *xcalloc(size_t n, size_t m)
 	return p;
 }
 
+void *xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+	if (!q) {
+		fprintf(stderr, "anysector: out of memory\n");
+		exit(EXIT_ERRORS);
+	}
+	return q;
+}
+
 char *xstrdup(const char *s)
 {
 	char *p = strdup(s);

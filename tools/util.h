@@ -64,6 +64,7 @@ const char *human_size(uint64_t bytes, char *buf, size_t cap);
 
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t m);
+void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 
 bool is_pow2_u64(uint64_t v);

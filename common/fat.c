@@ -69,63 +69,111 @@ static void copy_label(char *dst, const uint8_t *src)
 	dst[n] = 0;
 }
 
-/* Every check of the boot sector, each failing with its own sentence. b holds its first
- * FAT_MIN_SECTOR bytes. */
-static int fat_check_bpb(struct fat_fs *fs, const uint8_t *b, struct diag *d)
+/* The boot sector's BPB as it stores it (fatgen103 "Boot Sector and BPB"), decoded before any of
+ * it is trusted. The extended boot record is the one of the layout the BPB has: FAT32's when the
+ * 16-bit FAT size is 0 (fat_check_bpb refuses a BPB whose layout and cluster count disagree). */
+struct fat_bpb {
+	uint32_t jump;
+	uint32_t bytes_per_sector;
+	uint32_t sectors_per_cluster;
+	uint32_t reserved_sectors;
+	uint32_t num_fats;
+	uint32_t root_entries;
+	uint32_t media;
+	uint32_t total16, total32;
+	uint32_t fat_size16, fat_size32;
+	uint32_t hidden_sectors;
+	uint32_t ext_flags;           /* FAT32 layout */
+	uint32_t fs_version;          /* FAT32 layout */
+	uint32_t root_cluster;        /* FAT32 layout */
+	uint32_t boot_sig;            /* BPB_EXT_BOOT_SIG: volume_id and label hold something */
+	uint32_t volume_id;
+	const uint8_t *label;         /* 11 bytes of the boot sector, space-padded text */
+};
+
+static void fat_bpb_decode(const uint8_t *b, struct fat_bpb *p)
 {
-	if (!(b[0] == 0xEB || b[0] == 0xE9)) {
+	p->jump = b[0];
+	p->bytes_per_sector = le16_load(b + BPB_BYTS_PER_SEC);
+	p->sectors_per_cluster = b[BPB_SEC_PER_CLUS];
+	p->reserved_sectors = le16_load(b + BPB_RSVD_SEC_CNT);
+	p->num_fats = b[BPB_NUM_FATS];
+	p->root_entries = le16_load(b + BPB_ROOT_ENT_CNT);
+	p->media = b[BPB_MEDIA];
+	p->total16 = le16_load(b + BPB_TOT_SEC16);
+	p->total32 = le32_load(b + BPB_TOT_SEC32);
+	p->fat_size16 = le16_load(b + BPB_FAT_SZ16);
+	p->fat_size32 = le32_load(b + BPB32_FAT_SZ32);
+	p->hidden_sectors = le32_load(b + BPB_HIDD_SEC);
+	p->ext_flags = le16_load(b + BPB32_EXT_FLAGS);
+	p->fs_version = le16_load(b + BPB32_FS_VER);
+	p->root_cluster = le32_load(b + BPB32_ROOT_CLUS);
+	const uint8_t *ext = b + (p->fat_size16 ? BPB16_BOOT_SIG : BPB32_BOOT_SIG);
+	p->boot_sig = ext[0];
+	p->volume_id = le32_load(ext + 1);
+	p->label = ext + 5;
+}
+
+/* The fields that must hold each on its own. */
+static int fat_bpb_check_fields(const struct fat_bpb *p, struct diag *d)
+{
+	if (!(p->jump == 0xEB || p->jump == 0xE9)) {
 		diag_error(d, "fat.bpb.jump",
 			   "FAT: boot sector starts with 0x%02X, not a jump (0xEB or 0xE9): no FAT "
-			   "filesystem here", b[0]);
+			   "filesystem here", p->jump);
 		return AS_ECORRUPT;
 	}
-	uint32_t bps = le16_load(b + BPB_BYTS_PER_SEC);
+	uint32_t bps = p->bytes_per_sector;
 	if (!is_pow2(bps) || bps < FAT_MIN_SECTOR || bps > FAT_MAX_SECTOR) {
 		diag_error(d, "fat.bpb.sector_size",
 			   "FAT: bytes per sector %u is not a power of two in %u..%u", bps,
 			   FAT_MIN_SECTOR, FAT_MAX_SECTOR);
 		return AS_ECORRUPT;
 	}
-	uint32_t spc = b[BPB_SEC_PER_CLUS];
+	uint32_t spc = p->sectors_per_cluster;
 	if (!is_pow2(spc) || spc > FAT_MAX_SPC) {
 		diag_error(d, "fat.bpb.cluster_size",
 			   "FAT: sectors per cluster %u is not a power of two in 1..128", spc);
 		return AS_ECORRUPT;
 	}
-	uint32_t rsvd = le16_load(b + BPB_RSVD_SEC_CNT);
-	if (!rsvd) {
+	if (!p->reserved_sectors) {
 		diag_error(d, "fat.bpb.reserved",
 			   "FAT: reserved sector count is 0, but the boot sector itself is reserved");
 		return AS_ECORRUPT;
 	}
-	uint32_t nfats = b[BPB_NUM_FATS];
-	if (!nfats) {
+	if (!p->num_fats) {
 		diag_error(d, "fat.bpb.num_fats", "FAT: the number of FATs is 0");
 		return AS_ECORRUPT;
 	}
-	uint32_t media = b[BPB_MEDIA];
-	if (media != 0xF0 && media < 0xF8) {
+	if (p->media != 0xF0 && p->media < 0xF8) {
 		diag_error(d, "fat.bpb.media",
-			   "FAT: media descriptor 0x%02X is not 0xF0 or 0xF8..0xFF", media);
+			   "FAT: media descriptor 0x%02X is not 0xF0 or 0xF8..0xFF", p->media);
 		return AS_ECORRUPT;
 	}
-	uint64_t total = le16_load(b + BPB_TOT_SEC16);
-	if (!total)
-		total = le32_load(b + BPB_TOT_SEC32);
-	if (!total) {
+	if (!p->total16 && !p->total32) {
 		diag_error(d, "fat.bpb.total", "FAT: total sector count is 0");
 		return AS_ECORRUPT;
 	}
-	uint32_t fatsz16 = le16_load(b + BPB_FAT_SZ16);
-	uint32_t fatsz = fatsz16 ? fatsz16 : le32_load(b + BPB32_FAT_SZ32);
-	if (!fatsz) {
+	if (!p->fat_size16 && !p->fat_size32) {
 		diag_error(d, "fat.bpb.fat_size", "FAT: sectors per FAT is 0");
 		return AS_ECORRUPT;
 	}
-	uint32_t root_ent = le16_load(b + BPB_ROOT_ENT_CNT);
+	return 0;
+}
+
+/* The areas and the cluster count, and the rules that tie them together: data room, the FAT
+ * type the count gives against the BPB's layout, the root directory, the FATs' size, the
+ * device's end. Fills in fs what they decide. */
+static int fat_bpb_layout(const struct fat_bpb *p, struct fat_fs *fs, struct diag *d)
+{
+	uint32_t bps = p->bytes_per_sector, spc = p->sectors_per_cluster;
+	uint32_t root_ent = p->root_entries;
+	uint32_t total = p->total16 ? p->total16 : p->total32;
+	uint32_t fat_size = p->fat_size16 ? p->fat_size16 : p->fat_size32;
+
 	/* 32-bit arithmetic where it fits: stage2 then needs no 64-bit division helpers */
 	uint32_t root_secs = (root_ent * FAT_DIRENT_SIZE + bps - 1) / bps;
-	uint64_t meta = rsvd + (uint64_t)nfats * fatsz + root_secs;
+	uint64_t meta = p->reserved_sectors + (uint64_t)p->num_fats * fat_size + root_secs;
 	if (meta >= total) {
 		diag_error(d, "fat.bpb.no_data",
 			   "FAT: reserved sectors, FATs and root directory (%llu sectors) fill the "
@@ -133,7 +181,7 @@ static int fat_check_bpb(struct fat_fs *fs, const uint8_t *b, struct diag *d)
 			   (unsigned long long)meta, (unsigned long long)total);
 		return AS_ECORRUPT;
 	}
-	uint64_t clusters = (uint32_t)(total - meta) / spc;  /* total fits 32 bits */
+	uint32_t clusters = (total - (uint32_t)meta) / spc;
 	if (!clusters) {
 		diag_error(d, "fat.bpb.no_data",
 			   "FAT: the %llu data sectors are less than one %u-sector cluster",
@@ -149,14 +197,14 @@ static int fat_check_bpb(struct fat_fs *fs, const uint8_t *b, struct diag *d)
 	enum fat_type type = clusters <= FAT12_MAX_CLUSTERS   ? FAT_TYPE_12
 			     : clusters <= FAT16_MAX_CLUSTERS ? FAT_TYPE_16
 							      : FAT_TYPE_32;
-	if (type == FAT_TYPE_32 && fatsz16) {
+	if (type == FAT_TYPE_32 && p->fat_size16) {
 		diag_error(d, "fat.bpb.type",
 			   "FAT: %llu clusters make this FAT32 per the spec, but the BPB has the "
 			   "FAT12/16 layout (16-bit FAT size %u)",
-			   (unsigned long long)clusters, fatsz16);
+			   (unsigned long long)clusters, p->fat_size16);
 		return AS_ECORRUPT;
 	}
-	if (type != FAT_TYPE_32 && !fatsz16) {
+	if (type != FAT_TYPE_32 && !p->fat_size16) {
 		diag_error(d, "fat.bpb.type",
 			   "FAT: the BPB has the FAT32 layout but its %llu clusters make it FAT%d per "
 			   "the spec (FAT32 needs at least 65525)",
@@ -173,10 +221,9 @@ static int fat_check_bpb(struct fat_fs *fs, const uint8_t *b, struct diag *d)
 			   (int)type);
 		return AS_ECORRUPT;
 	}
-	uint64_t need = type == FAT_TYPE_12   ? ((clusters + 2) * 3 + 1) / 2
-			: type == FAT_TYPE_16 ? (clusters + 2) * 2
-					      : (clusters + 2) * 4;
-	uint64_t fat_bytes = (uint64_t)fatsz * bps;
+	uint64_t n = (uint64_t)clusters + 2;
+	uint64_t need = type == FAT_TYPE_12 ? (n * 3 + 1) / 2 : type == FAT_TYPE_16 ? n * 2 : n * 4;
+	uint64_t fat_bytes = (uint64_t)fat_size * bps;
 	if (fat_bytes < need) {
 		diag_error(d, "fat.bpb.fat_small",
 			   "FAT: each FAT has %llu bytes, too few for %llu clusters of FAT%d (%llu "
@@ -185,7 +232,7 @@ static int fat_check_bpb(struct fat_fs *fs, const uint8_t *b, struct diag *d)
 			   (unsigned long long)need);
 		return AS_ECORRUPT;
 	}
-	uint64_t total_bytes = total * bps;
+	uint64_t total_bytes = (uint64_t)total * bps;
 	if (total_bytes > fs->dev_bytes) {
 		diag_error(d, "fat.bpb.beyond_device",
 			   "FAT: the filesystem's %llu sectors of %u bytes (%llu bytes) pass the end "
@@ -194,58 +241,73 @@ static int fat_check_bpb(struct fat_fs *fs, const uint8_t *b, struct diag *d)
 			   (unsigned long long)fs->dev_bytes);
 		return AS_ECORRUPT;
 	}
+	fs->type = type;
+	fs->clusters = clusters;
+	fs->fat_bytes = fat_bytes;
+	fs->total_bytes = total_bytes;
+	fs->data_offset = meta * bps;
+	return 0;
+}
 
-	uint32_t active = 0;
-	bool mirrored = true;
-	uint32_t root_cluster = 0;
-	if (type == FAT_TYPE_32) {
-		uint32_t ver = le16_load(b + BPB32_FS_VER);
-		if (ver) {
-			diag_error(d, "fat.bpb.version", "FAT: FAT32 version %u.%u is not 0.0",
-				   ver >> 8, ver & 0xFF);
-			return AS_EUNSUPP;
-		}
-		uint32_t flags = le16_load(b + BPB32_EXT_FLAGS);
-		if (flags & BPB_EXT_FLAGS_NO_MIRROR) {
-			mirrored = false;
-			active = flags & BPB_EXT_FLAGS_ACTIVE;
-			if (active >= nfats) {
-				diag_error(d, "fat.bpb.active_fat",
-					   "FAT: active FAT %u named but there are only %u FATs",
-					   active, nfats);
-				return AS_ECORRUPT;
-			}
-		}
-		root_cluster = le32_load(b + BPB32_ROOT_CLUS);
-		if (root_cluster < 2 || root_cluster - 2 >= clusters) {
-			diag_error(d, "fat.bpb.root_cluster",
-				   "FAT: root directory cluster %u is outside 2..%llu", root_cluster,
-				   (unsigned long long)clusters + 1);
+/* FAT32's own fields: its version, the FAT in use, the root directory's cluster. Fills in fs
+ * (zeroed by fat_mount) the FAT in use and the root cluster; FAT12/16 keep the first FAT,
+ * mirrored, and cluster 0. */
+static int fat_bpb_check_fat32(const struct fat_bpb *p, struct fat_fs *fs, struct diag *d)
+{
+	fs->mirrored = true;
+	if (fs->type != FAT_TYPE_32)
+		return 0;
+	uint32_t ver = p->fs_version;
+	if (ver) {
+		diag_error(d, "fat.bpb.version", "FAT: FAT32 version %u.%u is not 0.0", ver >> 8,
+			   ver & 0xFF);
+		return AS_EUNSUPP;
+	}
+	if (p->ext_flags & BPB_EXT_FLAGS_NO_MIRROR) {
+		fs->mirrored = false;
+		fs->active_fat = p->ext_flags & BPB_EXT_FLAGS_ACTIVE;
+		if (fs->active_fat >= p->num_fats) {
+			diag_error(d, "fat.bpb.active_fat",
+				   "FAT: active FAT %u named but there are only %u FATs",
+				   fs->active_fat, p->num_fats);
 			return AS_ECORRUPT;
 		}
 	}
+	if (p->root_cluster < 2 || p->root_cluster - 2 >= fs->clusters) {
+		diag_error(d, "fat.bpb.root_cluster",
+			   "FAT: root directory cluster %u is outside 2..%llu", p->root_cluster,
+			   (unsigned long long)fs->clusters + 1);
+		return AS_ECORRUPT;
+	}
+	fs->root_cluster = p->root_cluster;
+	return 0;
+}
 
-	fs->type = type;
-	fs->bytes_per_sector = bps;
-	fs->sectors_per_cluster = spc;
-	fs->cluster_size = bps * spc;
-	fs->num_fats = nfats;
-	fs->active_fat = active;
-	fs->mirrored = mirrored;
-	fs->fat_bytes = fat_bytes;
-	fs->fat_offset = ((uint64_t)rsvd + (uint64_t)active * fatsz) * bps;
-	fs->root_offset = ((uint64_t)rsvd + (uint64_t)nfats * fatsz) * bps;
-	fs->root_entries = type == FAT_TYPE_32 ? 0 : root_ent;
-	fs->root_cluster = root_cluster;
-	fs->data_offset = meta * bps;
-	fs->clusters = (uint32_t)clusters;
-	fs->total_bytes = total_bytes;
-	fs->hidden_sectors = le32_load(b + BPB_HIDD_SEC);
+/* Decodes the boot sector (its first FAT_MIN_SECTOR bytes in b), then checks the BPB, each
+ * failing check with its own sentence; fs gets what it decides (valid only when 0 is
+ * returned). */
+static int fat_check_bpb(struct fat_fs *fs, const uint8_t *b, struct diag *d)
+{
+	struct fat_bpb p;
+	int rc;
 
-	uint32_t sig = type == FAT_TYPE_32 ? BPB32_BOOT_SIG : BPB16_BOOT_SIG;
-	if (b[sig] == BPB_EXT_BOOT_SIG) {
-		fs->volume_id = le32_load(b + sig + 1);
-		copy_label(fs->label, b + sig + 5);
+	fat_bpb_decode(b, &p);
+	if ((rc = fat_bpb_check_fields(&p, d)) || (rc = fat_bpb_layout(&p, fs, d)) ||
+	    (rc = fat_bpb_check_fat32(&p, fs, d)))
+		return rc;
+
+	uint64_t reserved = (uint64_t)p.reserved_sectors * p.bytes_per_sector;
+	fs->bytes_per_sector = p.bytes_per_sector;
+	fs->sectors_per_cluster = p.sectors_per_cluster;
+	fs->cluster_size = p.bytes_per_sector * p.sectors_per_cluster;
+	fs->num_fats = p.num_fats;
+	fs->fat_offset = reserved + (uint64_t)fs->active_fat * fs->fat_bytes;
+	fs->root_offset = reserved + (uint64_t)p.num_fats * fs->fat_bytes;
+	fs->root_entries = p.root_entries; /* 0 for FAT32 (fat_bpb_layout) */
+	fs->hidden_sectors = p.hidden_sectors;
+	if (p.boot_sig == BPB_EXT_BOOT_SIG) {
+		fs->volume_id = p.volume_id;
+		copy_label(fs->label, p.label);
 	}
 	return 0;
 }

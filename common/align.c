@@ -2,11 +2,7 @@
  * sectors: with a grain of gs sectors and an offset of os sectors, an LBA is aligned iff
  * LBA mod gs == os. Working in sectors keeps every product below 2^64. */
 #include "common/align.h"
-
-static bool is_pow2(uint64_t v)
-{
-	return v && !(v & (v - 1));
-}
+#include "common/bits.h"
 
 static uint64_t gcd64(uint64_t a, uint64_t b)
 {

@@ -1,12 +1,8 @@
 #include "common/blockdev.h"
 
+#include "common/bits.h"
 #include "common/errors.h"
 #include "common/mem.h"
-
-static bool is_pow2(uint32_t v)
-{
-	return v && !(v & (v - 1));
-}
 
 bool bdev_geometry_valid(const struct blockdev *dev)
 {

@@ -2,6 +2,7 @@
  *
  * The parser reports every problem it finds, not only the first, so one boot shows the user all
  * the mistakes of a file. It never truncates: a value longer than its field is an error. */
+#include "common/bits.h"
 #include "common/config.h"
 
 #include <stdbool.h>
@@ -229,7 +230,7 @@ static void cfg_key_serial(struct cfg_parser *ps, struct cfg_span v)
 		return;
 	}
 	if (span_to_uint(v, 115200, &baud)) {
-		for (size_t i = 0; i < sizeof cfg_bauds / sizeof cfg_bauds[0]; i++) {
+		for (size_t i = 0; i < ARRAY_SIZE(cfg_bauds); i++) {
 			if (cfg_bauds[i] == baud) {
 				ps->out->serial_baud = baud;
 				return;
@@ -397,7 +398,7 @@ static void cfg_line(struct cfg_parser *ps, struct cfg_span s)
 	struct cfg_span rest = span_trim((struct cfg_span){ s.p + key.n, s.n - key.n });
 
 	const char *entry_key = 0;
-	for (size_t i = 0; i < sizeof cfg_entry_keys / sizeof cfg_entry_keys[0]; i++)
+	for (size_t i = 0; i < ARRAY_SIZE(cfg_entry_keys); i++)
 		if (span_is(key, cfg_entry_keys[i]))
 			entry_key = cfg_entry_keys[i];
 	bool known = entry_key || span_is(key, "entry") || span_is(key, "timeout") ||

@@ -4,6 +4,7 @@
  * decided by the count of data clusters alone (< 4085: FAT12, < 65525: FAT16, else FAT32);
  * cluster numbers run from 2 to count + 1; FAT32 entries use 28 bits. Everything is addressed in
  * bytes through bdev_read_bytes, so the BPB's sector size need not be the device's. */
+#include "common/bits.h"
 #include "common/fat.h"
 
 #include "common/errors.h"
@@ -39,11 +40,6 @@
 #define BPB_EXT_BOOT_SIG 0x29          /* volume id and label follow the signature byte */
 #define BPB_EXT_FLAGS_NO_MIRROR 0x80
 #define BPB_EXT_FLAGS_ACTIVE 0x0F
-
-static bool is_pow2(uint32_t v)
-{
-	return v && !(v & (v - 1));
-}
 
 int fat_dev_read(struct fat_fs *fs, uint64_t off, void *buf, size_t len, const char *what,
 		 struct diag *d)
@@ -172,7 +168,7 @@ static int fat_bpb_layout(const struct fat_bpb *p, struct fat_fs *fs, struct dia
 	uint32_t fat_size = p->fat_size16 ? p->fat_size16 : p->fat_size32;
 
 	/* 32-bit arithmetic where it fits: stage2 then needs no 64-bit division helpers */
-	uint32_t root_secs = (root_ent * FAT_DIRENT_SIZE + bps - 1) / bps;
+	uint32_t root_secs = DIV_ROUND_UP(root_ent * FAT_DIRENT_SIZE, bps);
 	uint64_t meta = p->reserved_sectors + (uint64_t)p->num_fats * fat_size + root_secs;
 	if (meta >= total) {
 		diag_error(d, "fat.bpb.no_data",

@@ -2,6 +2,7 @@
  * examined in the device's scratch sector and the entry array is streamed through it one
  * sector at a time: the array CRC is computed on the way and used entries are kept in the
  * caller's struct gpt. Every rule has its own diag code (listed in gpt.h). */
+#include "common/bits.h"
 #include "common/gpt.h"
 
 #include "common/crc32.h"
@@ -36,11 +37,6 @@ static void note(struct check *c, int rc, const char *code)
 		diag_error((c)->d, (code), __VA_ARGS__);        \
 		note((c), (rc), (code));                        \
 	} while (0)
-
-static bool is_pow2(uint64_t v)
-{
-	return v && !(v & (v - 1));
-}
 
 /* Inclusive ranges [a0, a1] and [b0, b1] share a sector. */
 static bool ranges_meet(uint64_t a0, uint64_t a1, uint64_t b0, uint64_t b1)
@@ -488,7 +484,7 @@ static const struct {
 
 static const char *reason_of(const char *code)
 {
-	for (unsigned i = 0; code && i < sizeof reasons / sizeof reasons[0]; i++)
+	for (unsigned i = 0; code && i < ARRAY_SIZE(reasons); i++)
 		if (!str_cmp(reasons[i].code, code))
 			return reasons[i].phrase;
 	return "invalid";

@@ -1,5 +1,6 @@
 #include "common/initrd.h"
 
+#include "common/bits.h"
 #include "common/errors.h"
 #include "common/mem.h"
 
@@ -17,7 +18,7 @@ int initrd_join_open(struct fat_fs *fs, const struct cfg_entry *e, struct initrd
 				   e->initrd[i], as_strerror(rc));
 			return rc;
 		}
-		total = (total + INITRD_JOIN_ALIGN - 1) & ~(uint64_t)(INITRD_JOIN_ALIGN - 1);
+		total = ALIGN_UP(total, INITRD_JOIN_ALIGN);
 		j->off[i] = total;
 		total += j->f[i].size;
 	}

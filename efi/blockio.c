@@ -1,5 +1,6 @@
 #include "efi/blockio.h"
 
+#include "common/bits.h"
 #include "common/errors.h"
 #include "common/mem.h"
 
@@ -8,11 +9,6 @@
 #define BOUNCE_BYTES (1024u * 1024u)
 
 static EFI_GUID block_io_guid = EFI_BLOCK_IO_PROTOCOL_GUID;
-
-static bool is_pow2(uint64_t v)
-{
-	return v && !(v & (v - 1));
-}
 
 static bool aligned(const void *p, uint32_t align)
 {
@@ -62,7 +58,7 @@ static void *alloc_aligned(size_t bytes, uint32_t align, void **base, UINTN *pag
 	*base = p;
 	if (!p || !extra)
 		return p;
-	return (void *)(((uintptr_t)p + extra - 1) & ~(uintptr_t)(align - 1));
+	return (void *)ALIGN_UP((uintptr_t)p, align);
 }
 
 int efi_blockdev_open(EFI_HANDLE handle, struct efi_blockdev *out, const char **why)

@@ -5,6 +5,7 @@
 #include "efi/disks.h"
 #include "efi/menu.h"
 
+#include "common/bits.h"
 #include "common/errors.h"
 #include "common/str.h"
 
@@ -281,7 +282,7 @@ static const struct command commands[] = {
 
 static const struct command *find_command(const char *word)
 {
-	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		if (!str_casecmp(word, commands[i].name))
 			return &commands[i];
 	return NULL;

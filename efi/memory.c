@@ -1,5 +1,6 @@
 #include "efi/app.h"
 
+#include "common/bits.h"
 #include "common/mem.h"
 
 void *efi_alloc(size_t bytes)
@@ -20,7 +21,7 @@ void efi_free(void *p)
 void *efi_alloc_pages(size_t bytes, UINTN *pages)
 {
 	EFI_PHYSICAL_ADDRESS addr = 0;
-	UINTN n = (bytes + PAGE_BYTES - 1) / PAGE_BYTES;
+	UINTN n = DIV_ROUND_UP(bytes, PAGE_BYTES);
 
 	*pages = 0;
 	if (!n)

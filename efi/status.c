@@ -1,5 +1,6 @@
 #include "efi/app.h"
 
+#include "common/bits.h"
 #include "common/fmt.h"
 
 static const char *const error_names[] = {
@@ -17,7 +18,7 @@ const char *efi_status_name(EFI_STATUS s, char buf[24])
 		return "EFI_SUCCESS";
 	if (EFI_ERROR(s)) {
 		UINTN code = s & ~EFI_ERROR_MASK;
-		if (code < sizeof error_names / sizeof error_names[0] && error_names[code])
+		if (code < ARRAY_SIZE(error_names) && error_names[code])
 			return error_names[code];
 	}
 	fmt_snprintf(buf, 24, "0x%llx", (unsigned long long)s);

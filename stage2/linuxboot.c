@@ -8,6 +8,7 @@
  *   high                  the initrd(s), as high as initrd_addr_max and the memory map allow */
 #include "stage2/linuxboot.h"
 
+#include "common/bits.h"
 #include "common/errors.h"
 #include "common/initrd.h"
 #include "common/le.h"
@@ -120,7 +121,7 @@ int linux_boot(struct fat_fs *fs, const struct cfg_entry *e, const char *cmdline
 	uint64_t total = rd.total;
 	uint64_t initrd_addr = 0;
 	if (total) {
-		uint64_t lo = (LINUX_KERNEL_ADDR + kernel_span + INITRD_ALIGN - 1) & ~(uint64_t)(INITRD_ALIGN - 1);
+		uint64_t lo = ALIGN_UP(LINUX_KERNEL_ADDR + kernel_span, INITRD_ALIGN);
 		uint64_t hi = (uint64_t)h.initrd_addr_max + 1;
 		if (hi > ADDR_LIMIT_32)
 			hi = ADDR_LIMIT_32;

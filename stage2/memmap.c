@@ -1,5 +1,6 @@
 #include "stage2/memmap.h"
 
+#include "common/bits.h"
 #include "common/le.h"
 #include "common/mem.h"
 #include "stage2/bioscall.h"
@@ -128,7 +129,7 @@ uint64_t memmap_place_high(const struct memmap *m, uint64_t len, uint64_t lo, ui
 		uint64_t end = e->base + e->len < hi ? e->base + e->len : hi;
 		if (end <= start || end - start < len)
 			continue;
-		uint64_t at = (end - len) & ~(align - 1);
+		uint64_t at = ALIGN_DOWN(end - len, align);
 		if (at >= start && at > best && memmap_usable(m, at, len))
 			best = at;
 	}

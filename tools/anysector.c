@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/bits.h"
 #include "tools/cli.h"
 #include "tools/util.h"
 
@@ -33,7 +34,7 @@ static void usage(FILE *f)
 		"TARGET is a whole-disk block device or a disk image file.\n"
 		"\n"
 		"commands:\n");
-	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
 	fprintf(f,
 		"\n"
@@ -62,7 +63,7 @@ int main(int argc, char **argv)
 		printf("anysector %s\n", ANYSECTOR_VERSION);
 		return EXIT_OK;
 	}
-	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++) {
 		if (!strcmp(argv[1], commands[i].name)) {
 			int rc = commands[i].run(argc - 1, argv + 1);
 			fflush(stdout);

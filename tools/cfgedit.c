@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/bits.h"
 #include "tools/util.h"
 
 void entry_name_from_file(const char *file, char *out, size_t cap)
@@ -16,7 +17,7 @@ void entry_name_from_file(const char *file, char *out, size_t cap)
 
 	snprintf(tmp, sizeof tmp, "%s", file);
 	const char *b = basename(tmp);
-	for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+	for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++)
 		if (!strncmp(b, prefixes[i], strlen(prefixes[i])) && b[strlen(prefixes[i])])
 			b += strlen(prefixes[i]);
 	if (!strcmp(b, "vmlinuz") || !strcmp(b, "vmlinux") || !strcmp(b, "bzImage"))

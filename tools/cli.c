@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include "common/bits.h"
 #include "tools/util.h"
 
 enum opt_result topo_option(int opt, const char *arg, struct topo_flags *f)
@@ -18,7 +19,7 @@ enum opt_result topo_option(int opt, const char *arg, struct topo_flags *f)
 	const char *name = NULL;
 	uint64_t v;
 
-	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
 		if (names[i].opt == opt)
 			name = names[i].name;
 	if (!name)

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/bits.h"
 #include "tools/cli.h"
 #include "tools/efisig.h"
 #include "tools/entries.h"
@@ -159,7 +160,7 @@ int cmd_mkimage(int argc, char **argv)
 	uint32_t lss = o.topo.has_lss ? o.topo.lss : 512;
 	if (!o.topo.has_lss)
 		o.topo.lss = lss, o.topo.has_lss = true;
-	if (!is_pow2_u64(lss) || lss < 512 || size % lss)
+	if (!is_pow2(lss) || lss < 512 || size % lss)
 		return usage_error("mkimage", "--size %llu is not a whole number of %u-byte sectors",
 				   (unsigned long long)size, (unsigned)lss);
 

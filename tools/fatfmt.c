@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/bits.h"
 #include "common/errors.h"
 #include "common/fat.h"
 #include "tools/fsimage.h"
@@ -19,14 +20,14 @@
 uint64_t fat_estimate_clusters(uint32_t lss, uint64_t sectors, unsigned bits, uint32_t spc)
 {
 	uint64_t reserved = bits == 32 ? MKFS_FAT32_RESERVED : 1;
-	uint64_t root = bits == 32 ? 0 : (MKFS_ROOT_ENTRIES * 32 + lss - 1) / lss;
+	uint64_t root = bits == 32 ? 0 : DIV_ROUND_UP(MKFS_ROOT_ENTRIES * 32, lss);
 	if (sectors <= reserved + root)
 		return 0;
 	uint64_t avail = sectors - reserved - root;
 	/* Two FATs of F sectors each must map the clusters that remain: solve by iteration. */
 	uint64_t clusters = avail / spc, fat = 0;
 	for (int i = 0; i < 8; i++) {
-		fat = ((clusters + 2) * bits / 8 + lss - 1) / lss;
+		fat = DIV_ROUND_UP((clusters + 2) * bits / 8, lss);
 		if (2 * fat >= avail)
 			return 0;
 		clusters = (avail - 2 * fat) / spc;

@@ -12,6 +12,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "common/bits.h"
 #include "common/errors.h"
 #include "common/gpt.h"
 #include "common/label.h"
@@ -181,7 +182,7 @@ static void geometry_apply(struct hostdev *h)
 
 static bool valid_sector_size(uint32_t v)
 {
-	return is_pow2_u64(v) && v >= 512 && v <= 65536;
+	return is_pow2(v) && v >= 512 && v <= 65536;
 }
 
 static int flags_check(const struct topo_flags *f)
@@ -376,7 +377,7 @@ static unsigned pmbr_fit_sizes(const struct hostdev *h)
 static int damaged_gpt_topology(struct hostdev *h, uint32_t *lss)
 {
 	unsigned sig = gpt_signature_sizes(h->fd, h->size_bytes), fit = pmbr_fit_sizes(h);
-	unsigned pick = is_pow2_u64(sig) ? sig : !sig && is_pow2_u64(fit) ? fit : 0;
+	unsigned pick = is_pow2(sig) ? sig : !sig && is_pow2(fit) ? fit : 0;
 
 	if (pick) {
 		*lss = pick;

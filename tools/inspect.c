@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/bits.h"
 #include "common/config.h"
 #include "common/errors.h"
 #include "common/fat.h"
@@ -52,12 +53,12 @@ const char *part_type_name(const struct disk_info *di, const struct part_info *p
 	if (di->label == LABEL_GPT) {
 		char s[GUID_STR_LEN + 1];
 		guid_format(&p->type_guid, s);
-		for (size_t i = 0; i < sizeof gpt_types / sizeof gpt_types[0]; i++)
+		for (size_t i = 0; i < ARRAY_SIZE(gpt_types); i++)
 			if (!strcmp(s, gpt_types[i].guid))
 				return gpt_types[i].name;
 		return NULL;
 	}
-	for (size_t i = 0; i < sizeof mbr_types / sizeof mbr_types[0]; i++)
+	for (size_t i = 0; i < ARRAY_SIZE(mbr_types); i++)
 		if (mbr_types[i].type == p->mbr_type)
 			return mbr_types[i].name;
 	return NULL;

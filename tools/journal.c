@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/bits.h"
 #include "common/crc32.h"
 #include "common/errors.h"
 #include "common/le.h"
@@ -196,7 +197,7 @@ static int journal_load(const char *path, struct journal *j)
 	j->lss = le32_load(h + 12);
 	j->size = le64_load(h + 16);
 	j->n = le32_load(h + 24);
-	if (!is_pow2_u64(j->lss) || j->lss < 512 || j->lss > 65536)
+	if (!is_pow2(j->lss) || j->lss < 512 || j->lss > 65536)
 		return bad(path, "bad sector size");
 	const uint8_t *tr = j->buf + j->len - JOURNAL_TRAILER_SIZE;
 	if (memcmp(tr, JOURNAL_END_MAGIC, 8) || le32_load(tr + 8) != j->n)

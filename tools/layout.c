@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/bits.h"
 #include "common/gpt.h"
 #include "tools/util.h"
 
@@ -15,10 +16,6 @@ const char *role_name(enum part_role role)
 	}
 }
 
-static uint64_t div_up(uint64_t a, uint64_t b)
-{
-	return a / b + (a % b != 0);
-}
 
 /* The physical-sector grain only (what "physically aligned" means). */
 static uint64_t phys_grain(const struct topology *t)
@@ -60,9 +57,9 @@ static void dos_compat_warnings(const struct topology *t, const struct layout *l
 static int plan_dos_compat(const struct topology *t, const struct layout_opts *o,
 			   struct layout *l, uint64_t last_lba, struct report *r)
 {
-	uint64_t esp_sectors = div_up(o->esp_bytes ? o->esp_bytes : LAYOUT_ESP_DEFAULT_BYTES, t->lss);
+	uint64_t esp_sectors = DIV_ROUND_UP(o->esp_bytes ? o->esp_bytes : LAYOUT_ESP_DEFAULT_BYTES, t->lss);
 	uint64_t end_cyl = (last_lba + 1) / LAYOUT_CYLINDER; /* whole cylinders on the disk */
-	uint64_t esp_last = div_up(63 + esp_sectors, LAYOUT_CYLINDER) * LAYOUT_CYLINDER - 1;
+	uint64_t esp_last = DIV_ROUND_UP(63 + esp_sectors, LAYOUT_CYLINDER) * LAYOUT_CYLINDER - 1;
 
 	if (end_cyl < 2) {
 		report_printf(r, DIAG_ERROR, "partition.too_small",
@@ -146,7 +143,7 @@ int layout_plan(const struct topology *t, const struct layout_opts *o, struct la
 
 	if (o->label == LABEL_GPT) {
 		uint64_t first = align_up(t, next, l->grain);
-		uint64_t last = first + div_up(LAYOUT_BIOS_BOOT_BYTES, lss) - 1;
+		uint64_t last = first + DIV_ROUND_UP(LAYOUT_BIOS_BOOT_BYTES, lss) - 1;
 		if (first == UINT64_MAX || last >= limit) {
 			report_printf(r, DIAG_ERROR, "partition.too_small",
 				      "the disk is too small for a BIOS boot partition and an ESP");
@@ -158,7 +155,7 @@ int layout_plan(const struct topology *t, const struct layout_opts *o, struct la
 
 	uint64_t esp_first = align_up(t, next, l->grain);
 	uint64_t room = esp_first < limit ? limit - esp_first : 0; /* sectors */
-	uint64_t want = div_up(o->esp_bytes ? o->esp_bytes : LAYOUT_ESP_DEFAULT_BYTES, lss);
+	uint64_t want = DIV_ROUND_UP(o->esp_bytes ? o->esp_bytes : LAYOUT_ESP_DEFAULT_BYTES, lss);
 	uint64_t esp_sectors = want;
 	if (want > room) {
 		if (o->esp_bytes) {

@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "common/bits.h"
 #include "common/bootinfo.h"
 #include "common/errors.h"
 #include "common/le.h"
@@ -10,11 +11,6 @@
 _Static_assert(STAGE2_MAX_SIZE <= STAGE2_SLOTS_BYTES / 2,
 	       "two slots of the largest stage2 must fit the room they share");
 
-static uint64_t sectors_of(uint64_t bytes, uint32_t lss)
-{
-	return (bytes + lss - 1) / lss;
-}
-
 int stage2_slots(const struct topology *t, uint64_t pgrain, uint64_t first, uint64_t end,
 		 uint32_t len, struct stage2_place *p)
 {
@@ -22,7 +18,7 @@ int stage2_slots(const struct topology *t, uint64_t pgrain, uint64_t first, uint
 
 	memset(p, 0, sizeof *p);
 	p->live = STAGE2_NO_LBA;
-	p->need = sectors_of(len, lss);
+	p->need = DIV_ROUND_UP(len, lss);
 	p->slot[0] = align_up(t, first, pgrain);
 	p->slot[1] = STAGE2_NO_LBA;
 	p->end = end;
@@ -65,7 +61,7 @@ void stage1_live_stage2(struct stage2_place *p, const uint8_t *lba0, uint32_t ls
 	uint64_t l = le32_load(lba0 + STAGE1_S2_LENGTH_OFF);
 	if (off % lss == 0 && l && off / lss < p->end && l <= (p->end - off / lss) * lss) {
 		p->live = off / lss;
-		p->live_end = p->live + sectors_of(l, lss);
+		p->live_end = p->live + DIV_ROUND_UP(l, lss);
 	}
 }
 
@@ -81,7 +77,7 @@ void stage2_choose_slot(struct stage2_place *p, uint32_t lss)
 	}
 	p->lba = p->slot[p->use];
 	p->count = p->need;
-	uint64_t older = sectors_of(p->ours_len[p->use], lss);
+	uint64_t older = DIV_ROUND_UP(p->ours_len[p->use], lss);
 	if (older > p->count)
 		p->count = older;
 	if (p->safe && p->lba < p->live && p->count > p->live - p->lba)

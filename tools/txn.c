@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/bits.h"
 #include "common/errors.h"
 #include "common/le.h"
 #include "common/linux.h"
@@ -21,7 +22,7 @@ static void summary(struct txn *t, const char *fmt, ...) __attribute__((format(p
 static void summary(struct txn *t, const char *fmt, ...)
 {
 	va_list ap;
-	if (t->nsummary >= sizeof t->summary / sizeof t->summary[0])
+	if (t->nsummary >= ARRAY_SIZE(t->summary))
 		return;
 	va_start(ap, fmt);
 	vsnprintf(t->summary[t->nsummary++], sizeof t->summary[0], fmt, ap);

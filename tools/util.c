@@ -7,6 +7,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "common/bits.h"
+
 bool parse_size(const char *s, uint64_t *out)
 {
 	static const struct {
@@ -28,7 +30,7 @@ bool parse_size(const char *s, uint64_t *out)
 	unsigned long long v = strtoull(s, &end, 0);
 	if (errno)
 		return false;
-	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(units); i++) {
 		if (strcasecmp(end, units[i].suffix))
 			continue;
 		if (v && units[i].mult > UINT64_MAX / v)
@@ -60,7 +62,7 @@ const char *human_size(uint64_t bytes, char *buf, size_t cap)
 	unsigned u = 0;
 	uint64_t scale = 1;
 
-	while (u + 1 < sizeof unit / sizeof unit[0] && bytes / scale >= 1024) {
+	while (u + 1 < ARRAY_SIZE(unit) && bytes / scale >= 1024) {
 		scale <<= 10;
 		u++;
 	}
@@ -109,11 +111,6 @@ char *xstrdup(const char *s)
 		exit(EXIT_ERRORS);
 	}
 	return p;
-}
-
-bool is_pow2_u64(uint64_t v)
-{
-	return v && !(v & (v - 1));
 }
 
 bool all_zero(const void *buf, size_t len)

@@ -67,7 +67,6 @@ void *xcalloc(size_t n, size_t m);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 
-bool is_pow2_u64(uint64_t v);
 bool all_zero(const void *buf, size_t len);
 
 #endif

@@ -1,20 +1,10 @@
 #include "stage2/console.h"
 
 #include "common/fmt.h"
+#include "common/uart.h"
 #include "stage2/bioscall.h"
 #include "stage2/io.h"
 
-#define COM1 0x3F8u
-#define UART_DATA 0
-#define UART_IER 1
-#define UART_FCR 2
-#define UART_LCR 3
-#define UART_MCR 4
-#define UART_LSR 5
-#define UART_SCRATCH 7
-#define LSR_DATA_READY 0x01u
-#define LSR_THR_EMPTY 0x20u
-#define UART_CLOCK 115200u
 #define UART_TX_SPIN 100000u   /* bounded wait for the transmitter: a missing UART never hangs */
 
 #define VGA_COLOUR_TEXT 0xB8000u
@@ -36,13 +26,13 @@ static void uart_setup(uint32_t baud)
 {
 	uint16_t div = (uint16_t)(UART_CLOCK / baud);
 
-	outb(COM1 + UART_IER, 0);
-	outb(COM1 + UART_LCR, 0x80);
-	outb(COM1 + UART_DATA, (uint8_t)div);
-	outb(COM1 + UART_IER, (uint8_t)(div >> 8));
-	outb(COM1 + UART_LCR, 0x03);      /* 8N1 */
-	outb(COM1 + UART_FCR, 0x07);      /* FIFOs on and cleared */
-	outb(COM1 + UART_MCR, 0x03);      /* DTR, RTS */
+	outb(UART_COM1 + UART_IER, 0);
+	outb(UART_COM1 + UART_LCR, UART_LCR_DLAB);
+	outb(UART_COM1 + UART_DATA, (uint8_t)div);
+	outb(UART_COM1 + UART_IER, (uint8_t)(div >> 8));
+	outb(UART_COM1 + UART_LCR, UART_LCR_8N1);
+	outb(UART_COM1 + UART_FCR, UART_FCR_FIFO_CLEAR);
+	outb(UART_COM1 + UART_MCR, UART_MCR_DTR_RTS);
 }
 
 void con_serial(uint32_t baud)
@@ -60,9 +50,9 @@ void con_serial(uint32_t baud)
 static void serial_putc(char c)
 {
 	for (unsigned i = 0; i < UART_TX_SPIN; i++)
-		if (inb(COM1 + UART_LSR) & LSR_THR_EMPTY)
+		if (inb(UART_COM1 + UART_LSR) & UART_LSR_THR_EMPTY)
 			break;
-	outb(COM1 + UART_DATA, (uint8_t)c);
+	outb(UART_COM1 + UART_DATA, (uint8_t)c);
 }
 
 static void vga_cursor(void)
@@ -126,8 +116,8 @@ void con_init(void)
 	con.vram = (volatile uint16_t *)(uintptr_t)(con.crtc == 0x3B4 ? VGA_MONO_TEXT : VGA_COLOUR_TEXT);
 
 	/* A UART keeps what is written to its scratch register; an empty port reads back 0xFF. */
-	outb(COM1 + UART_SCRATCH, 0x5A);
-	con.uart_present = inb(COM1 + UART_SCRATCH) == 0x5A;
+	outb(UART_COM1 + UART_SCRATCH, 0x5A);
+	con.uart_present = inb(UART_COM1 + UART_SCRATCH) == 0x5A;
 	con_serial(UART_CLOCK);
 }
 
@@ -213,9 +203,9 @@ static int serial_key(void)
 
 	if (k || !con.serial_on)
 		return k;
-	if (inb(COM1 + UART_LSR) & LSR_DATA_READY) {
+	if (inb(UART_COM1 + UART_LSR) & UART_LSR_DATA_READY) {
 		con.serial_last = con_ticks();
-		return key_feed(&con.serial_keys, inb(COM1 + UART_DATA));
+		return key_feed(&con.serial_keys, inb(UART_COM1 + UART_DATA));
 	}
 	if (key_partial(&con.serial_keys) && con_ticks() - con.serial_last >= 2)
 		return key_timeout(&con.serial_keys);

@@ -5,6 +5,7 @@
  * through the BIOS teletype and COM1 directly: the body's console does not exist yet. */
 #include "common/bootinfo.h"
 #include "common/le.h"
+#include "common/uart.h"
 #include "stage2/bioscall.h"
 #include "stage2/inflate.h"
 #include "stage2/io.h"
@@ -13,15 +14,14 @@
 void stage2_unpack(uint32_t drive, uint32_t stage1_bps);
 void stage2_main(uint32_t drive, uint32_t stage1_bps);
 
-#define COM1 0x3F8u
-
 static void early_putc(char c)
 {
 	struct biosregs r;
 
-	for (unsigned i = 0; i < 100000 && !(inb(COM1 + 5) & 0x20); i++)
-		;
-	outb(COM1, (uint8_t)c);
+	for (unsigned i = 0; i < 100000; i++)
+		if (inb(UART_COM1 + UART_LSR) & UART_LSR_THR_EMPTY)
+			break;
+	outb(UART_COM1 + UART_DATA, (uint8_t)c);
 	initregs(&r);
 	r.ah = 0x0E;
 	r.al = (uint8_t)c;
@@ -57,12 +57,12 @@ static void early_num(uint32_t v, unsigned base)
 __attribute__((noreturn)) static void early_halt(const char *const *text, const uint32_t *num,
 						 const uint8_t *base, unsigned n)
 {
-	outb(COM1 + 3, 0x80);
-	outb(COM1 + 0, 1);                /* 115200 */
-	outb(COM1 + 1, 0);
-	outb(COM1 + 3, 0x03);             /* 8N1 */
-	outb(COM1 + 2, 0x07);             /* FIFOs */
-	outb(COM1 + 4, 0x03);             /* DTR, RTS */
+	outb(UART_COM1 + UART_LCR, UART_LCR_DLAB);
+	outb(UART_COM1 + UART_DATA, UART_CLOCK / 115200);
+	outb(UART_COM1 + UART_IER, 0);
+	outb(UART_COM1 + UART_LCR, UART_LCR_8N1);
+	outb(UART_COM1 + UART_FCR, UART_FCR_FIFO_CLEAR);
+	outb(UART_COM1 + UART_MCR, UART_MCR_DTR_RTS);
 	early_puts("\nanysector stage2");
 	for (unsigned i = 0; i < n; i++) {
 		early_puts(text[i]);

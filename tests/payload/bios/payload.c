@@ -13,10 +13,10 @@
 
 #include "common/fmt.h"
 #include "common/le.h"
+#include "common/uart.h"
 #include "stage2/io.h"
 #include "tests/payload/report_line.h"
 
-#define COM1 0x3F8
 #define EXIT_PORT 0xF4
 #define EXIT_REPORTED 0x10 /* QEMU exit status (0x10 << 1) | 1 = 33 */
 #define EXIT_ERROR 0x11    /* 35 */
@@ -36,21 +36,22 @@ void payload_main(uint32_t boot_params) __attribute__((noreturn));
 
 static void serial_init(void)
 {
-	outb(COM1 + 1, 0x00); /* no interrupts */
-	outb(COM1 + 3, 0x80); /* DLAB */
-	outb(COM1 + 0, 0x01); /* 115200 baud */
-	outb(COM1 + 1, 0x00);
-	outb(COM1 + 3, 0x03); /* 8N1 */
-	outb(COM1 + 2, 0xC7); /* FIFO on, cleared */
-	outb(COM1 + 4, 0x03); /* DTR, RTS */
+	outb(UART_COM1 + UART_IER, 0x00); /* no interrupts */
+	outb(UART_COM1 + UART_LCR, UART_LCR_DLAB);
+	outb(UART_COM1 + UART_DATA, UART_CLOCK / 115200); /* divisor: 115200 baud */
+	outb(UART_COM1 + UART_IER, 0x00);
+	outb(UART_COM1 + UART_LCR, UART_LCR_8N1);
+	outb(UART_COM1 + UART_FCR, UART_FCR_FIFO_CLEAR | UART_FCR_TRIGGER_14);
+	outb(UART_COM1 + UART_MCR, UART_MCR_DTR_RTS);
 }
 
 static void put_char(char c)
 {
 	/* A missing UART must not hang the payload: give up waiting after a bounded spin. */
-	for (uint32_t spin = 0; spin < 1000000 && !(inb(COM1 + 5) & 0x20); spin++)
-		;
-	outb(COM1, (uint8_t)c);
+	for (uint32_t spin = 0; spin < 1000000; spin++)
+		if (inb(UART_COM1 + UART_LSR) & UART_LSR_THR_EMPTY)
+			break;
+	outb(UART_COM1 + UART_DATA, (uint8_t)c);
 }
 
 static void put_str(const char *s)

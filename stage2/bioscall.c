@@ -2,8 +2,11 @@
 
 #include "common/mem.h"
 
+/* CF starts set, as in Linux's arch/x86/boot/regs.c: a service that reports success by clearing
+ * CF but returns without touching it (not there, or a BIOS bug) then reads as a failure instead
+ * of as a success with whatever the registers hold. */
 void initregs(struct biosregs *r)
 {
 	memset(r, 0, sizeof *r);
-	r->eflags = EFLAGS_IF | 0x2u; /* bit 1 always reads as 1 */
+	r->eflags = EFLAGS_IF | EFLAGS_CF | EFLAGS_FIXED1;
 }

@@ -35,10 +35,11 @@ struct biosregs {
 _Static_assert(sizeof(struct biosregs) == 44, "head.asm copies 11 dwords");
 
 #define EFLAGS_CF 0x0001u
+#define EFLAGS_FIXED1 0x0002u  /* always reads as 1 */
 #define EFLAGS_ZF 0x0040u
 #define EFLAGS_IF 0x0200u
 
-/* Zeroed registers, segments 0, interrupts enabled while the BIOS runs. */
+/* Zeroed registers, segments 0, interrupts enabled while the BIOS runs, CF set (bioscall.c). */
 void initregs(struct biosregs *r);
 
 /* Implemented in head.asm. out may be NULL; in and out may be the same block. */

@@ -7,8 +7,14 @@
 #include "stage2/console.h"
 
 #define SMAP 0x534D4150u
+/* An int 15h E820 entry (ACPI "Address Range Descriptor Structure"): */
+#define E820_BASE_OFF 0           /* u64 base address */
+#define E820_LENGTH_OFF 8         /* u64 length in bytes */
+#define E820_TYPE_OFF 16          /* u32 type (E820_RAM, ...) */
+#define E820_ATTR_OFF 20          /* u32 extended attributes (ACPI 3.0; not all BIOSes fill it) */
 #define E820_ENTRY_BYTES 24u
-#define E820_ACPI_ENABLED 1u
+#define E820_MIN_BYTES 20u        /* an entry without the attributes */
+#define E820_ACPI_ENABLED 1u      /* attribute bit 0: the entry is valid */
 
 static uint8_t e820_buf[E820_ENTRY_BYTES] __attribute__((aligned(16)));
 
@@ -25,7 +31,7 @@ static void read_e820(struct memmap *m)
 
 	for (unsigned i = 0; i < MEMMAP_MAX; i++) {
 		memset(e820_buf, 0, sizeof e820_buf);
-		le32_store(e820_buf + 20, E820_ACPI_ENABLED); /* for BIOSes answering 20 bytes */
+		le32_store(e820_buf + E820_ATTR_OFF, E820_ACPI_ENABLED); /* for 20-byte answers */
 		initregs(&r);
 		r.eax = 0xE820;
 		r.edx = SMAP;
@@ -34,10 +40,11 @@ static void read_e820(struct memmap *m)
 		r.es = rm_seg(e820_buf);
 		r.di = rm_off(e820_buf);
 		bios_call(0x15, &r, &r);
-		if (regs_cf(&r) || r.eax != SMAP || r.ecx < 20)
+		if (regs_cf(&r) || r.eax != SMAP || r.ecx < E820_MIN_BYTES)
 			break;
-		if (le32_load(e820_buf + 20) & E820_ACPI_ENABLED)
-			add(m, le64_load(e820_buf), le64_load(e820_buf + 8), le32_load(e820_buf + 16));
+		if (le32_load(e820_buf + E820_ATTR_OFF) & E820_ACPI_ENABLED)
+			add(m, le64_load(e820_buf + E820_BASE_OFF), le64_load(e820_buf + E820_LENGTH_OFF),
+			    le32_load(e820_buf + E820_TYPE_OFF));
 		cont = r.ebx;
 		if (!cont)
 			break;

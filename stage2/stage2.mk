@@ -21,6 +21,11 @@ STAGE2_CFLAGS := $(filter-out -march=%,$(FS32_CFLAGS)) -march=i386 -mpreferred-s
 STAGE2_LIBGCC := $(shell $(HOSTCC) -m32 -print-libgcc-file-name)
 # The legacy DOS layout leaves LBAs 1..62 free before the first partition at LBA 63.
 STAGE2_SIZE_GOAL := 31744
+# Where stage1 loads stage2 and the address it must end below: common/bootinfo.h is the one
+# definition, handed to linker.ld as symbols.
+bootinfo_define = $(or $(shell sed -nE 's/^\#define[[:space:]]+$(1)[[:space:]]+(0x[0-9A-Fa-f]+|[0-9]+)[uU]?([[:space:]].*)?$$/\1/p' common/bootinfo.h),$(error common/bootinfo.h defines no number $(1)))
+STAGE2_LD_DEFS := --defsym=STAGE2_LOAD_ADDR=$(call bootinfo_define,STAGE2_LOAD_ADDR) \
+	--defsym=STAGE2_LOAD_LIMIT=$(call bootinfo_define,STAGE2_LOAD_LIMIT)
 
 $(BUILD)/stage2/%.o: stage2/%.c
 	@mkdir -p $(@D)
@@ -32,8 +37,8 @@ $(BUILD)/stage2/head.o: stage2/head.asm $(STAGE1_INC)
 	@mkdir -p $(@D)
 	$(Q)$(NASM) -f elf32 -I$(dir $(STAGE1_INC)) -o $@ $<
 
-$(STAGE2_ELF): $(STAGE2_OBJS) $(STAGE2_COMMON_OBJS) linker.ld stage2/check_head.py
-	$(Q)ld -m elf_i386 -T linker.ld --gc-sections -nostdlib -z noexecstack --no-warn-rwx-segments \
+$(STAGE2_ELF): $(STAGE2_OBJS) $(STAGE2_COMMON_OBJS) linker.ld stage2/check_head.py common/bootinfo.h
+	$(Q)ld -m elf_i386 $(STAGE2_LD_DEFS) -T linker.ld --gc-sections -nostdlib -z noexecstack --no-warn-rwx-segments \
 		-Map=$(BUILD)/stage2/stage2.map -o $@.tmp $(STAGE2_OBJS) $(STAGE2_COMMON_OBJS) $(STAGE2_LIBGCC)
 	$(Q)python3 stage2/check_head.py $@.tmp
 	$(Q)mv $@.tmp $@

@@ -220,7 +220,7 @@ static int foreign_signatures(struct txn *t, const struct stage2_place *pl, uint
 
 	for (unsigned k = 0; k < 2; k++)
 		if (pl->ours_len[k])
-			ours[nours++] = (struct lba_range){ pl->slot[k], (pl->ours_len[k] + lss - 1) / lss };
+			ours[nours++] = (struct lba_range){ pl->slot[k], DIV_ROUND_UP(pl->ours_len[k], lss) };
 	if ((rc = foreign_install_scan(h, &t->di.sigs, first, end, ours, nours, &found)) || !found.n)
 		return rc;
 	if (!t->force) {

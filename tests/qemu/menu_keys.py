@@ -12,10 +12,15 @@ the initrd arrived whole. Cases:
   escape   e, text, Esc (back to the menu, the edit dropped), Down, Up, Enter: the entry's own
            line; the second entry chosen by its digit boots its own line;
   editoff  with `editor off` in anysector.cfg, e says the editor is off; Enter boots the line
-           unchanged.
+           unchanged;
+  keyboard the edit typed on the PS/2 keyboard (QEMU's monitor `sendkey`) instead of the serial
+           line: e, End, " x=1", Left, Backspace, Home, Delete x5, "k", Enter: the keyboard's
+           keys (int 16h scan codes in stage2, the firmware's EFI_INPUT_KEY under OVMF) edit the
+           same way.
 A failing case prints the reason and the serial log's tail."""
 import json
 import os
+import socket
 import subprocess
 import sys
 import tempfile
@@ -122,8 +127,53 @@ def case_editoff(g):
     return expect_boot(g, CMDLINE)
 
 
+class Keyboard:
+    """QEMU's human monitor on a socket: `sendkey` presses a key on the emulated keyboard."""
+
+    def __init__(self, path, gap):
+        self.gap = gap
+        deadline = time.time() + 20
+        while True:
+            try:
+                self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                self.sock.connect(path)
+                break
+            except OSError:
+                if time.time() > deadline:
+                    raise RuntimeError("QEMU did not open its monitor socket")
+                time.sleep(0.1)
+        self.sock.settimeout(0.2)
+
+    def press(self, g, *names):
+        for n in names:
+            self.sock.sendall(f"sendkey {n}\n".encode())
+            g.pump(g.gap)
+            try:
+                self.sock.recv(65536)    # the monitor's echo and prompt
+            except socket.timeout:
+                pass
+
+    def close(self):
+        self.sock.close()
+
+
+def case_keyboard(g):
+    if not g.wait_for(b"press a key for the menu"):
+        return "no countdown on the serial line"
+    kbd = Keyboard(g.monitor, g.gap)
+    try:
+        kbd.press(g, "e")
+        if not g.wait_for(b"command line: Enter boots it once"):
+            return "e on the keyboard during the countdown did not open the editor"
+        kbd.press(g, "end", "spc", "x", "equal", "1", "left", "backspace", "home",
+                  *["delete"] * 5, "k", "ret")
+    finally:
+        kbd.close()
+    return expect_boot(g, "k/dev/sda1 ro quiet x1")
+
+
 CASES = [("edit", case_edit, None), ("escape", case_escape, None), ("digit", case_digit, None),
-         ("editoff", case_editoff, "off")]
+         ("editoff", case_editoff, "off"), ("keyboard", case_keyboard, None)]
 
 INITRD = paths.build("qemu", "menu-initrd.bin")
 INITRD_DATA = bytes((i * 7) & 0xFF for i in range(12345))
@@ -147,7 +197,10 @@ def main():
             if not why:
                 with tempfile.TemporaryDirectory(dir=paths.build("qemu")) as work:
                     try:
-                        g = Guest(firmware, make_image(firmware, work, editor), work)
+                        monitor = os.path.join(work, "monitor.sock")
+                        g = Guest(firmware, make_image(firmware, work, editor), work,
+                                  ["-monitor", f"unix:{monitor},server=on,wait=off"])
+                        g.monitor = monitor
                         why = fn(g)
                     except (OSError, RuntimeError, subprocess.CalledProcessError) as e:
                         why = f"{type(e).__name__}: {e}"

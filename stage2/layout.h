@@ -1,10 +1,11 @@
 /* Stage2's memory below 1 MiB, defined once in linker.ld:
  *   0x00500 .. __stack_top      stack (real-mode reachable: SS = 0)
  *   0x08000 .. __head_end       stage2's uncompressed head (header, real-mode code, unpacker),
- *                               followed in the loaded image by the DEFLATE-compressed body
+ *                               followed in the loaded image by the LZMA-compressed body
  *   __body_start .. __body_end  the body, unpacked, then its bss up to __bss_end
  *   __bounce (64 KiB, aligned)  int 13h transfers and other BIOS buffers
- *   __linux_rm (64 KiB)         anysector.cfg's text while it is parsed, then the kernel's
+ *   __linux_rm (64 KiB)         the unpacker's LZMA model, then anysector.cfg's text while it
+ *                               is parsed, then the kernel's
  *                               real-mode setup, heap, stack and command line
  * and the protected-mode kernel at LINUX_KERNEL_ADDR (1 MiB). */
 #ifndef ANYSECTOR_STAGE2_LAYOUT_H
@@ -20,6 +21,7 @@ extern uint8_t __image_start[];
 extern uint8_t __head_end[];
 extern uint8_t __body_start[];
 extern uint8_t __body_end[];
+extern uint8_t __text_end[];
 extern uint8_t __bss_end[];
 
 #define BOUNCE_BYTES ((uint32_t)(__bounce_end - __bounce))

@@ -1,6 +1,6 @@
 # stage2: the BIOS loader. 32-bit freestanding C plus head.asm (header, real-mode entry, call
 # gate), linked by the top-level linker.ld with common/ and the 32-bit libgcc (64-bit division).
-# The image is the uncompressed head followed by the DEFLATE-compressed body (pack.py), sealed
+# The image is the uncompressed head followed by the LZMA-compressed body (pack.py), sealed
 # by the host program seal (length + CRC32 in the header, common/bootinfo.h).
 STAGE2_BIN := $(BUILD)/stage2/stage2.bin
 STAGE2_ELF := $(BUILD)/stage2/stage2.elf
@@ -43,12 +43,14 @@ $(STAGE2_ELF): $(STAGE2_OBJS) $(STAGE2_COMMON_OBJS) linker.ld stage2/check_head.
 	$(Q)python3 stage2/check_head.py $@.tmp
 	$(Q)mv $@.tmp $@
 
-# head + DEFLATE(body), which must fit below the body's link address.
+# head + LZMA(body), which must fit below the body's link address; the x86 filter covers the text.
+STAGE2_SYM = 0x$$(nm $< | awk '$$3 == "$(1)" { print $$1 }')
 $(STAGE2_PACKED): $(STAGE2_ELF) stage2/pack.py
 	$(Q)objcopy -O binary -j .head $< $(BUILD)/stage2/head.bin
 	$(Q)objcopy -O binary -j .text -j .rodata -j .data $< $(BUILD)/stage2/body.bin
 	$(Q)python3 stage2/pack.py $(BUILD)/stage2/head.bin $(BUILD)/stage2/body.bin $@ \
-		$$(( 0x$$(nm $< | awk '$$3 == "__body_start" { print $$1 }') - 0x$$(nm $< | awk '$$3 == "__image_start" { print $$1 }') ))
+		$$(( $(call STAGE2_SYM,__body_start) - $(call STAGE2_SYM,__image_start) )) \
+		$$(( $(call STAGE2_SYM,__text_end) - $(call STAGE2_SYM,__body_start) ))
 
 $(BUILD)/host/stage2/seal.o: stage2/seal.c
 	@mkdir -p $(@D)

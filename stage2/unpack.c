@@ -1,13 +1,13 @@
 /* The uncompressed part of stage2 after head.asm: check the image stage1 loaded against its
- * sealed CRC32, then unpack the DEFLATE-compressed body (everything else) to where it was linked
- * and run it. This file, inflate.c, bioscall.c and the common/ functions they call are placed in
+ * sealed CRC32, then unpack the LZMA-compressed body (everything else) to where it was linked
+ * and run it. This file, unlzma.c, bioscall.c and the common/ functions they call are placed in
  * .head by linker.ld; the build checks they call nothing in the body. Failures here are printed
  * through the BIOS teletype and COM1 directly: the body's console does not exist yet. */
 #include "common/bootinfo.h"
 #include "common/le.h"
 #include "common/uart.h"
 #include "stage2/bioscall.h"
-#include "stage2/inflate.h"
+#include "stage2/unlzma.h"
 #include "stage2/io.h"
 #include "stage2/layout.h"
 
@@ -80,7 +80,6 @@ void stage2_unpack(uint32_t drive, uint32_t stage1_bps)
 	uint32_t len = le32_load(img + STAGE2_LENGTH_OFF);
 	uint32_t head = (uint32_t)(__head_end - __image_start);
 	uint32_t body = (uint32_t)(__body_end - __body_start);
-	size_t got = 0;
 
 	if (len <= head || len > STAGE2_MAX_SIZE) {
 		static const char *const t[] = {
@@ -99,11 +98,14 @@ void stage2_unpack(uint32_t drive, uint32_t stage1_bps)
 			"install." };
 		early_halt(t, (const uint32_t[]){ crc, want, 0 }, (const uint8_t[]){ 16, 16, 0 }, 3);
 	}
-	if (!inflate(img + head, len - head, __body_start, body, &got) || got != body) {
+	/* The model lives in __linux_rm: nothing else uses it before the body runs. */
+	if (!lzma_unpack(img + head, len - head, __body_start, body, __linux_rm,
+			 (size_t)(__linux_rm_end - __linux_rm))) {
 		static const char *const t[] = {
 			": its packed body does not unpack to the ", " bytes it was linked as; the build "
 			"is broken" };
 		early_halt(t, (const uint32_t[]){ body, 0 }, (const uint8_t[]){ 10, 0 }, 2);
 	}
+	x86_unfilter(__body_start, (size_t)(__text_end - __body_start));
 	stage2_main(drive, stage1_bps);
 }

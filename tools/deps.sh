@@ -9,7 +9,7 @@ set -eu
 PACKAGES="
 build-essential gcc-multilib make
 clang llvm libclang-rt-14-dev
-nasm zopfli
+nasm
 gnu-efi
 libcmocka-dev pkg-config libblkid-dev libssl-dev python3-cryptography-vectors
 dosfstools mtools

@@ -90,7 +90,7 @@ def make_stages(real, out, old, pad):
     shutil.copyfile(os.path.join(real, "stage1.bin"), os.path.join(out, "stage1.bin"))
     s2 = open(os.path.join(real, "stage2.bin"), "rb").read()
     # The head unpacks the body at its link address, well above the loaded image: a tail of
-    # filler after the DEFLATE stream is loaded and checked (CRC) but never read.
+    # filler after the LZMA stream is loaded and checked (CRC) but never read.
     if pad:
         s2 = stages.reseal(s2 + bytes((i * 7) & 0xFF for i in range(STAGE2_PAD)))
     with open(os.path.join(out, "stage2.bin"), "wb") as f:

@@ -10,11 +10,14 @@ the BIOS test payload with a 1 MiB initrd) to check stage2's error handling: a r
 initrd (named by LBA, then the menu again), a transient read error (retried, boot succeeds), a
 configuration error (its line number, then a halt with the reason).
 
-Before the boots, stage2's DEFLATE decoder is checked on the host (INFLATE_CHECK, built with
-ASan+UBSan): stored, fixed-code and dynamic-code streams of stage2's own body, text, random and
-empty data decode exactly, and damaged copies fail without a memory error.
+Before the boots, stage2's LZMA decoder is checked on the host (UNLZMA_CHECK, built with
+ASan+UBSan): stage2's own packed body (with its x86 filter) and LZMA streams of text, random and
+empty data under several lc/lp/pb properties unpack exactly, and damaged copies fail without a
+memory error.
 
-usage: run.py STAGE1 STAGE1_FORCE_CHS STAGE2 WORKDIR ANYSECTOR STAGES_DIR PAYLOAD INFLATE_CHECK BODY
+usage: run.py STAGE1 STAGE1_FORCE_CHS STAGE2 WORKDIR ANYSECTOR STAGES_DIR PAYLOAD UNLZMA_CHECK BODY
+       TEXT
+BODY: build/stage2/body.bin (stage2.packed and head.bin beside it); TEXT: bytes of text in it.
 Writes "pass=N fail=M skip=0" to $RESULTS/test-stage1 when RESULTS is set; serial logs of failed
 cases stay in WORKDIR."""
 import os
@@ -22,7 +25,7 @@ import random
 import re
 import subprocess
 import sys
-import zlib
+import lzma
 from concurrent.futures import ThreadPoolExecutor
 
 sys.dont_write_bytecode = True
@@ -168,39 +171,40 @@ def run_case(case, stage1, stage1_chs, stage2, work, tools):
                    f"{serial} ends: {last[0]!r}")
 
 
-def inflate_vectors(work, body_path):
-    """(stream, expected) file pairs for every block type zlib can be made to write."""
+def unlzma_vectors(work, body_path, text):
+    """(stream, expected, text) triples: stage2's packed body, and raw LZMA of other data under
+    properties that exercise the literal and position contexts."""
     rng = random.Random(1951)
+    d = os.path.join(work, "unlzma")
+    os.makedirs(d, exist_ok=True)
+    here = os.path.dirname(body_path)
+    head = os.path.getsize(os.path.join(here, "head.bin"))
+    body_stream = os.path.join(d, "body.lzma")
+    with open(body_stream, "wb") as f:
+        f.write(open(os.path.join(here, "stage2.packed"), "rb").read()[head:])
+    args = [body_stream, body_path, str(text)]
     data = {
-        "body": open(body_path, "rb").read(),
         "text": b"anysector boots any sector size. " * 3000,
         "random": rng.randbytes(20000),
         "empty": b"",
+        "zeros": bytes(70000),
     }
-    styles = {
-        "stored": (0, zlib.Z_DEFAULT_STRATEGY),
-        "fixed": (9, zlib.Z_FIXED),
-        "dynamic": (9, zlib.Z_DEFAULT_STRATEGY),
-        "rle": (6, zlib.Z_RLE),
-        "huffman": (1, zlib.Z_HUFFMAN_ONLY),
-    }
-    d = os.path.join(work, "inflate")
-    os.makedirs(d, exist_ok=True)
-    args = []
     for dname, raw in data.items():
         with open(os.path.join(d, dname), "wb") as f:
             f.write(raw)
-        for sname, (level, strategy) in styles.items():
-            c = zlib.compressobj(level, zlib.DEFLATED, -15, 9, strategy)
-            path = os.path.join(d, f"{dname}.{sname}.deflate")
+        for lc, lp, pb in ((3, 0, 0), (0, 2, 2), (4, 0, 4), (1, 3, 1)):
+            path = os.path.join(d, f"{dname}.lc{lc}lp{lp}pb{pb}.lzma")
+            props = (pb * 5 + lp) * 9 + lc
             with open(path, "wb") as f:
-                f.write(c.compress(raw) + c.flush())
-            args += [path, os.path.join(d, dname)]
+                f.write(bytes([props]) + lzma.compress(raw, format=lzma.FORMAT_RAW, filters=[
+                    {"id": lzma.FILTER_LZMA1, "preset": 6, "lc": lc, "lp": lp, "pb": pb}]))
+            args += [path, os.path.join(d, dname), "0"]
     return args
 
 
-def check_inflate(checker, work, body_path):
-    proc = subprocess.run([checker] + inflate_vectors(work, body_path), capture_output=True, text=True)
+def check_unlzma(checker, work, body_path, text):
+    proc = subprocess.run([checker] + unlzma_vectors(work, body_path, text), capture_output=True,
+                          text=True)
     lines = proc.stdout.splitlines() + proc.stderr.splitlines()
     ok = [(line.startswith("PASS"), line) for line in lines if line.startswith(("PASS", "FAIL"))]
     if proc.returncode and all(good for good, _ in ok):
@@ -211,12 +215,12 @@ def check_inflate(checker, work, body_path):
 def main():
     stage1_path, stage1_chs_path, stage2_path, work = sys.argv[1:5]
     tools = sys.argv[5:8]
-    checker, body_path = sys.argv[8:10]
+    checker, body_path, text = sys.argv[8], sys.argv[9], int(sys.argv[10], 0)
     os.makedirs(work, exist_ok=True)
     stage1 = open(stage1_path, "rb").read()
     stage1_chs = open(stage1_chs_path, "rb").read()
     stage2 = open(stage2_path, "rb").read()
-    outcomes = check_inflate(checker, work, body_path)
+    outcomes = check_unlzma(checker, work, body_path, text)
     with ThreadPoolExecutor(max_workers=2) as pool:
         outcomes += list(pool.map(lambda c: run_case(c, stage1, stage1_chs, stage2, work, tools), CASES))
     for _, line in outcomes:

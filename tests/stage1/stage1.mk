@@ -12,16 +12,18 @@ $(STAGE1_CHS_BIN): stage1/mbr.asm $(STAGE1_INC)
 STAGE1_TEST_TOOLS := $(BUILD)/tools/anysector $(BUILD)/stages/stage1.bin $(BUILD)/stages/stage2.bin \
 	$(BUILD)/payload/bios/payload.bzImage
 
-# stage2's DEFLATE decoder on the host, with the sanitizers.
-INFLATE_CHECK := $(BUILD)/asan/tests/stage1/inflate_check
-$(INFLATE_CHECK): tests/stage1/inflate_check.c stage2/inflate.c stage2/inflate.h
+# stage2's LZMA decoder on the host, with the sanitizers.
+UNLZMA_CHECK := $(BUILD)/asan/tests/stage1/unlzma_check
+$(UNLZMA_CHECK): tests/stage1/unlzma_check.c stage2/unlzma.c stage2/unlzma.h common/le.h
 	@mkdir -p $(@D)
-	$(Q)$(HOSTCC) $(ASAN_CFLAGS) tests/stage1/inflate_check.c stage2/inflate.c -o $@
+	$(Q)$(HOSTCC) $(ASAN_CFLAGS) tests/stage1/unlzma_check.c stage2/unlzma.c -o $@
 
 .PHONY: test-stage1
-test-stage1: $(STAGE1_BIN) $(STAGE1_CHS_BIN) $(STAGE2_BIN) $(STAGE1_TEST_TOOLS) $(INFLATE_CHECK) \
+test-stage1: $(STAGE1_BIN) $(STAGE1_CHS_BIN) $(STAGE2_BIN) $(STAGE1_TEST_TOOLS) $(UNLZMA_CHECK) \
 		$(PY_BOOTINFO)
 	@python3 tests/stage1/run.py $(STAGE1_BIN) $(STAGE1_CHS_BIN) $(STAGE2_BIN) $(BUILD)/tests/stage1 \
 		$(BUILD)/tools/anysector $(BUILD)/stages $(BUILD)/payload/bios/payload.bzImage \
-		$(INFLATE_CHECK) $(BUILD)/stage2/body.bin
+		$(UNLZMA_CHECK) $(BUILD)/stage2/body.bin \
+		$$(( 0x$$(nm $(STAGE2_ELF) | awk '$$3 == "__text_end" { print $$1 }') - \
+		     0x$$(nm $(STAGE2_ELF) | awk '$$3 == "__body_start" { print $$1 }') ))
 TEST_SUITES += 60:test-stage1

@@ -41,6 +41,7 @@ const char *as_strerror(int err)
 	case AS_ETOOBIG: return "too large";
 	case AS_ENOMEM: return "out of memory";
 	case AS_EABORT: return "cancelled";
+	case AS_EDENIED: return "verification failed";
 	default: return "unknown error";
 	}
 }

@@ -17,6 +17,7 @@ enum as_error {
 	AS_ETOOBIG = -11,  /* larger than a fixed limit of ours */
 	AS_ENOMEM = -12,   /* out of memory (firmware allocators) */
 	AS_EABORT = -13,   /* the user cancelled */
+	AS_EDENIED = -14,  /* a signature or pinned-hash check refused a file */
 };
 
 /* A short lower-case phrase for an error code ("device read failed", ...). */

@@ -54,7 +54,10 @@ enum menu_action menu_time(struct menu *m, uint32_t tenths)
 static enum menu_action edit_start(struct menu *m)
 {
 	if (!m->editor) {
-		m->note = "editing is turned off (anysector.cfg: editor off)";
+		/* off by the config, or by Secure Boot (cfg_editor_allowed) */
+		m->note = m->cfg->editor == CFG_EDITOR_OFF ?
+			"editing is turned off (anysector.cfg: editor off)" :
+			"editing is off under Secure Boot (anysector.cfg: editor on allows it)";
 		return MENU_NOTE;
 	}
 	if (!cfg_entry_runs_on(entry(m, m->sel), m->fw))

@@ -1,6 +1,7 @@
 #include "efi/boot.h"
 
 #include "efi/initrd.h"
+#include "efi/secureboot.h"
 
 #include "common/errors.h"
 #include "common/initrd.h"
@@ -81,9 +82,10 @@ static CHAR16 *widen(const char *s, UINT32 *bytes)
 	return w;
 }
 
-/* The one place an EFI image is started, for Linux kernels and EFI applications alike (a
- * Secure Boot check belongs here): LoadImage from the buffer (the firmware copies it), the
- * command line as UCS-2 LoadOptions, StartImage. Returns only when the image could not be
+/* The one place an EFI image is started, for Linux kernels and EFI applications alike: under
+ * Secure Boot shim's SHIM_LOCK verdict (when shim started us), LoadImage from the buffer (the
+ * firmware copies it and checks it against db), the command line as UCS-2 LoadOptions,
+ * StartImage. Returns only when the image could not be
  * started or came back, after saying so. */
 static int start_image(struct boot_volume *v, const struct cfg_entry *e, const char *what,
 		       void *buf, uint32_t size, const char *cmdline, struct diag *d)
@@ -102,11 +104,29 @@ static int start_image(struct boot_volume *v, const struct cfg_entry *e, const c
 			   "needs CONFIG_EFI_STUB to boot from UEFI" : "");
 		goto out;
 	}
-	EFI_STATUS s = g_bs->LoadImage(FALSE, g_image, dp, buf, size, &child);
+	/* Under Secure Boot with shim: shim's verdict first, so a file shim refuses is never
+	 * handed to LoadImage (shims that do not hook LoadImage would let the firmware decide). */
+	EFI_STATUS s = sb_enabled() ? sb_shim_verify(buf, size) : EFI_NOT_FOUND;
+	if (EFI_ERROR(s) && s != EFI_NOT_FOUND) {
+		diag_error(d, "efi.secure_boot", "entry %s: Secure Boot: shim refuses %s %s (%s): it "
+			   "is not signed by a key shim trusts, or is revoked", e->name, what, e->kernel,
+			   efi_status_name(s, sb));
+		rc = AS_EDENIED;
+		goto out;
+	}
+	s = g_bs->LoadImage(FALSE, g_image, dp, buf, size, &child);
+	if (s == EFI_ACCESS_DENIED || s == EFI_SECURITY_VIOLATION) {
+		/* OVMF answers either for a file no key in db signed (docs/FIRMWARE.md "Secure Boot") */
+		diag_error(d, "efi.secure_boot", "entry %s: Secure Boot: the firmware refuses %s %s "
+			   "(%s): it is not signed by a key in db, or is revoked", e->name, what,
+			   e->kernel, efi_status_name(s, sb));
+		child = NULL;
+		rc = AS_EDENIED;
+		goto out;
+	}
 	if (EFI_ERROR(s)) {
-		diag_error(d, "efi.load_image", "entry %s: the firmware refused to load %s %s (%s%s)",
-			   e->name, what, e->kernel, efi_status_name(s, sb),
-			   s == EFI_SECURITY_VIOLATION ? ": Secure Boot rejects it" : "");
+		diag_error(d, "efi.load_image", "entry %s: the firmware refused to load %s %s (%s)",
+			   e->name, what, e->kernel, efi_status_name(s, sb));
 		child = NULL;
 		goto out;
 	}

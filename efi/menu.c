@@ -5,19 +5,23 @@
 #include "common/errors.h"
 #include "common/menu.h"
 #include "efi/boot.h"
+#include "efi/secureboot.h"
 
 EFI_STATUS menu_run(struct boot_volume *v, const struct cfg *c, struct diag *d)
 {
 	struct menu *m = efi_alloc(sizeof *m);
 	enum menu_action a;
 	uint32_t tenths = 0;
+	/* Under Secure Boot an edited command line could undo the kernel's lockdown or init: the
+	 * editor is off unless the config says "editor on". */
+	bool editor = cfg_editor_allowed(c, sb_enabled());
 
 	if (!m)
 		return EFI_OUT_OF_RESOURCES;
 	/* The firmware arms a 5-minute watchdog for boot options; a menu may wait longer. */
 	g_bs->SetWatchdogTimer(0, 0, 0, NULL);
 	con_flush_keys();
-	a = menu_start(m, c, CFG_FW_UEFI, cfg_editor_allowed(c, false), true);
+	a = menu_start(m, c, CFG_FW_UEFI, editor, true);
 	for (;;) {
 		menu_draw(m, a, con_puts);
 		if (a == MENU_LEAVE) {
@@ -29,7 +33,7 @@ EFI_STATUS menu_run(struct boot_volume *v, const struct cfg *c, struct diag *d)
 			int rc = boot_entry(v, &c->entries[i], m->cmdline, d);
 			/* Only a failed boot comes back; never the same entry again by itself. */
 			con_printf("booting %u) failed: %s\n", i + 1, as_strerror(rc));
-			a = menu_start(m, c, CFG_FW_UEFI, cfg_editor_allowed(c, false), false);
+			a = menu_start(m, c, CFG_FW_UEFI, editor, false);
 			continue;
 		}
 		int key = con_wait_key(m->mode == MENU_COUNTDOWN ? 1 : 0);

@@ -21,6 +21,10 @@ QEMU = "qemu-system-x86_64"
 SEABIOS = "/usr/share/seabios/bios-256k.bin"   # bios.bin has no NVMe driver
 OVMF_CODE = "/usr/share/OVMF/OVMF_CODE_4M.fd"
 OVMF_VARS = "/usr/share/OVMF/OVMF_VARS_4M.fd"
+# Secure Boot on, the snakeoil test key in PK, KEK and db (Debian ovmf's README.Debian); this
+# build needs SMM, so a q35 machine with smm=on and the flash in secure mode.
+OVMF_SB_CODE = "/usr/share/OVMF/OVMF_CODE_4M.snakeoil.fd"
+OVMF_SB_VARS = "/usr/share/OVMF/OVMF_VARS_4M.snakeoil.fd"
 DEBUG_EXIT = "isa-debug-exit,iobase=0xf4,iosize=0x04"
 
 FIRMWARES = ("seabios", "ovmf")
@@ -78,6 +82,12 @@ def firmware_args(firmware, vars_copy=None, debugcon_log=None):
     elif firmware == "ovmf":
         shutil.copyfile(OVMF_VARS, vars_copy)
         args = ["-drive", f"if=pflash,format=raw,unit=0,readonly=on,file={OVMF_CODE}",
+                "-drive", f"if=pflash,format=raw,unit=1,file={vars_copy}"]
+    elif firmware == "ovmf-secboot":
+        shutil.copyfile(OVMF_SB_VARS, vars_copy)
+        # a later -machine merges into base_args' one (the type and smm=on win)
+        args = ["-machine", "q35,smm=on", "-global", "driver=cfi.pflash01,property=secure,value=on",
+                "-drive", f"if=pflash,format=raw,unit=0,readonly=on,file={OVMF_SB_CODE}",
                 "-drive", f"if=pflash,format=raw,unit=1,file={vars_copy}"]
     else:
         raise ValueError(f"unknown firmware {firmware}")

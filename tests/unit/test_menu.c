@@ -285,6 +285,13 @@ static void test_editor_key(void **state)
 	assert_int_equal(cfg.editor, CFG_EDITOR_UNSET);
 	assert_true(cfg_editor_allowed(&cfg, false));
 	assert_false(cfg_editor_allowed(&cfg, true));
+	/* unset and Secure Boot on: off, and the note says why */
+	menu_start(&m, &cfg, CFG_FW_UEFI, cfg_editor_allowed(&cfg, true), false);
+	assert_int_equal(menu_key(&m, 'e'), MENU_NOTE);
+	screen[0] = 0;
+	menu_draw(&m, MENU_NOTE, put);
+	assert_non_null(strstr(screen, "\nediting is off under Secure Boot (anysector.cfg: "
+				       "editor on allows it)\n"));
 }
 
 /* Entries the firmware cannot start: listed as such, never booted, no countdown to them. */

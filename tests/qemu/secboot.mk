@@ -1,0 +1,6 @@
+# Secure Boot under OVMF's snakeoil build (tests/qemu/secboot.py): signed loader and kernel,
+# refusals by the firmware and by shim, shim with Debian's signed kernel, a changed loader.
+.PHONY: test-qemu-secboot
+test-qemu-secboot: qemu-prereqs
+	@python3 tests/qemu/secboot.py $(SECBOOT_CASES)
+TEST_SUITES += 78:test-qemu-secboot

@@ -199,30 +199,28 @@ def case_efi_other_partition(work):
     return None, g
 
 
-def case_efi_unavailable(work):
-    image, _ = make_disk(work, "seabios", ["--efi", paths.EFI_PAYLOAD])
-    g = run_guest("seabios", image, work, "waiting for a key", seconds=60)
+def unavailable(work, firmware, add, listed, seconds):
+    """The default entry is one firmware cannot start: listed as such (listed), no countdown
+    to it, never tried, and the menu waits."""
+    image, _ = make_disk(work, firmware, add)
+    g = run_guest(firmware, image, work, "waiting for a key", seconds=seconds)
     text = g.text()
-    if "2) payload.efi (UEFI only)" not in text:
-        return "the efi entry is not listed as UEFI only", g
+    if listed not in text:
+        return f"the entry is not listed as \"{listed}\"", g
     if "booting 2)" in text or "press a key for the menu" in text:
-        return "the menu counted down to (or tried) an entry BIOS cannot start", g
+        return f"the menu counted down to (or tried) an entry {firmware} cannot start", g
     if "waiting for a key" not in text or console.payload_reported(text):
         return "the menu did not wait (or booted something)", g
     return None, g
+
+
+def case_efi_unavailable(work):
+    return unavailable(work, "seabios", ["--efi", paths.EFI_PAYLOAD], "2) payload.efi (UEFI only)",
+                       60)
 
 
 def case_chain_unavailable(work):
-    image, _ = make_disk(work, "ovmf", ["--chainload", "3"])
-    g = run_guest("ovmf", image, work, "waiting for a key", seconds=150)
-    text = g.text()
-    if "2) chainload-3 (BIOS only)" not in text:
-        return "the chainload entry is not listed as BIOS only", g
-    if "booting 2) in" in text or "press a key for the menu" in text:
-        return "the menu counted down to an entry UEFI cannot start", g
-    if "waiting for a key" not in text or console.payload_reported(text):
-        return "the menu did not wait (or booted something)", g
-    return None, g
+    return unavailable(work, "ovmf", ["--chainload", "3"], "2) chainload-3 (BIOS only)", 150)
 
 
 CASES = [("seabios-nvme-4Kn-chain-partition", case_partition),

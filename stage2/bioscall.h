@@ -34,6 +34,10 @@ struct biosregs {
 
 _Static_assert(sizeof(struct biosregs) == 44, "head.asm copies 11 dwords");
 
+/* stage2's C passes the first three arguments in EAX, EDX, ECX (-mregparm=3, stage2.mk); the
+ * functions head.asm defines or calls take every argument on the stack. */
+#define ASMLINKAGE __attribute__((regparm(0)))
+
 #define EFLAGS_CF 0x0001u
 #define EFLAGS_FIXED1 0x0002u  /* always reads as 1 */
 #define EFLAGS_ZF 0x0040u
@@ -43,7 +47,7 @@ _Static_assert(sizeof(struct biosregs) == 44, "head.asm copies 11 dwords");
 void initregs(struct biosregs *r);
 
 /* Implemented in head.asm. out may be NULL; in and out may be the same block. */
-void bios_call(uint8_t intno, const struct biosregs *in, struct biosregs *out);
+ASMLINKAGE void bios_call(uint8_t intno, const struct biosregs *in, struct biosregs *out);
 
 static inline bool regs_cf(const struct biosregs *r)
 {
@@ -62,6 +66,6 @@ static inline uint16_t rm_off(const void *p)
 }
 
 /* head.asm: enter a Linux kernel's real-mode setup at seg+0x20:0 with all segments = seg. */
-__attribute__((noreturn)) void linux_enter_real_mode(uint16_t seg, uint16_t sp);
+ASMLINKAGE __attribute__((noreturn)) void linux_enter_real_mode(uint16_t seg, uint16_t sp);
 
 #endif

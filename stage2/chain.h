@@ -5,6 +5,7 @@
 
 #include "common/blockdev.h"
 #include "common/config.h"
+#include "stage2/bioscall.h"
 
 /* Starts the boot record a chainload entry names (partition N of the boot disk, or LBA 0 of
  * BIOS disk 0x80 + N). Returns only when it cannot, after saying why: unreadable, or no 0x55AA
@@ -13,7 +14,7 @@ int chain_boot(struct blockdev *boot_disk, uint8_t boot_drive, const struct cfg_
 
 /* head.asm: copies `bytes` from segment src_seg:0 to 0000:7C00 and jumps there in real mode with
  * DL = drive, DS:SI = 0000:si, SS:SP = 0000:7C00, interrupts on. */
-__attribute__((noreturn)) void chain_enter(uint32_t drive, uint32_t bytes, uint32_t si,
-					   uint32_t src_seg);
+ASMLINKAGE __attribute__((noreturn)) void chain_enter(uint32_t drive, uint32_t bytes,
+						      uint32_t si, uint32_t src_seg);
 
 #endif

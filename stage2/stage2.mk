@@ -1,5 +1,5 @@
 # stage2: the BIOS loader. 32-bit freestanding C plus head.asm (header, real-mode entry, call
-# gate), linked by the top-level linker.ld with common/ and the 32-bit libgcc (64-bit division).
+# gate), linked by the top-level linker.ld with common/ (its own 64-bit division: udiv64.c).
 # The image is the uncompressed head followed by the LZMA-compressed body (pack.py), sealed
 # by the host program seal (length + CRC32 in the header, common/bootinfo.h).
 STAGE2_BIN := $(BUILD)/stage2/stage2.bin
@@ -12,13 +12,13 @@ STAGE2_OBJS := $(BUILD)/stage2/head.o $(patsubst %.c,$(BUILD)/%.o,$(STAGE2_SRCS)
 # what stage2 calls, and linker.ld can place the few functions the head needs in .head.
 STAGE2_COMMON_OBJS := $(patsubst common/%.c,$(BUILD)/stage2/common/%.o,$(COMMON_FS_SRCS))
 # min-pagesize=0: the BIOS data area lives at small fixed addresses GCC would take for NULL+n.
-# Tuned for the i386 and with a 4-byte stack alignment: stage2 must fit the legacy gap, and
-# -march=i386 (mostly its -mtune: fewer cmov and wide moves, code that compresses better) packs
-# 622 bytes smaller than -march=i686, the stack alignment 168 bytes more (32,091 -> 31,301
-# measured; docs/DESIGN.md "stage2's size budget"). Nothing in stage2 needs SSE alignment.
-STAGE2_CFLAGS := $(filter-out -march=%,$(FS32_CFLAGS)) -march=i386 -mpreferred-stack-boundary=2 \
-	-ffunction-sections -fdata-sections --param=min-pagesize=0
-STAGE2_LIBGCC := $(shell $(HOSTCC) -m32 -print-libgcc-file-name)
+# stage2 must fit the legacy gap, so these flags are chosen by the packed size they give
+# (docs/DESIGN.md "stage2's size budget" has each one's measured saving): -march=i386 (mostly its
+# tuning: no cmov, narrower moves, code that compresses better), a 4-byte stack alignment
+# (nothing in stage2 needs SSE's), arguments in registers (-mregparm=3: the functions head.asm
+# defines or calls are ASMLINKAGE, stage2/bioscall.h) and -Oz.
+STAGE2_CFLAGS := $(filter-out -march=% -Os,$(FS32_CFLAGS)) -Oz -march=i386 \
+	-mpreferred-stack-boundary=2 -mregparm=3 -ffunction-sections -fdata-sections --param=min-pagesize=0
 # The legacy DOS layout leaves LBAs 1..62 free before the first partition at LBA 63.
 STAGE2_SIZE_GOAL := 31744
 # Where stage1 loads stage2 and the address it must end below: common/bootinfo.h is the one
@@ -39,7 +39,7 @@ $(BUILD)/stage2/head.o: stage2/head.asm $(STAGE1_INC)
 
 $(STAGE2_ELF): $(STAGE2_OBJS) $(STAGE2_COMMON_OBJS) linker.ld stage2/check_head.py common/bootinfo.h
 	$(Q)ld -m elf_i386 $(STAGE2_LD_DEFS) -T linker.ld --gc-sections -nostdlib -z noexecstack --no-warn-rwx-segments \
-		-Map=$(BUILD)/stage2/stage2.map -o $@.tmp $(STAGE2_OBJS) $(STAGE2_COMMON_OBJS) $(STAGE2_LIBGCC)
+		-Map=$(BUILD)/stage2/stage2.map -o $@.tmp $(STAGE2_OBJS) $(STAGE2_COMMON_OBJS)
 	$(Q)python3 stage2/check_head.py $@.tmp
 	$(Q)mv $@.tmp $@
 

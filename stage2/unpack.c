@@ -11,7 +11,7 @@
 #include "stage2/io.h"
 #include "stage2/layout.h"
 
-void stage2_unpack(uint32_t drive, uint32_t stage1_bps);
+ASMLINKAGE void stage2_unpack(uint32_t drive, uint32_t stage1_bps);
 void stage2_main(uint32_t drive, uint32_t stage1_bps);
 
 static void early_putc(char c)
@@ -74,7 +74,7 @@ __attribute__((noreturn)) static void early_halt(const char *const *text, const 
 		__asm__ volatile("cli; hlt");
 }
 
-void stage2_unpack(uint32_t drive, uint32_t stage1_bps)
+ASMLINKAGE void stage2_unpack(uint32_t drive, uint32_t stage1_bps)
 {
 	const uint8_t *img = __image_start;
 	uint32_t len = le32_load(img + STAGE2_LENGTH_OFF);

@@ -140,4 +140,23 @@ int gpt_write(struct blockdev *dev, const struct guid *disk_guid, const struct g
 	      unsigned n, uint32_t num_entries, uint64_t first_usable, uint64_t last_usable,
 	      struct diag *d);
 
+/* Where gpt_write_placed puts a GPT's parts, in the device's LBAs; 0 in a field means the
+ * spec's default (128 entries, the primary array at LBA 2, the backup array just below the
+ * backup header, FirstUsable/LastUsable just inside the arrays). A dual GPT (tools/dual.h)
+ * moves the arrays of one size out of the other's way. */
+struct gpt_place {
+	uint32_t num_entries;
+	uint64_t primary_array;
+	uint64_t backup_array;
+	uint64_t first_usable;
+	uint64_t last_usable;
+};
+
+/* gpt_write with the arrays and the usable range placed explicitly. Besides gpt_write's
+ * checks: each array inside LBA 2..last-1, the two arrays apart (gpt.array_location), the usable
+ * range off both headers and both arrays (gpt.usable_range) -> AS_EINVAL. */
+int gpt_write_placed(struct blockdev *dev, const struct guid *disk_guid,
+		     const struct gpt_entry *entries, unsigned n, const struct gpt_place *place,
+		     struct diag *d);
+
 #endif

@@ -120,21 +120,81 @@ static bool entries_ok(const struct layout *l, const struct gpt_entry *e, unsign
 	return ok;
 }
 
+static bool ranges_meet(uint64_t a, uint64_t a_len, uint64_t b, uint64_t b_len)
+{
+	return a < b + b_len && b < a + a_len;
+}
+
+/* The placement rules gpt_read_at applies, checked before anything is written: each array
+ * inside the disk and off LBA 0 and both headers, the arrays apart, the usable range off every
+ * header and array. */
+static bool placement_ok(const struct layout *l, uint64_t pa, uint64_t ba, struct diag *d)
+{
+	uint64_t arr = l->array_sectors;
+	const struct {
+		const char *name;
+		uint64_t lba;
+	} arrays[2] = { { "primary", pa }, { "backup", ba } };
+
+	for (unsigned i = 0; i < 2; i++) {
+		uint64_t a = arrays[i].lba;
+		if (a < 2 || a >= l->last || arr > l->last - a) {
+			diag_error(d, "gpt.array_location",
+				   "the %s GPT entry array at LBA %llu (%llu sectors) is not inside LBA "
+				   "2..%llu, between LBA 1 and the backup header",
+				   arrays[i].name, (unsigned long long)a, (unsigned long long)arr,
+				   (unsigned long long)(l->last - 1));
+			return false;
+		}
+	}
+	if (ranges_meet(pa, arr, ba, arr)) {
+		diag_error(d, "gpt.array_location",
+			   "the primary and backup GPT entry arrays overlap (LBA %llu and %llu, %llu "
+			   "sectors each)",
+			   (unsigned long long)pa, (unsigned long long)ba, (unsigned long long)arr);
+		return false;
+	}
+	uint64_t fu = l->first_usable, lu = l->last_usable;
+	if (fu < 2 || fu > lu || lu >= l->last || ranges_meet(fu, lu - fu + 1, pa, arr) ||
+	    ranges_meet(fu, lu - fu + 1, ba, arr)) {
+		diag_error(d, "gpt.usable_range",
+			   "GPT usable range %llu..%llu is not inside 2..%llu with both entry arrays "
+			   "(LBA %llu and %llu, %llu sectors each) outside it",
+			   (unsigned long long)fu, (unsigned long long)lu,
+			   (unsigned long long)(l->last - 1), (unsigned long long)pa,
+			   (unsigned long long)ba, (unsigned long long)arr);
+		return false;
+	}
+	return true;
+}
+
 int gpt_write(struct blockdev *dev, const struct guid *disk_guid, const struct gpt_entry *entries,
 	      unsigned n, uint32_t num_entries, uint64_t first_usable, uint64_t last_usable,
 	      struct diag *d)
+{
+	struct gpt_place p = {
+		.num_entries = num_entries,
+		.first_usable = first_usable,
+		.last_usable = last_usable,
+	};
+	return gpt_write_placed(dev, disk_guid, entries, n, &p, d);
+}
+
+int gpt_write_placed(struct blockdev *dev, const struct guid *disk_guid,
+		     const struct gpt_entry *entries, unsigned n, const struct gpt_place *place,
+		     struct diag *d)
 {
 	struct layout l;
 	uint64_t def_first, def_last;
 	int rc;
 
-	if (!dev->scratch || !dev->write || !disk_guid || (n && !entries)) {
+	if (!dev->scratch || !dev->write || !disk_guid || (n && !entries) || !place) {
 		diag_error(d, "gpt.args", "gpt_write: missing device scratch, write callback, disk "
-			   "GUID or entries");
+			   "GUID, entries or placement");
 		return AS_EINVAL;
 	}
 	l.lss = dev->sector_size;
-	l.num_entries = num_entries ? num_entries : GPT_DEFAULT_ENTRIES;
+	l.num_entries = place->num_entries ? place->num_entries : GPT_DEFAULT_ENTRIES;
 	if (n > l.num_entries) {
 		diag_error(d, "gpt.args", "gpt_write: %u entries do not fit an array of %u", n,
 			   (unsigned)l.num_entries);
@@ -156,16 +216,12 @@ int gpt_write(struct blockdev *dev, const struct guid *disk_guid, const struct g
 		return AS_ENOSPC;
 	}
 	l.last = dev->sectors - 1;
-	l.first_usable = first_usable ? first_usable : def_first;
-	l.last_usable = last_usable ? last_usable : def_last;
-	if (l.first_usable < def_first || l.last_usable > def_last || l.first_usable > l.last_usable) {
-		diag_error(d, "gpt.usable_range",
-			   "GPT usable range %llu..%llu is not inside %llu..%llu, the space between the "
-			   "arrays",
-			   (unsigned long long)l.first_usable, (unsigned long long)l.last_usable,
-			   (unsigned long long)def_first, (unsigned long long)def_last);
+	l.first_usable = place->first_usable ? place->first_usable : def_first;
+	l.last_usable = place->last_usable ? place->last_usable : def_last;
+	uint64_t primary_array = place->primary_array ? place->primary_array : 2;
+	uint64_t backup_array = place->backup_array ? place->backup_array : l.last - l.array_sectors;
+	if (!placement_ok(&l, primary_array, backup_array, d))
 		return AS_EINVAL;
-	}
 	if (!entries_ok(&l, entries, n, d))
 		return AS_EINVAL;
 
@@ -181,8 +237,7 @@ int gpt_write(struct blockdev *dev, const struct guid *disk_guid, const struct g
 		.entries_crc = array_crc(entries, n, l.num_entries),
 	};
 
-	/* Backup first: array just below the backup header at the last LBA. */
-	uint64_t backup_array = l.last - l.array_sectors;
+	/* Backup first, then the primary. */
 	if ((rc = write_array(dev, &l, entries, n, backup_array, d)))
 		return rc;
 	h.my_lba = l.last;
@@ -191,10 +246,10 @@ int gpt_write(struct blockdev *dev, const struct guid *disk_guid, const struct g
 	if ((rc = write_header(dev, &h, d)))
 		return rc;
 
-	if ((rc = write_array(dev, &l, entries, n, 2, d)))
+	if ((rc = write_array(dev, &l, entries, n, primary_array, d)))
 		return rc;
 	h.my_lba = 1;
 	h.alternate_lba = l.last;
-	h.entries_lba = 2;
+	h.entries_lba = primary_array;
 	return write_header(dev, &h, d);
 }

@@ -24,6 +24,7 @@ static const struct {
 	{ "add", cmd_add, "copy a kernel (and initrds) to the ESP and add a boot entry" },
 	{ "mkimage", cmd_mkimage, "make a bootable sparse disk image in one step" },
 	{ "restore", cmd_restore, "undo an install from its backup file" },
+	{ "repair", cmd_repair, "rebuild the broken half of a dual GPT (journalled)" },
 };
 
 static void usage(FILE *f)

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "common/bits.h"
+#include "tools/dual.h"
 #include "tools/util.h"
 
 enum opt_result topo_option(int opt, const char *arg, struct topo_flags *f)
@@ -24,12 +25,17 @@ enum opt_result topo_option(int opt, const char *arg, struct topo_flags *f)
 			name = names[i].name;
 	if (!name)
 		return OPTION_OTHER;
+	if (opt == OPT_SECTOR_SIZE && !strcmp(arg, "any")) {
+		f->any_lss = true;
+		f->has_lss = false;
+		return OPTION_TAKEN;
+	}
 	if (!parse_size(arg, &v) || v > UINT32_MAX) {
 		t_error("usage.number", "%s %s: not a size in bytes", name, arg);
 		return OPTION_BAD;
 	}
 	switch (opt) {
-	case OPT_SECTOR_SIZE: f->lss = (uint32_t)v; f->has_lss = true; break;
+	case OPT_SECTOR_SIZE: f->lss = (uint32_t)v; f->has_lss = true; f->any_lss = false; break;
 	case OPT_PHYSICAL_SIZE: f->pss = (uint32_t)v; f->has_pss = true; break;
 	case OPT_ALIGN_OFFSET: f->aoff = (uint32_t)v; f->has_aoff = true; break;
 	case OPT_IO_MIN: f->io_min = (uint32_t)v; f->has_io_min = true; break;
@@ -105,6 +111,24 @@ int bad_option(const char *cmd)
 {
 	fprintf(stderr, "Try 'anysector %s --help'.\n", cmd);
 	return EXIT_USAGE;
+}
+
+int open_target_layout(struct hostdev *h, const char *path, bool writable,
+		       const struct topo_flags *f)
+{
+	struct topo_flags g = *f;
+
+	g.any_lss = false;
+	int rc = hostdev_open(h, path, writable);
+	/* A dual GPT is written through the 4096-byte view of an image: every write lands on the
+	 * 4 KiB blocks both sector sizes share. A device keeps its own sector size. */
+	if (!rc && f->any_lss && !h->is_block) {
+		g.lss = DUAL_LARGE_LSS;
+		g.has_lss = true;
+	}
+	if (!rc)
+		rc = hostdev_set_topology(h, &g);
+	return rc;
 }
 
 int open_target(struct hostdev *h, const char *path, bool writable, const struct topo_flags *f)

@@ -41,6 +41,7 @@ enum {
 	OPT_SIGN_KEY,
 	OPT_SIGN_CERT,
 	OPT_SHIM,
+	OPT_FROM,
 	OPT_HELP,
 	OPT_FAILED,         /* next_option: a shared option had a bad value (already reported) */
 };
@@ -54,7 +55,8 @@ enum {
 
 #define TOPO_HELP                                                                          \
 	"  --sector-size N      logical sector size of an image file (default: detected from\n" \
-	"                       its GPT, 512 for a blank image)\n"                              \
+	"                       its GPT, 512 for a blank image); partition and mkimage also\n" \
+	"                       take 'any': one layout for 512 and 4096 (a dual GPT)\n"          \
 	"  --physical-size N    physical sector size (default: the logical size)\n"             \
 	"  --align-offset B     bytes from LBA 0 to the first physically aligned sector\n"      \
 	"  --io-min N           minimum I/O size in bytes\n"                                     \
@@ -106,6 +108,10 @@ int bad_option(const char *cmd);
 
 /* Opens the target and sets its topology. Returns 0 or an exit code. */
 int open_target(struct hostdev *h, const char *path, bool writable, const struct topo_flags *f);
+/* The same for partition and mkimage, which also take --sector-size any (a dual GPT, written
+ * through the 4096-byte view of an image file or at a device's own sector size). */
+int open_target_layout(struct hostdev *h, const char *path, bool writable,
+		       const struct topo_flags *f);
 
 int cmd_info(int argc, char **argv);
 int cmd_check(int argc, char **argv);
@@ -114,5 +120,6 @@ int cmd_install(int argc, char **argv);
 int cmd_add(int argc, char **argv);
 int cmd_mkimage(int argc, char **argv);
 int cmd_restore(int argc, char **argv);
+int cmd_repair(int argc, char **argv);
 
 #endif

@@ -15,6 +15,7 @@
 #include "tools/foreign.h"
 #include "tools/mounts.h"
 #include "tools/rootarg.h"
+#include "tools/dual.h"
 #include "tools/util.h"
 
 /* Decimal seconds as anysector.cfg takes them: 0..CFG_TIMEOUT_MAX. */
@@ -157,8 +158,9 @@ int cmd_mkimage(int argc, char **argv)
 	if (root_dir && lo.no_rest)
 		return usage_error("mkimage", "--root-dir fills the Linux partition, which --no-rest "
 				   "leaves out");
-	uint32_t lss = o.topo.has_lss ? o.topo.lss : 512;
-	if (!o.topo.has_lss)
+	lo.dual = o.topo.any_lss;
+	uint32_t lss = lo.dual ? DUAL_BLOCK : o.topo.has_lss ? o.topo.lss : 512;
+	if (!o.topo.has_lss && !lo.dual)
 		o.topo.lss = lss, o.topo.has_lss = true;
 	if (!is_pow2(lss) || lss < 512 || size % lss)
 		return usage_error("mkimage", "--size %llu is not a whole number of %u-byte sectors",
@@ -220,7 +222,8 @@ int cmd_mkimage(int argc, char **argv)
 	struct hostdev h;
 	struct txn t;
 	memset(&t, 0, sizeof t);
-	if (!(rc = open_target(&h, out, true, &o.topo)) && !(rc = partition_disk(&h, &lo, false)) &&
+	if (!(rc = open_target_layout(&h, out, true, &o.topo)) &&
+	    !(rc = partition_disk(&h, &lo, false)) &&
 	    !(rc = txn_begin(&t, &h))) {
 		t.journal = false; /* a new image has nothing to restore */
 		t.cfg_timeout = timeout;
@@ -245,8 +248,13 @@ int cmd_mkimage(int argc, char **argv)
 		       probe_hit_text(&found.hit[i], what, sizeof what));
 	}
 	char hs[32];
-	printf("%s: bootable %s image, %s, %u-byte sectors\n", out,
-	       lo.label == LABEL_GPT ? "GPT" : "MBR", human_size(size, hs, sizeof hs), (unsigned)lss);
+	if (lo.dual)
+		printf("%s: bootable dual-GPT image, %s, for 512- and 4096-byte sectors\n", out,
+		       human_size(size, hs, sizeof hs));
+	else
+		printf("%s: bootable %s image, %s, %u-byte sectors\n", out,
+		       lo.label == LABEL_GPT ? "GPT" : "MBR", human_size(size, hs, sizeof hs),
+		       (unsigned)lss);
 	if (root_dir)
 		printf("%s: root filesystem ext4 from %s, %s\n", out, root_dir, root_arg);
 	return EXIT_OK;

@@ -119,9 +119,18 @@ static void print_layout(const struct hostdev *h, const struct layout *l)
 	char a[32];
 
 	printf("%s: %s layout, %u-byte sectors (physical %u, alignment offset %u), grain %s\n",
-	       h->path, l->label == LABEL_GPT ? "GPT" : "MBR", (unsigned)t->lss, (unsigned)t->pss,
+	       h->path, l->dual ? "dual GPT (512 and 4096-byte sectors)"
+			: l->label == LABEL_GPT ? "GPT" : "MBR", (unsigned)t->lss, (unsigned)t->pss,
 	       (unsigned)t->aoff, human_size(l->grain, a, sizeof a));
-	if (l->label == LABEL_GPT)
+	for (int k = 0; l->dual && k < DUAL_HALVES; k++) {
+		const struct dual_half *d = &l->dual_geo.half[k];
+		printf("  %u-byte GPT: usable LBA %llu..%llu, entry arrays at LBA %llu and %llu\n",
+		       (unsigned)d->lss, (unsigned long long)d->place.first_usable,
+		       (unsigned long long)d->place.last_usable,
+		       (unsigned long long)d->place.primary_array,
+		       (unsigned long long)d->place.backup_array);
+	}
+	if (l->label == LABEL_GPT && !l->dual)
 		printf("  GPT usable LBA %llu..%llu\n", (unsigned long long)l->first_usable,
 		       (unsigned long long)l->last_usable);
 	for (unsigned i = 0; i < l->n; i++)
@@ -130,6 +139,28 @@ static void print_layout(const struct hostdev *h, const struct layout *l)
 		       human_size((l->p[i].last - l->p[i].first + 1) * t->lss, a, sizeof a),
 		       role_name(l->p[i].role),
 		       l->label == LABEL_MBR && l->p[i].role == ROLE_ESP ? " (FAT, active)" : "");
+}
+
+/* Both GPTs of a dual layout, each through a view of the disk at its own sector size. */
+static int write_dual(struct hostdev *h, const struct layout *l, const struct guid *disk,
+		      const struct gpt_entry *e)
+{
+	struct blockdev views[DUAL_HALVES], *v[DUAL_HALVES];
+	int rc = 0;
+
+	for (int k = 0; k < DUAL_HALVES; k++) {
+		v[k] = &views[k];
+		if (h->topo.lss == l->dual_geo.half[k].lss)
+			views[k] = h->dev;
+		else if (hostdev_view(h, l->dual_geo.half[k].lss, &views[k]))
+			rc = AS_ERANGE;
+	}
+	if (!rc)
+		rc = dual_write_gpts(v, &l->dual_geo, disk, e, l->n, h->topo.lss, &g_report->diag);
+	for (int k = 0; k < DUAL_HALVES; k++)
+		if (views[k].scratch != h->dev.scratch)
+			hostdev_view_free(&views[k]);
+	return rc;
 }
 
 static int write_gpt(struct hostdev *h, const struct layout *l)
@@ -150,7 +181,8 @@ static int write_gpt(struct hostdev *h, const struct layout *l)
 		gpt_name_set(&e[i], names[p->role]);
 	}
 	random_guid(&disk);
-	int rc = gpt_write(&h->dev, &disk, e, l->n, 0, 0, 0, &g_report->diag);
+	int rc = l->dual ? write_dual(h, l, &disk, e) :
+			   gpt_write(&h->dev, &disk, e, l->n, 0, 0, 0, &g_report->diag);
 	if (rc) {
 		t_error("io.write", "%s: writing the GPT failed: %s", h->path, as_strerror(rc));
 		return EXIT_ERRORS;
@@ -165,7 +197,9 @@ static int write_lba0(struct hostdev *h, const struct layout *l)
 	struct mbr m;
 	int rc = 0;
 
-	if (l->label == LABEL_GPT) {
+	if (l->dual) {
+		dual_protective_mbr(&m);
+	} else if (l->label == LABEL_GPT) {
 		mbr_build_protective(h->dev.sectors, &m);
 	} else {
 		memset(&m, 0, sizeof m);
@@ -182,8 +216,11 @@ static int write_lba0(struct hostdev *h, const struct layout *l)
 		m.boot_signature = true;
 	}
 	if (!rc) {
+		/* A dual GPT's 512-byte primary header shares LBA 0's 4 KiB: write the record only. */
+		int err = l->dual ? bdev_read(&h->dev, 0, 1, sector) : 0;
 		mbr_encode(&m, sector);
-		int err = bdev_write(&h->dev, 0, 1, sector);
+		if (!err)
+			err = bdev_write(&h->dev, 0, 1, sector);
 		if (err) {
 			t_error("io.write", "%s: writing LBA 0 failed: %s", h->path, as_strerror(err));
 			rc = EXIT_ERRORS;
@@ -255,7 +292,8 @@ int partition_disk(struct hostdev *h, const struct layout_opts *lo, bool dry_run
 	if ((rc = write_lba0(h, &l)) || (rc = hostdev_sync(h)))
 		return rc;
 	const struct layout_part *esp = &l.p[l.esp];
-	if ((rc = fat_format(h, esp->first, esp->last - esp->first + 1, "ESP")))
+	if ((rc = fat_format(h, esp->first, esp->last - esp->first + 1, "ESP",
+			     l.dual ? DUAL_BLOCK : 0)))
 		return rc;
 	if (h->is_block && ioctl(h->fd, BLKRRPART, 0))
 		t_info("partition.reread",
@@ -286,6 +324,8 @@ static void usage(FILE *f)
 		"physical sectors, io_min/io_opt and 1 MiB, and formats the ESP with mkfs.fat.\n"
 		"GPT: BIOS boot (1 MiB) + ESP + the rest as a Linux filesystem partition.\n"
 		"MBR: FAT boot partition (type 0xEF, active) + the rest (0x83).\n"
+		"--sector-size any: one GPT layout for 512- and 4096-byte sectors (two GPTs, the\n"
+		"same partitions at the same byte ranges, the ESP's FAT with 4096-byte sectors).\n"
 		"\n"
 		"options:\n" LAYOUT_HELP
 		"  --dos-compat         MBR only: legacy layout, first partition at LBA 63 and the\n"
@@ -335,7 +375,8 @@ int cmd_partition(int argc, char **argv)
 
 	struct hostdev h;
 	struct probe_result found;
-	if ((rc = open_target(&h, argv[optind], !o.dry_run, &o.topo)))
+	lo.dual = o.topo.any_lss;
+	if ((rc = open_target_layout(&h, argv[optind], !o.dry_run, &o.topo)))
 		goto out;
 	if ((rc = refuse_if_in_use(&h)) || (rc = foreign_scan_disk(&h, &found)))
 		goto out;

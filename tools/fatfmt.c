@@ -73,35 +73,47 @@ int fat_choose(uint32_t lss, uint64_t sectors, struct fat_choice *c)
 	return AS_ERANGE;
 }
 
-int fat_format(struct hostdev *h, uint64_t first_lba, uint64_t sectors, const char *label)
+int fat_format(struct hostdev *h, uint64_t first_lba, uint64_t sectors, const char *label,
+	       uint32_t bps)
 {
 	struct fat_choice c;
 	uint32_t lss = h->topo.lss;
 	char out[4096];
 
-	if (fat_choose(lss, sectors, &c)) {
-		t_error("format.size", "no FAT type suits a partition of %llu sectors of %u bytes",
-			(unsigned long long)sectors, (unsigned)lss);
+	/* The filesystem's own sectors: its size and hidden sectors count in them. */
+	if (!bps)
+		bps = lss;
+	uint64_t bytes = sectors * lss, fs_first = first_lba * lss / bps;
+	if (bps < lss || bps % lss || first_lba * lss % bps || bytes % bps) {
+		t_error("format.sector_size",
+			"a FAT with %u-byte sectors cannot fill LBA %llu..%llu of %u-byte sectors",
+			(unsigned)bps, (unsigned long long)first_lba,
+			(unsigned long long)(first_lba + sectors - 1), (unsigned)lss);
 		return EXIT_ERRORS;
 	}
-	if (first_lba > 0xFFFFFFFFull) {
+	if (fat_choose(bps, bytes / bps, &c)) {
+		t_error("format.size", "no FAT type suits a partition of %llu sectors of %u bytes",
+			(unsigned long long)(bytes / bps), (unsigned)bps);
+		return EXIT_ERRORS;
+	}
+	if (fs_first > 0xFFFFFFFFull) {
 		t_error("format.hidden",
-			"the ESP starts at LBA %llu, past what a FAT boot sector's hidden-sectors field "
-			"can hold",
-			(unsigned long long)first_lba);
+			"the ESP starts at sector %llu, past what a FAT boot sector's hidden-sectors "
+			"field can hold",
+			(unsigned long long)fs_first);
 		return EXIT_ERRORS;
 	}
 	/* mkfs.fat works on a temporary file (tools/fsimage.h says why). */
 	char tmp[4096];
 	int fd, rc;
-	if ((rc = fs_temp_create("fat", sectors * lss, tmp, sizeof tmp, &fd)))
+	if ((rc = fs_temp_create("fat", bytes, tmp, sizeof tmp, &fd)))
 		return rc;
 	char bits[8], ss[16], spc[16], hidden[32], blocks[32];
 	snprintf(bits, sizeof bits, "%u", c.bits);
-	snprintf(ss, sizeof ss, "%u", (unsigned)lss);
+	snprintf(ss, sizeof ss, "%u", (unsigned)bps);
 	snprintf(spc, sizeof spc, "%u", (unsigned)c.sectors_per_cluster);
-	snprintf(hidden, sizeof hidden, "%llu", (unsigned long long)first_lba);
-	snprintf(blocks, sizeof blocks, "%llu", (unsigned long long)(sectors * lss / 1024));
+	snprintf(hidden, sizeof hidden, "%llu", (unsigned long long)fs_first);
+	snprintf(blocks, sizeof blocks, "%llu", (unsigned long long)(bytes / 1024));
 	const char *argv[] = { "mkfs.fat", "-F", bits, "-S", ss, "-s", spc, "-h", hidden,
 			       "-n", label, tmp, blocks, NULL };
 	rc = run_capture(argv, out, sizeof out);
@@ -129,19 +141,19 @@ int fat_format(struct hostdev *h, uint64_t first_lba, uint64_t sectors, const ch
 		t_error("format.verify", "the new FAT filesystem at LBA %llu does not mount: %s",
 			(unsigned long long)first_lba, as_strerror(err));
 		result = EXIT_ERRORS;
-	} else if ((unsigned)fs->type != c.bits || fs->bytes_per_sector != lss ||
-		   fs->hidden_sectors != first_lba ||
+	} else if ((unsigned)fs->type != c.bits || fs->bytes_per_sector != bps ||
+		   fs->hidden_sectors != fs_first ||
 		   (fs->type == FAT_TYPE_32 && fs->clusters < FAT32_MIN_CLUSTERS)) {
 		t_error("format.verify",
 			"mkfs.fat made FAT%u with %u clusters of %u-byte sectors and %u hidden sectors; "
 			"wanted FAT%u, %u-byte sectors, %llu hidden sectors",
 			(unsigned)fs->type, (unsigned)fs->clusters, (unsigned)fs->bytes_per_sector,
-			(unsigned)fs->hidden_sectors, c.bits, (unsigned)lss,
-			(unsigned long long)first_lba);
+			(unsigned)fs->hidden_sectors, c.bits, (unsigned)bps,
+			(unsigned long long)fs_first);
 		result = EXIT_ERRORS;
 	} else {
 		t_info("format.done", "ESP formatted FAT%u: %u clusters of %u bytes, %u-byte sectors",
-		       c.bits, (unsigned)fs->clusters, (unsigned)fs->cluster_size, (unsigned)lss);
+		       c.bits, (unsigned)fs->clusters, (unsigned)fs->cluster_size, (unsigned)bps);
 	}
 	free(fs);
 	return result;

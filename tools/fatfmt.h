@@ -30,8 +30,11 @@ uint64_t fat_estimate_clusters(uint32_t lss, uint64_t sectors, unsigned bits, ui
 
 /* Formats [first_lba, first_lba + sectors) of the target: mkfs.fat makes the filesystem in a
  * temporary file, which is copied in; the result is read back with common/fat.c and its type,
- * cluster count, sector size and hidden sectors checked.
+ * cluster count, sector size and hidden sectors checked. bps is the filesystem's sector size:
+ * 0 for the disk's; a larger one (a dual GPT's 4096, readable on every disk of that size or
+ * smaller) needs the partition to be whole such sectors.
  * Returns 0 or an exit code. */
-int fat_format(struct hostdev *h, uint64_t first_lba, uint64_t sectors, const char *label);
+int fat_format(struct hostdev *h, uint64_t first_lba, uint64_t sectors, const char *label,
+	       uint32_t bps);
 
 #endif

@@ -13,11 +13,13 @@
 #include <unistd.h>
 
 #include "common/bits.h"
+#include "common/crc32.h"
 #include "common/errors.h"
 #include "common/gpt.h"
 #include "common/label.h"
 #include "common/le.h"
 #include "common/mbr.h"
+#include "tools/dual.h"
 #include "tools/mounts.h"
 #include "tools/probe.h"
 #include "tools/util.h"
@@ -180,6 +182,29 @@ static void geometry_apply(struct hostdev *h)
 		       h->path, (unsigned long long)(h->size_bytes % lss), (unsigned)lss);
 }
 
+int hostdev_view(struct hostdev *h, uint32_t lss, struct blockdev *out)
+{
+	if (h->size_bytes / lss < 2)
+		return AS_ERANGE;
+	*out = (struct blockdev){
+		.sector_size = lss,
+		.phys_size = h->topo.pss > lss ? h->topo.pss : lss,
+		.sectors = h->size_bytes / lss,
+		.max_io = HOSTDEV_MAX_IO_BYTES / lss,
+		.read = host_read,
+		.write = h->writable ? host_write : NULL,
+		.priv = h,
+		.scratch = xmalloc(lss),
+	};
+	return 0;
+}
+
+void hostdev_view_free(struct blockdev *view)
+{
+	free(view->scratch);
+	view->scratch = NULL;
+}
+
 static bool valid_sector_size(uint32_t v)
 {
 	return is_pow2(v) && v >= 512 && v <= 65536;
@@ -187,6 +212,12 @@ static bool valid_sector_size(uint32_t v)
 
 static int flags_check(const struct topo_flags *f)
 {
+	if (f->any_lss) {
+		t_error("usage.sector_size",
+			"--sector-size any is for partition and mkimage (a new dual-GPT layout); the "
+			"other commands find a dual GPT themselves");
+		return EXIT_USAGE;
+	}
 	if (f->has_lss && !valid_sector_size(f->lss)) {
 		t_error("usage.sector_size", "--sector-size %u: must be a power of two from 512 to 65536",
 			(unsigned)f->lss);
@@ -279,6 +310,45 @@ static int device_topology(struct hostdev *h, const struct topo_flags *f)
 			 "the kernel, with command-line overrides");
 	geometry_apply(h);
 	return 0;
+}
+
+/* A header at lba that is valid with its entry array (CRC32 of both); fills hd. */
+static bool table_valid_at(int fd, uint64_t size_bytes, uint32_t lss, uint64_t lba,
+			   struct gpt_header *hd)
+{
+	uint8_t raw[4096];
+
+	if (pread_full(fd, raw, lss, lba * lss) || !gpt_header_valid_raw(raw, lss, lba))
+		return false;
+	gpt_header_decode(raw, hd);
+	uint64_t len = (uint64_t)hd->num_entries * hd->entry_size, at = hd->entries_lba * lss;
+	if (len > GPT_MAX_ARRAY_BYTES || at > size_bytes || len > size_bytes - at)
+		return false;
+	uint8_t *arr = xmalloc(len ? (size_t)len : 1);
+	bool ok = !pread_full(fd, arr, (size_t)len, at) && crc32(arr, (size_t)len) == hd->entries_crc;
+	free(arr);
+	return ok;
+}
+
+/* The disk GUID of the first valid table at lss (primary, else backup); false when none. */
+static bool valid_disk_guid(int fd, uint64_t size_bytes, uint32_t lss, struct guid *guid)
+{
+	struct gpt_header hd;
+	uint64_t sectors = size_bytes / lss;
+
+	if (sectors < 3 || (!table_valid_at(fd, size_bytes, lss, 1, &hd) &&
+			    !table_valid_at(fd, size_bytes, lss, sectors - 1, &hd)))
+		return false;
+	*guid = hd.disk_guid;
+	return true;
+}
+
+bool hostdev_dual_gpt(int fd, uint64_t size_bytes)
+{
+	struct guid a, b;
+
+	return valid_disk_guid(fd, size_bytes, DUAL_SMALL_LSS, &a) &&
+	       valid_disk_guid(fd, size_bytes, DUAL_LARGE_LSS, &b) && guid_eq(&a, &b);
 }
 
 unsigned hostdev_detect_gpt(int fd, uint64_t size_bytes)
@@ -425,7 +495,15 @@ static int image_topology(struct hostdev *h, const struct topo_flags *f)
 		snprintf(h->origin_text, sizeof h->origin_text, "command-line flags");
 	} else {
 		unsigned found = hostdev_detect_gpt(h->fd, h->size_bytes);
-		if (found) {
+		if (hostdev_dual_gpt(h->fd, h->size_bytes)) {
+			/* One disk, two GPTs: the 4096-byte view keeps every write on the 4 KiB
+			 * boundaries both sizes share (inspect.c checks the pair itself). */
+			lss = DUAL_LARGE_LSS;
+			h->origin = TOPO_DETECTED;
+			snprintf(h->origin_text, sizeof h->origin_text,
+				 "a dual GPT (valid at 512- and 4096-byte sectors), viewed at %u",
+				 (unsigned)lss);
+		} else if (found) {
 			lss = found & (~found + 1); /* the smallest size that matched */
 			h->origin = TOPO_DETECTED;
 			snprintf(h->origin_text, sizeof h->origin_text,

@@ -16,6 +16,7 @@
 struct topo_flags {
 	uint32_t lss, pss, aoff, io_min, io_opt;
 	bool has_lss, has_pss, has_aoff, has_io_min, has_io_opt;
+	bool any_lss;        /* --sector-size any (partition, mkimage: a dual GPT) */
 };
 
 enum topo_origin {
@@ -55,9 +56,20 @@ int hostdev_open(struct hostdev *h, const char *path, bool writable);
  * Returns 0 or an exit code. */
 int hostdev_set_topology(struct hostdev *h, const struct topo_flags *f);
 
+/* True when the image holds a valid GPT (a header and its entry array) at 512 and at 4096-byte
+ * sectors with the same disk GUID: one disk with a dual GPT (tools/dual.h), whole or in part. */
+bool hostdev_dual_gpt(int fd, uint64_t size_bytes);
+
 /* Sets an explicit logical sector size (PSS = LSS, no offset) for an image file. */
 void hostdev_set_sector_size(struct hostdev *h, uint32_t lss, enum topo_origin origin,
 			     const char *why);
+
+/* The same disk seen at another logical sector size (a dual GPT has one table per size): reads
+ * and writes go to h's file or device by byte offset (the kernel's page cache takes any
+ * alignment), sectors = whole lss-sized blocks of it. Writable when h is. AS_ERANGE when fewer
+ * than 2 such sectors. Free with hostdev_view_free. */
+int hostdev_view(struct hostdev *h, uint32_t lss, struct blockdev *out);
+void hostdev_view_free(struct blockdev *view);
 
 /* The sector sizes at which the image holds a CRC-valid GPT header, as a bit set of
  * (1 << log2(size)); for tests and detection. */

@@ -102,6 +102,7 @@ void disk_info_free(struct disk_info *di)
 {
 	free(di->gpt);
 	free(di->mbrt);
+	free(di->dual);
 	free(di->parts);
 	memset(di, 0, sizeof *di);
 }
@@ -351,6 +352,24 @@ static void check_hybrid(struct hostdev *h, struct disk_info *di, struct report 
 	}
 }
 
+/* A dual GPT (tools/dual.h): its problems are damage the writers refuse, which 'anysector
+ * repair' fixes. */
+static void inspect_dual(struct hostdev *h, struct disk_info *di, struct report *r)
+{
+	struct report q;
+
+	report_init(&q, false);
+	q.forward = r;
+	di->dual = dual_inspect(h, di->lba0, &q);
+	if (q.diag.errors) {
+		char why[REPORT_MSG_MAX];
+		snprintf(why, sizeof why, "the dual GPT is damaged (%.800s); 'anysector repair' "
+			 "rebuilds it", report_first(&q, DIAG_ERROR)->msg);
+		damaged_because(di, why);
+	}
+	report_free(&q);
+}
+
 static void compute_alignment(const struct hostdev *h, struct disk_info *di)
 {
 	struct topology pt = h->topo;
@@ -411,7 +430,8 @@ int disk_inspect(struct hostdev *h, struct disk_info *di, bool strict, struct re
 		char sz[40];
 		di->label = LABEL_GPT;
 		read_gpt(h, di, strict, r);
-		if (di->damaged && (gpt_sizes & ~h->topo.lss)) {
+		inspect_dual(h, di, r);
+		if (di->damaged && (gpt_sizes & ~h->topo.lss) && !di->dual) {
 			char why[200];
 			snprintf(why, sizeof why,
 				 "no valid GPT at %u-byte sectors, but a GPT header is valid at %s-byte "
@@ -424,12 +444,16 @@ int disk_inspect(struct hostdev *h, struct disk_info *di, bool strict, struct re
 			damaged_because(di, why);
 		}
 		report_init(&q, false);
-		q.forward = r;
 		if (mbr_check_protective(&di->mbr, h->dev.sectors, &q.diag) && !protective)
 			damaged(di, "%s", "LBA 0 holds no protective MBR in front of the GPT");
 		else if (q.diag.errors)
 			damaged(di, "the protective MBR in LBA 0 is invalid: %s",
 				report_first(&q, DIAG_ERROR)->msg);
+		/* On a dual GPT, 0xFFFFFFFF is the size that is right at both sector sizes. */
+		for (unsigned i = 0; i < q.n; i++)
+			if (!di->dual || strcmp(q.items[i].code, "pmbr.size") ||
+			    q.items[i].level != DIAG_WARN)
+				report_add(r, q.items[i].level, q.items[i].code, q.items[i].msg);
 		report_free(&q);
 		if (lb.hybrid && di->gpt && (di->gpt->primary_valid || di->gpt->used_backup))
 			check_hybrid(h, di, r);

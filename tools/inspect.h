@@ -9,6 +9,7 @@
 #include "common/bootinfo.h"
 #include "common/gpt.h"
 #include "common/mbr.h"
+#include "tools/dual.h"
 #include "tools/hostdev.h"
 #include "tools/layout.h"
 #include "tools/probe.h"
@@ -36,6 +37,7 @@ struct disk_info {
 	struct mbr mbr;                  /* LBA 0 decoded */
 	struct gpt *gpt;                 /* GPT: the table in use */
 	struct mbr_table *mbrt;          /* MBR: primaries and logicals */
+	struct dual_state *dual;         /* a dual GPT (tools/dual.h), whole or in part; else NULL */
 	unsigned nparts;
 	struct part_info *parts;
 	int esp;                         /* the boot partition (GPT ESP / MBR FAT boot), -1 none */

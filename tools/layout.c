@@ -85,6 +85,44 @@ static int plan_dos_compat(const struct topology *t, const struct layout_opts *o
 	return 0;
 }
 
+/* The usable range of a dual GPT, in the topology's sectors. */
+static int plan_dual(const struct topology *t, const struct layout_opts *o, struct layout *l,
+		     struct report *r)
+{
+	int k = dual_half_index(t->lss);
+
+	if (o->label != LABEL_GPT || o->dos_compat) {
+		report_printf(r, DIAG_ERROR, "usage.sector_size",
+			      "--sector-size any makes a GPT: an MBR's LBAs mean one sector size only");
+		return EXIT_USAGE;
+	}
+	if (k < 0) {
+		report_printf(r, DIAG_ERROR, "usage.sector_size",
+			      "--sector-size any lays out a disk for %u- and %u-byte sectors; this one "
+			      "has %u-byte sectors",
+			      DUAL_SMALL_LSS, DUAL_LARGE_LSS, (unsigned)t->lss);
+		return EXIT_USAGE;
+	}
+	if (t->aoff) {
+		report_printf(r, DIAG_ERROR, "usage.align_offset",
+			      "--sector-size any puts partitions on 1 MiB byte boundaries at both sizes; "
+			      "an alignment offset of %u bytes cannot be honoured",
+			      (unsigned)t->aoff);
+		return EXIT_USAGE;
+	}
+	if (!dual_geometry(t->sectors * t->lss, 0, &l->dual_geo)) {
+		report_printf(r, DIAG_ERROR, "partition.too_small",
+			      "--sector-size any needs a disk of whole %u-byte blocks with room for four "
+			      "GPT entry arrays: %llu bytes is not",
+			      DUAL_BLOCK, (unsigned long long)(t->sectors * t->lss));
+		return EXIT_ERRORS;
+	}
+	l->dual = true;
+	l->first_usable = l->dual_geo.half[k].place.first_usable;
+	l->last_usable = l->dual_geo.half[k].place.last_usable;
+	return 0;
+}
+
 int layout_plan(const struct topology *t, const struct layout_opts *o, struct layout *l,
 		struct report *r)
 {
@@ -102,7 +140,14 @@ int layout_plan(const struct topology *t, const struct layout_opts *o, struct la
 	}
 
 	uint64_t next; /* the first LBA the next partition may use */
-	if (o->label == LABEL_GPT) {
+	uint64_t esp_bytes = o->esp_bytes ? o->esp_bytes : LAYOUT_ESP_DEFAULT_BYTES;
+	if (o->dual) {
+		int rc = plan_dual(t, o, l, r);
+		if (rc)
+			return rc;
+		esp_bytes = ALIGN_UP(esp_bytes, (uint64_t)DUAL_BLOCK);
+		next = l->first_usable;
+	} else if (o->label == LABEL_GPT) {
 		if (o->dos_compat) {
 			report_printf(r, DIAG_ERROR, "usage.dos_compat",
 				      "--dos-compat is for --label mbr only: a GPT disk has no legacy "
@@ -155,7 +200,7 @@ int layout_plan(const struct topology *t, const struct layout_opts *o, struct la
 
 	uint64_t esp_first = align_up(t, next, l->grain);
 	uint64_t room = esp_first < limit ? limit - esp_first : 0; /* sectors */
-	uint64_t want = DIV_ROUND_UP(o->esp_bytes ? o->esp_bytes : LAYOUT_ESP_DEFAULT_BYTES, lss);
+	uint64_t want = DIV_ROUND_UP(esp_bytes, lss);
 	uint64_t esp_sectors = want;
 	if (want > room) {
 		if (o->esp_bytes) {

@@ -7,7 +7,10 @@
  *      or after 1 MiB so stage2 fits the gap. --dos-compat: LBA 63 and cylinder boundaries.
  * Every start is the first LBA >= the previous end that satisfies LBA*LSS = AOFF (mod G),
  * G = align_grain(topology, with 1 MiB); every end is aligned down the same way (as sfdisk does),
- * so the space after the last partition is whole grains. */
+ * so the space after the last partition is whole grains.
+ * Dual GPT (--sector-size any): the GPT layout inside the usable bytes both sizes share, with
+ * the ESP rounded up to whole 4 KiB blocks, so every partition has the same byte range at 512-
+ * and 4096-byte sectors; planned at the topology's own sector size (512 or 4096). */
 #ifndef ANYSECTOR_TOOLS_LAYOUT_H
 #define ANYSECTOR_TOOLS_LAYOUT_H
 
@@ -16,6 +19,7 @@
 
 #include "common/align.h"
 #include "common/label.h"
+#include "tools/dual.h"
 #include "tools/report.h"
 
 enum part_role {
@@ -36,6 +40,7 @@ struct layout_opts {
 	uint64_t esp_bytes;   /* 0: the default */
 	bool no_rest;
 	bool dos_compat;
+	bool dual;            /* --sector-size any: a dual GPT (tools/dual.h) */
 };
 
 struct layout_part {
@@ -51,6 +56,8 @@ struct layout {
 	uint64_t first_usable;       /* GPT header values; MBR: 1 and the last addressable LBA */
 	uint64_t last_usable;
 	uint64_t grain;              /* bytes */
+	bool dual;                   /* both GPTs of dual_geo; the LBAs above are the topology's */
+	struct dual_geometry dual_geo;
 };
 
 /* Plans a layout. Reports (to r) and returns an exit code when it cannot: MBR past the 32-bit

@@ -65,6 +65,55 @@ static unsigned foreign_sigs(const struct disk_info *di, const struct probe_hit 
 	return n;
 }
 
+/* The header of one dual half: the primary's when valid, else the backup's; NULL when neither. */
+static const struct gpt_header *dual_header(const struct dual_state *s, int k)
+{
+	return s->t[k][0].valid ? &s->t[k][0].gpt.hdr : s->t[k][1].valid ? &s->t[k][1].gpt.hdr : NULL;
+}
+
+static void json_dual(struct json *j, const struct dual_state *s)
+{
+	json_obj_begin(j, "dual");
+	json_bool(j, "clean", s->clean);
+	json_arr_begin(j, "halves");
+	for (int k = 0; k < DUAL_HALVES; k++) {
+		const struct gpt_header *g = dual_header(s, k);
+		json_obj_begin(j, NULL);
+		json_u64(j, "sector_size", s->geo.half[k].lss);
+		json_bool(j, "primary_valid", s->t[k][0].valid);
+		json_bool(j, "backup_valid", s->t[k][1].valid);
+		json_bool(j, "remnant", s->remnant[k]);
+		if (g) {
+			json_u64(j, "first_usable", g->first_usable);
+			json_u64(j, "last_usable", g->last_usable);
+		}
+		if (s->t[k][0].valid)
+			json_u64(j, "entries_lba", s->t[k][0].gpt.hdr.entries_lba);
+		if (s->t[k][1].valid)
+			json_u64(j, "backup_entries_lba", s->t[k][1].gpt.hdr.entries_lba);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+	json_obj_end(j);
+}
+
+static void print_dual(const struct dual_state *s)
+{
+	printf("dual GPT:  for 512- and 4096-byte sectors: %s\n",
+	       s->clean ? "both GPTs valid and agreeing" : "damaged (see 'anysector check')");
+	for (int k = 0; k < DUAL_HALVES; k++) {
+		const struct gpt_header *g = dual_header(s, k);
+		printf("           %4u-byte GPT: ", (unsigned)s->geo.half[k].lss);
+		if (!g) {
+			printf("no valid header%s\n", s->remnant[k] ? " (only entry arrays remain)" : "");
+			continue;
+		}
+		printf("usable LBA %llu..%llu, primary %s, backup %s\n",
+		       (unsigned long long)g->first_usable, (unsigned long long)g->last_usable,
+		       s->t[k][0].valid ? "valid" : "INVALID", s->t[k][1].valid ? "valid" : "INVALID");
+	}
+}
+
 static void print_json(struct hostdev *h, struct disk_info *di, const struct report *r, int status)
 {
 	struct json j;
@@ -113,6 +162,10 @@ static void print_json(struct hostdev *h, struct disk_info *di, const struct rep
 		json_u64(&j, "backup_entries_lba", backup_entries_lba(h, di));
 		json_obj_end(&j);
 	}
+	if (di->dual)
+		json_dual(&j, di->dual);
+	else
+		json_null(&j, "dual");
 	if (di->mbr.boot_signature) {
 		const struct mbr_entry *e = pmbr_entry(di);
 		json_obj_begin(&j, "mbr");
@@ -259,6 +312,8 @@ static void print_text(struct hostdev *h, struct disk_info *di)
 			       p->active ? " (active)" : "", (int)i == di->esp ? " [boot]" : "");
 		}
 	}
+	if (di->dual)
+		print_dual(di->dual);
 	if (di->damaged)
 		printf("damaged:   %s\n", di->damage);
 	if (di->has_stage1)

@@ -70,12 +70,9 @@ static int repair(struct hostdev *h, uint32_t from, const char *backup, bool dry
 		rc = EXIT_OK;
 		goto out;
 	}
-	const struct gpt *src = dual_repair_source(s, from, &src_lss, &which);
-	if (!src) {
-		rc = EXIT_ERRORS;
-		goto out;
-	}
-	if ((rc = dual_repair_plan(h, s, src, src_lss, &p)))
+	const struct gpt *src;
+	if ((rc = dual_repair_source(s, from, &src, &src_lss, &which)) ||
+	    (rc = dual_repair_plan(h, s, src, src_lss, &p)))
 		goto out;
 	printf("%s: rebuilding both GPTs from the %u-byte GPT (%s header, %u partitions)\n", h->path,
 	       (unsigned)src_lss, which, src->count);

@@ -109,11 +109,12 @@ struct dual_state {
  * lba0 is the disk's first 512 bytes. */
 struct dual_state *dual_inspect(struct hostdev *h, const uint8_t *lba0, struct report *r);
 
-/* The table a repair rebuilds both halves from: from_lss 0 picks the one every valid header
- * agrees on; 512 or 4096 picks that size's primary (else its backup). NULL after reporting
- * why (no valid header, or headers that disagree without from_lss). *which names it. */
-const struct gpt *dual_repair_source(const struct dual_state *s, uint32_t from_lss,
-				     uint32_t *src_lss, const char **which);
+/* The table a repair rebuilds both halves from, into *src (in *src_lss units; *which names the
+ * header): from_lss 0 picks the one every valid header agrees on; 512 or 4096 picks that
+ * size's primary (else its backup). Returns 0 or an exit code (reported): no valid header, or
+ * headers that disagree without from_lss. */
+int dual_repair_source(const struct dual_state *s, uint32_t from_lss, const struct gpt **src,
+		       uint32_t *src_lss, const char **which);
 
 /* The writes that rebuild both GPTs of s from src (in src_lss units) in the layout of s->geo,
  * as ops of p (p->lss = h's sector size): every sector of the two GPT regions ([0, first usable)

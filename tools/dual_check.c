@@ -200,9 +200,11 @@ static unsigned compare_tables(const struct dual_state *s, struct report *r, int
 	return found;
 }
 
-/* Whether the bytes at off hold a GPT entry array with a used entry whose unique GUID is one of
- * t's partitions (what is left of a half whose headers are gone). */
-static bool array_of(struct hostdev *h, uint64_t off, uint64_t len, const struct gpt *t)
+/* Whether [off, off + len) holds, outside the byte ranges in skip[0..nskip), a used GPT entry
+ * whose unique GUID is one of t's partitions: what is left of a half whose headers are gone
+ * (the valid half's own arrays, which a tool may have moved over the place, do not count). */
+static bool array_of(struct hostdev *h, uint64_t off, uint64_t len, const struct gpt *t,
+		     const uint64_t (*skip)[2], unsigned nskip)
 {
 	uint8_t *buf;
 	bool found = false;
@@ -213,6 +215,11 @@ static bool array_of(struct hostdev *h, uint64_t off, uint64_t len, const struct
 	if (!pread_full(h->fd, buf, (size_t)len, off)) {
 		for (uint64_t i = 0; i + GPT_ENTRY_SIZE <= len && !found; i += GPT_ENTRY_SIZE) {
 			struct gpt_entry e;
+			bool own = false;
+			for (unsigned k = 0; k < nskip; k++)
+				own = own || (off + i < skip[k][1] && skip[k][0] < off + i + GPT_ENTRY_SIZE);
+			if (own)
+				continue;
 			gpt_entry_decode(buf + i, &e);
 			for (unsigned p = 0; p < t->count && gpt_entry_used(&e) && !found; p++)
 				found = guid_eq(&e.unique, &t->parts[p].e.unique);
@@ -222,28 +229,27 @@ static bool array_of(struct hostdev *h, uint64_t off, uint64_t len, const struct
 	return found;
 }
 
-/* The other half's entry arrays at their dual places, unless t's own structures are there. */
+/* The other half's entry arrays at their dual places (k's valid tables' own arrays aside). */
 static bool find_remnant(struct hostdev *h, struct dual_state *s, int k, int o)
 {
 	const struct dual_half *dh = &s->geo.half[o];
-	uint64_t len = s->geo.array_bytes;
+	uint64_t len = s->geo.array_bytes, skip[2][2];
 	uint64_t at[2] = { dh->place.primary_array * dh->lss, dh->place.backup_array * dh->lss };
+	uint32_t lss = s->geo.half[k].lss;
+	unsigned nskip = 0;
 
 	for (int w = 0; w < 2; w++) {
-		bool own = false;
-		for (int tw = 0; tw < 2; tw++) {
-			const struct dual_table *t = &s->t[k][tw];
-			uint32_t lss = s->geo.half[k].lss;
-			if (!t->valid)
-				continue;
-			uint64_t a = t->gpt.hdr.entries_lba * lss;
-			uint64_t al = gpt_array_sectors(lss, t->gpt.hdr.num_entries,
-							t->gpt.hdr.entry_size) * lss;
-			if (at[w] < a + al && a < at[w] + len)
-				own = true;
-		}
-		const struct gpt *t = s->t[k][0].valid ? &s->t[k][0].gpt : &s->t[k][1].gpt;
-		if (!own && array_of(h, at[w], len, t)) {
+		const struct gpt_header *g = &s->t[k][w].gpt.hdr;
+		if (!s->t[k][w].valid)
+			continue;
+		skip[nskip][0] = g->entries_lba * lss;
+		skip[nskip][1] = skip[nskip][0] +
+				 gpt_array_sectors(lss, g->num_entries, g->entry_size) * lss;
+		nskip++;
+	}
+	const struct gpt *t = s->t[k][0].valid ? &s->t[k][0].gpt : &s->t[k][1].gpt;
+	for (int w = 0; w < 2; w++) {
+		if (array_of(h, at[w], len, t, (const uint64_t (*)[2])skip, nskip)) {
 			s->remnant[o] = true;
 			s->remnant_byte[o] = at[w];
 			return true;
@@ -366,8 +372,8 @@ struct dual_state *dual_inspect(struct hostdev *h, const uint8_t *lba0, struct r
 	return s;
 }
 
-const struct gpt *dual_repair_source(const struct dual_state *s, uint32_t from_lss,
-				     uint32_t *src_lss, const char **which)
+int dual_repair_source(const struct dual_state *s, uint32_t from_lss, const struct gpt **src,
+		       uint32_t *src_lss, const char **which)
 {
 	static const int order[DUAL_HALVES] = { 1, 0 };   /* the large half first */
 	int sk = -1, sw = -1;
@@ -380,7 +386,7 @@ const struct gpt *dual_repair_source(const struct dual_state *s, uint32_t from_l
 		if (sk < 0) {
 			t_error("repair.from", "--from %u: the disk has no valid %u-byte GPT to rebuild "
 				"from", (unsigned)from_lss, (unsigned)from_lss);
-			return NULL;
+			return EXIT_ERRORS;
 		}
 	} else {
 		struct report q;
@@ -400,18 +406,19 @@ const struct gpt *dual_repair_source(const struct dual_state *s, uint32_t from_l
 			t_error("repair.no_source", "no GPT header of this disk is valid at either sector "
 				"size: there is nothing to rebuild from");
 			report_free(&q);
-			return NULL;
+			return EXIT_ERRORS;
 		}
 		if (q.n) {
 			t_error("repair.disagree", "the valid GPTs on this disk disagree (%.600s); choose "
 				"the one to keep with --from %u or --from %u",
 				q.items[0].msg, DUAL_SMALL_LSS, DUAL_LARGE_LSS);
 			report_free(&q);
-			return NULL;
+			return EXIT_ERRORS;
 		}
 		report_free(&q);
 	}
+	*src = &s->t[sk][sw].gpt;
 	*src_lss = s->geo.half[sk].lss;
 	*which = which_name[sw];
-	return &s->t[sk][sw].gpt;
+	return 0;
 }

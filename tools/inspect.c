@@ -377,6 +377,7 @@ static void compute_alignment(const struct hostdev *h, struct disk_info *di)
 	di->grain = align_grain(&h->topo, true);
 	di->pgrain = align_grain(&pt, false);
 	di->mgrain = align_grain(&pt, true);
+	di->slot_grain = di->dual && di->pgrain < DUAL_BLOCK ? DUAL_BLOCK : di->pgrain;
 	di->first_part_lba = UINT64_MAX;
 	for (unsigned i = 0; i < di->nparts; i++) {
 		struct part_info *p = &di->parts[i];
@@ -566,6 +567,11 @@ static void check_stage2(struct hostdev *h, struct disk_info *di, struct report 
 			      (unsigned long long)off, (unsigned)lss);
 		return;
 	}
+	if (di->dual && off % DUAL_BLOCK)
+		report_printf(r, DIAG_ERROR, "boot.stage2_offset",
+			      "stage1 points at stage2 at byte %llu, not a multiple of %u: on this "
+			      "dual-GPT disk, stage1 at %u-byte sectors cannot load it",
+			      (unsigned long long)off, DUAL_BLOCK, DUAL_LARGE_LSS);
 	if (len < STAGE2_HDR_SIZE || len > STAGE2_MAX_SIZE || off > disk || len > disk - off) {
 		report_printf(r, DIAG_ERROR, "boot.stage2_length",
 			      "stage1 gives stage2 a length of %llu bytes at byte %llu: outside "

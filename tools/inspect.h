@@ -46,6 +46,8 @@ struct disk_info {
 	uint64_t grain, pgrain, mgrain;  /* bytes: full grain, physical sector, lcm(PSS, 1 MiB) */
 	/* every signature libblkid finds on the whole disk (tools/probe.h), the table we read too */
 	struct probe_result sigs;
+	uint64_t slot_grain;             /* bytes: where stage2 slots may start (pgrain; 4 KiB on a
+					    dual GPT, which stage1 reads at either sector size) */
 	/* our boot code in LBA 0 */
 	bool has_stage1;
 	uint16_t s1_version;

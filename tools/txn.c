@@ -151,7 +151,7 @@ static int choose_stage2_place(struct txn *t, uint32_t len, const char *where, u
 	int err;
 
 	*room = *lba0 = NULL;
-	if (stage2_slots(&h->topo, t->di.pgrain, first, end, len, pl)) {
+	if (stage2_slots(&h->topo, t->di.slot_grain, first, end, len, pl)) {
 		uint64_t at = pl->slot[0];
 		t_error("refuse.stage2_fit",
 			"stage2 (%u bytes) does not fit the %s: %llu bytes are free from byte %llu, the "

@@ -10,6 +10,7 @@ requested of another file's owner]). "{img}" in flags is the image's path. Comma
 "damage" must name why the writers refuse."""
 import struct
 
+from dual_cases import DUAL_CASES, DUAL_LOOP_CASES
 from images import esp_with_file, gpt_disk, mbr_disk
 from lib import stages
 from lib.disk import MIB, Image
@@ -553,3 +554,7 @@ LOOP_CASES = [
     ("loop-control-gpt-4k", "the valid 4Kn GPT disk on a 4Kn loop device", gpt_case(lss=4096),
      4096, [("check", [], 0, []), ("install", ["--dry-run"], 0, ["dry run"])]),
 ]
+
+# The dual GPT's cases (--sector-size any) live in their own file.
+CASES += DUAL_CASES
+LOOP_CASES += DUAL_LOOP_CASES

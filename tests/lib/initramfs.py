@@ -49,7 +49,9 @@ class _Cpio:
         return self.out.getvalue()
 
 
-def build(busybox="/bin/busybox"):
+def build(busybox="/bin/busybox", init=INIT, with_filler=True):
+    """The cpio.gz; init: another /init script (it must end the run itself), with_filler:
+    whether /filler.bin goes in."""
     with open(busybox, "rb") as f:
         bb = f.read()
     c = _Cpio()
@@ -58,6 +60,7 @@ def build(busybox="/bin/busybox"):
     c.entry("dev/console", stat.S_IFCHR | 0o600, rdev=(5, 1))
     c.entry("bin/busybox", stat.S_IFREG | 0o755, bb)
     c.entry("bin/sh", stat.S_IFLNK | 0o777, b"busybox")
-    c.entry("init", stat.S_IFREG | 0o755, INIT.encode())
-    c.entry("filler.bin", stat.S_IFREG | 0o644, filler())
+    c.entry("init", stat.S_IFREG | 0o755, init.encode())
+    if with_filler:
+        c.entry("filler.bin", stat.S_IFREG | 0o644, filler())
     return gzip.compress(c.finish(), compresslevel=6, mtime=0)

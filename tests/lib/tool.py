@@ -25,11 +25,15 @@ def mkimage_command(out, size, label, logical, physical, stages, kernel, initrd=
                     cmdline=None, menu=None, binary=paths.ANYSECTOR, extra=()):
     """`anysector mkimage` of a disk image: label gpt|mbr, logical/physical sector sizes (the
     physical size is given only when it differs), the stages directory, one entry; menu: the
-    boot menu's countdown in seconds (--timeout)."""
-    cmd = [binary, "mkimage", out, "--size", size, "--label", label, "--sector-size",
-           str(logical)]
-    if physical != logical:
-        cmd += ["--physical-size", str(physical)]
+    boot menu's countdown in seconds (--timeout). Label any: one GPT image for every sector size
+    (--sector-size any; the sizes are then the disk's, not the image's)."""
+    if label == "any":
+        cmd = [binary, "mkimage", out, "--size", size, "--label", "gpt", "--sector-size", "any"]
+    else:
+        cmd = [binary, "mkimage", out, "--size", size, "--label", label, "--sector-size",
+               str(logical)]
+        if physical != logical:
+            cmd += ["--physical-size", str(physical)]
     cmd += ["--stages", stages, "--kernel", kernel]
     if initrd:
         cmd += ["--initrd", initrd]

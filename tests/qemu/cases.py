@@ -9,7 +9,8 @@ A case-list line is
     FIRMWARE  seabios | ovmf
     FRONTEND  ide | virtio-blk | virtio-scsi | nvme
     SECTORS   512n | 512e (512 logical, 4096 physical) | 4Kn (4096 both)
-    LABEL     gpt | mbr
+    LABEL     gpt | mbr | any (one GPT image for 512- and 4096-byte sectors, a dual GPT: mkimage
+              --sector-size any; every "any" case of a payload boots the same image file)
     PAYLOAD   bios-payload | efi-payload | dual-payload | linux
     timeout   the hang guard (default: DEFAULT_TIMEOUT for the payload)
     menu      the boot menu's countdown written into anysector.cfg (mkimage --timeout), default 0:
@@ -32,7 +33,7 @@ import os
 
 from lib.qemu import FIRMWARES, FRONTENDS, SECTORS
 
-LABELS = ("gpt", "mbr")
+LABELS = ("gpt", "mbr", "any")
 PAYLOADS = ("bios-payload", "efi-payload", "dual-payload", "linux")
 EXPECTS = ("boot", "seabios-refuses")
 FAULT_PLACES = ("kernel", "initrd", "config", "gpt-header", "gpt-entries")
@@ -106,6 +107,8 @@ class Case:
     def image_key(self):
         """Cases with equal keys boot the same image (QEMU runs it with snapshot=on)."""
         key = f"{self.sectors}-{self.label}-{self.payload}"
+        if self.label == "any":
+            key = f"any-{self.payload}"   # one image whatever the disk's sectors
         return f"{key}-menu{self.menu}" if self.menu else key
 
     @property
@@ -150,7 +153,7 @@ def parse_line(text, where):
         timeout = REFUSE_TIMEOUT if expect == "seabios-refuses" else DEFAULT_TIMEOUT[payload]
     if fault and (expect != "boot" or payload == "linux"):
         raise CaseError(f"{where}: fault= goes with the test payloads and expect=boot only")
-    if fault.startswith("gpt-") and label != "gpt":
+    if fault.startswith("gpt-") and label != "gpt":  # LBA 1 and 2 are one size's
         raise CaseError(f"{where}: fault={fault} needs a GPT disk")
     return Case(fw, fe, sec, label, payload, expect, timeout, menu, fault)
 

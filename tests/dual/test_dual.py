@@ -181,6 +181,26 @@ def t_repairs(s):
                       ["the 4096-byte GPT's primary header at byte 4096 is invalid"])
 
 
+def t_grown(s):
+    """An image that grew (a cloud disk resized): both backups are missing at the new end;
+    repair moves them there and the usable range grows with them."""
+    img = copy(s, "grown.img")
+    grown = 2 * SIZE
+    with open(img, "r+b") as f:
+        f.truncate(grown)
+    s.anysector("check", img, rc=2, has=[
+        "the %d-byte GPT's backup header at byte %d is invalid" % (lss, grown - lss)
+        for lss in D.SIZES])
+    s.anysector("repair", img, "--backup", s.path("grown.bak"),
+                has=["both GPTs valid and agreeing"])
+    geo = D.geometry(grown)
+    j = s.json("check", img, rc=0)
+    s.eq([(h["sector_size"], h["last_usable"], h["backup_entries_lba"])
+          for h in j["dual"]["halves"]],
+         [(lss, geo[lss]["last_usable"], geo[lss]["backup_array"]) for lss in D.SIZES],
+         "the backups at the new end")
+
+
 def t_repair_refusals(s):
     """What repair will not do: a disk without a dual GPT, an intact one, tables that disagree
     without --from, a partition the dual layout cannot hold."""
@@ -314,8 +334,8 @@ def t_editors(s):
                      ["the 4096-byte GPT of this dual-GPT disk is gone", "dual.overlap"])
 
 
-TESTS = [t_byte_map, t_install_add, t_usage, t_repairs, t_repair_refusals, t_loop_peers,
-         t_editors]
+TESTS = [t_byte_map, t_install_add, t_usage, t_repairs, t_grown, t_repair_refusals,
+         t_loop_peers, t_editors]
 
 if __name__ == "__main__":
     only = sys.argv[1:]

@@ -241,6 +241,27 @@ def t_repair_refusals(s):
                 has=["partition 2 (bytes", "does not fit the dual layout"])
 
 
+def t_slot_grain(s):
+    """install on a 512-byte device puts stage2 slot B on a 4 KiB boundary even where half the
+    BIOS boot partition is not one (132 KiB: the midpoint is 66 KiB in), so stage1 at 4096-byte
+    sectors can still load it."""
+    need_loop()
+    img = copy(s, "slot.img")
+    d = D.File(img, SIZE)
+    end = MIB + 132 * 1024
+    for lss in D.SIZES:
+        for lba in (1, SIZE // lss - 1):
+            _, h = D.header_at(d, lss, lba)
+            d.put(h["entries_lba"] * lss + G.ENTRY_LAST_OFF, struct.pack("<Q", end // lss - 1))
+            G.rewrite_crcs(img, lss, lba)
+    s.anysector("check", img, rc=0, has=["both GPTs valid and agreeing"])
+    with Loop(img, D.SMALL) as lo:
+        s.anysector("install", lo.dev, "--backup", s.path("slot.bak"), has=["slot B of 2"])
+    offset, _ = stages.stage1_target(read_at(img, 0, 512))
+    s.eq(offset, MIB + 68 * 1024, "slot B: the midpoint rounded up to 4 KiB")
+    s.anysector("check", img, rc=0, has=["both GPTs valid and agreeing"])
+
+
 def need_loop():
     if os.geteuid() != 0:
         raise Skip("needs root for loop devices")
@@ -277,15 +298,33 @@ def peers_clean(s, img, what):
             r = subprocess.run(["fsck.fat", "-n", "%sp2" % lo.dev], capture_output=True, text=True)
             s.check(r.returncode == 0, w + ": fsck.fat -n:\n" + r.stdout + r.stderr)
             s.anysector("check", lo.dev, rc=0, has=["both GPTs valid and agreeing"])
+            s.anysector("info", lo.dev, has=["both GPTs valid and agreeing",
+                                             "512-byte GPT: usable LBA %d..%d" %
+                                             (GEO[D.SMALL]["first_usable"],
+                                              GEO[D.SMALL]["last_usable"]),
+                                             "4096-byte GPT: usable LBA %d..%d" %
+                                             (GEO[D.LARGE]["first_usable"],
+                                              GEO[D.LARGE]["last_usable"])])
     s.check(len(seen[D.SMALL]) >= 2, what + ": partx finds the partitions: %r" % seen)
     s.eq(seen[D.SMALL], seen[D.LARGE], what + ": partx's byte ranges and GUIDs at 512 and 4096")
 
 
 def t_loop_peers(s):
-    """The image on loop devices of both sizes, as the peers see it; and partition --sector-size
-    any on a device of each size making the same layout."""
+    """The image on loop devices of both sizes, as the peers see it; install on a 512-byte device
+    and add on a 4096-byte one keep it so; and partition --sector-size any on a device of each
+    size making the same layout."""
     need_loop()
     peers_clean(s, base(s), "mkimage's image")
+    img = copy(s, "loop-ia.img")
+    with Loop(img, D.SMALL) as lo:
+        s.anysector("install", lo.dev, "--backup", s.path("loop-ia.bak1"), has=["slot B of 2"])
+    offset, _ = stages.stage1_target(read_at(img, 0, 512))
+    s.eq(offset % D.BLOCK, 0, "install at 512: stage2 at byte %d, on a 4 KiB boundary" % offset)
+    with Loop(img, D.LARGE) as lo:
+        s.anysector("add", lo.dev, "--kernel", kernel(s), "--name", "second", "--backup",
+                    s.path("loop-ia.bak2"))
+    s.eq(regions(img)[1], regions(base(s))[1], "install and add on devices: the GPTs' tail")
+    peers_clean(s, img, "install at 512, add at 4096")
     for lss in D.SIZES:
         img = s.path("dev-%d.img" % lss)
         with open(img, "wb") as f:
@@ -335,7 +374,7 @@ def t_editors(s):
 
 
 TESTS = [t_byte_map, t_install_add, t_usage, t_repairs, t_grown, t_repair_refusals,
-         t_loop_peers, t_editors]
+         t_loop_peers, t_slot_grain, t_editors]
 
 if __name__ == "__main__":
     only = sys.argv[1:]

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/bits.h"
 #include "common/errors.h"
 #include "tools/util.h"
 
@@ -25,7 +26,7 @@ bool dual_geometry(uint64_t bytes, uint32_t num_entries, struct dual_geometry *g
 	memset(g, 0, sizeof *g);
 	if (arr < GPT_MIN_ARRAY_BYTES)
 		arr = GPT_MIN_ARRAY_BYTES;
-	arr = (arr + DUAL_BLOCK - 1) / DUAL_BLOCK * DUAL_BLOCK;
+	arr = ALIGN_UP(arr, (uint64_t)DUAL_BLOCK);
 	/* Front: protective MBR and the small header in block 0, the large header in block 1,
 	 * then the large array (LBA 2 at 4 KiB) and the small one. Back: the mirror image. */
 	uint64_t front = 2 * DUAL_BLOCK + 2 * arr, back = DUAL_BLOCK + 2 * arr;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/bits.h"
 #include "common/errors.h"
 #include "tools/dual.h"
 #include "tools/util.h"
@@ -86,7 +87,7 @@ static void describe(const struct dual_geometry *g, uint64_t start, uint64_t end
 	};
 	size_t n = (size_t)snprintf(out, cap, "dual GPT:");
 
-	for (size_t i = 0; i < sizeof parts / sizeof parts[0] && n < cap; i++)
+	for (size_t i = 0; i < ARRAY_SIZE(parts) && n < cap; i++)
 		if (parts[i].at < end && start < parts[i].at + parts[i].len)
 			n += (size_t)snprintf(out + n, cap - n, "%s %s", n > 9 ? "," : "",
 					      parts[i].name);

@@ -21,8 +21,7 @@ from lib import stages  # noqa: E402
 from lib.disk import MIB, Loop, copy_sparse, read_at, sha256 as sha  # noqa: E402
 from lib.fat import read_bpb  # noqa: E402
 from lib.mbr import read_entries as mbr_entries  # noqa: E402
-from lib.results import Skip  # noqa: E402
-from lib.suite import Suite, have  # noqa: E402
+from lib.suite import Suite, have, need_loop  # noqa: E402
 
 SIZE = 64 * MIB
 GEO = D.geometry(SIZE)
@@ -260,14 +259,6 @@ def t_slot_grain(s):
     offset, _ = stages.stage1_target(read_at(img, 0, 512))
     s.eq(offset, MIB + 68 * 1024, "slot B: the midpoint rounded up to 4 KiB")
     s.anysector("check", img, rc=0, has=["both GPTs valid and agreeing"])
-
-
-def need_loop():
-    if os.geteuid() != 0:
-        raise Skip("needs root for loop devices")
-    for prog in ("losetup", "partx", "sfdisk", "sgdisk", "fsck.fat"):
-        if not have(prog):
-            raise Skip("%s is not installed" % prog)
 
 
 PARTX_UNIT = 512   # partx counts START and END in 512-byte units whatever the device's sectors

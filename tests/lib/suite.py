@@ -106,3 +106,18 @@ class Suite:
 def have(prog):
     """The program is installed."""
     return shutil.which(prog) is not None
+
+
+PEER_TOOLS = ("partx", "sfdisk", "sgdisk", "fsck.fat")
+
+
+def need_loop(progs=PEER_TOOLS):
+    """Skip unless loop devices can be made here (root, /dev/loop-control, losetup) and progs
+    (by default the partition tools the loop tests compare with) are installed."""
+    if os.geteuid() != 0:
+        raise Skip("needs root for loop devices")
+    for prog in ("losetup",) + tuple(progs):
+        if not have(prog):
+            raise Skip("%s is not installed" % prog)
+    if not os.path.exists("/dev/loop-control"):
+        raise Skip("no /dev/loop-control: loop devices unavailable")

@@ -12,20 +12,10 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from lib.disk import Loop, sha256 as sha, sparse  # noqa: E402
 from lib.results import Skip  # noqa: E402
-from lib.suite import Suite, have  # noqa: E402
+from lib.suite import Suite, have, need_loop  # noqa: E402
 from test_tools import MIB, MOCKS, flags_for  # noqa: E402
 
 BIOS = "21686148-6449-6E6F-744E-656564454649"
-
-
-def need_loop():
-    if os.geteuid() != 0:
-        raise Skip("needs root for loop devices")
-    for prog in ("losetup", "partx", "sfdisk", "sgdisk", "fsck.fat"):
-        if not have(prog):
-            raise Skip("%s is not installed" % prog)
-    if not os.path.exists("/dev/loop-control"):
-        raise Skip("no /dev/loop-control: loop devices unavailable")
 
 
 def sfdisk_starts(dev):

@@ -1,4 +1,5 @@
 #include "tests/unit/helpers.h"
+#include "tests/unit/tools_fixture.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,4 +102,21 @@ int run_cmd(const char *fmt, ...)
 int have_program(const char *name)
 {
 	return run_cmd("command -v %s >/dev/null 2>&1", name) == 0;
+}
+
+struct report unit_report;
+
+int tools_setup(void **state)
+{
+	(void)state;
+	report_init(&unit_report, false);
+	g_report = &unit_report;
+	return 0;
+}
+
+int tools_teardown(void **state)
+{
+	(void)state;
+	report_free(&unit_report);
+	return 0;
 }

@@ -2,28 +2,13 @@
  * partition and mkimage, and next_option, which takes the topology flags, --force and --dry-run
  * off every command's getopt loop. */
 #include "tests/unit/helpers.h"
+#include "tests/unit/tools_fixture.h"
 
 #include <string.h>
 
 #include "tools/cli.h"
 #include "tools/util.h"
 
-static struct report rep;
-
-static int setup(void **state)
-{
-	(void)state;
-	report_init(&rep, false);
-	g_report = &rep;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	report_free(&rep);
-	return 0;
-}
 
 static void test_layout_option(void **state)
 {
@@ -40,7 +25,7 @@ static void test_layout_option(void **state)
 	assert_int_equal(lo.esp_bytes, 16u << 20);
 	assert_int_equal(layout_option(OPT_NO_REST, NULL, &lo, "t"), OPTION_TAKEN);
 	assert_true(lo.no_rest);
-	assert_int_equal(rep.n, 0);
+	assert_int_equal(unit_report.n, 0);
 
 	/* bad values are reported as usage errors naming the option and leave the value alone */
 	assert_int_equal(layout_option(OPT_LABEL, "msdos2", &lo, "t"), OPTION_BAD);
@@ -48,14 +33,14 @@ static void test_layout_option(void **state)
 	assert_int_equal(layout_option(OPT_ESP_SIZE, "0", &lo, "t"), OPTION_BAD);
 	assert_int_equal(layout_option(OPT_ESP_SIZE, "1.5G", &lo, "t"), OPTION_BAD);
 	assert_int_equal(lo.esp_bytes, 16u << 20);
-	assert_int_equal(rep.n, 3);
-	assert_non_null(strstr(rep.items[0].msg, "--label msdos2"));
-	assert_non_null(strstr(rep.items[1].msg, "--esp-size 0"));
+	assert_int_equal(unit_report.n, 3);
+	assert_non_null(strstr(unit_report.items[0].msg, "--label msdos2"));
+	assert_non_null(strstr(unit_report.items[1].msg, "--esp-size 0"));
 
 	/* other options are not its business */
 	assert_int_equal(layout_option(OPT_DOS_COMPAT, NULL, &lo, "t"), OPTION_OTHER);
 	assert_int_equal(layout_option(OPT_SECTOR_SIZE, "4096", &lo, "t"), OPTION_OTHER);
-	assert_int_equal(rep.n, 3);
+	assert_int_equal(unit_report.n, 3);
 }
 
 static const struct option opts[] = {
@@ -89,7 +74,7 @@ static void test_next_option(void **state)
 	assert_int_equal(next_option(argc, argv, opts, &o), -1);
 	assert_int_equal(optind, argc - 1);
 	assert_string_equal(argv[optind], "disk.img");
-	assert_int_equal(rep.n, 0);
+	assert_int_equal(unit_report.n, 0);
 }
 
 static void test_next_option_bad_value(void **state)
@@ -100,17 +85,17 @@ static void test_next_option_bad_value(void **state)
 
 	optind = 1;
 	assert_int_equal(next_option(4, argv, opts, &o), OPT_FAILED);
-	assert_int_equal(rep.n, 1);
-	assert_non_null(strstr(rep.items[0].msg, "--physical-size lots"));
+	assert_int_equal(unit_report.n, 1);
+	assert_non_null(strstr(unit_report.items[0].msg, "--physical-size lots"));
 	assert_false(o.topo.has_pss);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_layout_option, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_next_option, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_next_option_bad_value, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_layout_option, tools_setup, tools_teardown),
+		cmocka_unit_test_setup_teardown(test_next_option, tools_setup, tools_teardown),
+		cmocka_unit_test_setup_teardown(test_next_option_bad_value, tools_setup, tools_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

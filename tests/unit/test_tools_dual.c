@@ -2,6 +2,7 @@
  * writing both GPTs onto one buffer seen at 512 and 4096 bytes per sector and reading each back
  * with the loaders' own gpt_read, and the dual layout plans of tools/layout.c. */
 #include "tests/unit/helpers.h"
+#include "tests/unit/tools_fixture.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -18,22 +19,6 @@
 static const struct guid disk_guid = { { 0x10, 0x32, 0x54, 0x76, 0x98, 0xBA, 0xDC, 0xFE, 0x01,
 					 0x23, 0x45, 0x67, 0x89, 0xAB, 0xCD, 0xEF } };
 
-static struct report rep;
-
-static int setup(void **state)
-{
-	(void)state;
-	report_init(&rep, false);
-	g_report = &rep;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	report_free(&rep);
-	return 0;
-}
 
 /* 64 MiB: the numbers README's byte map gives. */
 static void test_geometry_numbers(void **state)
@@ -227,7 +212,7 @@ static void test_layout_dual(void **state)
 		struct topology t = { .lss = lss, .pss = 4096, .sectors = 64 * MIB / lss };
 		struct layout_opts o = { .label = LABEL_GPT, .dual = true, .esp_bytes = 10 * MIB + 1 };
 		struct layout l;
-		assert_int_equal(layout_plan(&t, &o, &l, &rep), 0);
+		assert_int_equal(layout_plan(&t, &o, &l, &unit_report), 0);
 		assert_true(l.dual);
 		assert_int_equal(l.first_usable * lss, 40960);
 		assert_int_equal((l.last_usable + 1) * lss, 64 * MIB - 36864);
@@ -242,24 +227,24 @@ static void test_layout_dual(void **state)
 	struct topology t = { .lss = 2048, .pss = 2048, .sectors = 64 * MIB / 2048 };
 	struct layout_opts o = { .label = LABEL_GPT, .dual = true };
 	struct layout l;
-	assert_int_equal(layout_plan(&t, &o, &l, &rep), EXIT_USAGE);
+	assert_int_equal(layout_plan(&t, &o, &l, &unit_report), EXIT_USAGE);
 	t = (struct topology){ .lss = 512, .pss = 4096, .aoff = 3584, .sectors = 64 * MIB / 512 };
-	assert_int_equal(layout_plan(&t, &o, &l, &rep), EXIT_USAGE);
+	assert_int_equal(layout_plan(&t, &o, &l, &unit_report), EXIT_USAGE);
 	o.label = LABEL_MBR;
 	t.aoff = 0;
-	assert_int_equal(layout_plan(&t, &o, &l, &rep), EXIT_USAGE);
+	assert_int_equal(layout_plan(&t, &o, &l, &unit_report), EXIT_USAGE);
 	o.label = LABEL_GPT;
 	t.sectors = 64 * MIB / 512 + 1;   /* not whole 4 KiB blocks */
-	assert_int_equal(layout_plan(&t, &o, &l, &rep), EXIT_ERRORS);
+	assert_int_equal(layout_plan(&t, &o, &l, &unit_report), EXIT_ERRORS);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_geometry_numbers, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_write_placed_rules, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_write_both_sizes, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_layout_dual, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_geometry_numbers, tools_setup, tools_teardown),
+		cmocka_unit_test_setup_teardown(test_write_placed_rules, tools_setup, tools_teardown),
+		cmocka_unit_test_setup_teardown(test_write_both_sizes, tools_setup, tools_teardown),
+		cmocka_unit_test_setup_teardown(test_layout_dual, tools_setup, tools_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,7 @@
 /* The install journal: the old bytes of every planned write are saved before anything changes,
  * restore puts them back exactly, and a damaged, foreign or outdated journal is refused. */
 #include "tests/unit/helpers.h"
+#include "tests/unit/tools_fixture.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +12,6 @@
 #include "tools/journal.h"
 #include "tools/util.h"
 
-static struct report rep;
 static char dir[512], img[600], jpath[600];
 
 static void fill(uint8_t *p, size_t n, unsigned seed)
@@ -22,9 +22,7 @@ static void fill(uint8_t *p, size_t n, unsigned seed)
 
 static int setup(void **state)
 {
-	(void)state;
-	report_init(&rep, false);
-	g_report = &rep;
+	tools_setup(state);
 	/* temporary files live under $BUILD (the Makefile exports it) */
 	const char *build = getenv("BUILD") ? getenv("BUILD") : "build";
 	snprintf(dir, sizeof dir, "%s/tmp", build);
@@ -42,8 +40,7 @@ static int teardown(void **state)
 	unlink(img);
 	unlink(jpath);
 	rmdir(dir);
-	report_free(&rep);
-	return 0;
+	return tools_teardown(state);
 }
 
 /* A 1 MiB image with a pattern, opened at lss. */
@@ -187,7 +184,7 @@ static void test_refusals(void **state)
 	hostdev_close(&h);
 	assert_int_equal(hostdev_open(&h, img, true), 0);
 	assert_int_equal(journal_restore(&h, jpath, false, false), EXIT_REFUSED);
-	assert_true(report_has(&rep, "refuse.journal_changed"));
+	assert_true(report_has(&unit_report, "refuse.journal_changed"));
 	assert_int_equal(journal_restore(&h, jpath, true, false), 0);
 	hostdev_close(&h);
 

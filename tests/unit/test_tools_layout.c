@@ -2,6 +2,7 @@
  * "Alignment"), the MBR limit, ESP sizing, --dos-compat, the FAT type rule (edk2: FAT32 only with
  * >= 65,525 clusters) and size parsing. */
 #include "tests/unit/helpers.h"
+#include "tests/unit/tools_fixture.h"
 
 #include <string.h>
 
@@ -11,22 +12,6 @@
 
 #define MIB (1024ull * 1024)
 
-static struct report rep;
-
-static int setup(void **state)
-{
-	(void)state;
-	report_init(&rep, false);
-	g_report = &rep;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	report_free(&rep);
-	return 0;
-}
 
 static struct topology topo(uint32_t lss, uint32_t pss, uint32_t aoff, uint32_t io_opt,
 			    uint64_t bytes)
@@ -38,9 +23,9 @@ static struct topology topo(uint32_t lss, uint32_t pss, uint32_t aoff, uint32_t 
 static void plan_ok(const struct topology *t, enum label_kind label, struct layout *l)
 {
 	struct layout_opts o = { .label = label };
-	report_free(&rep);
-	report_init(&rep, false);
-	assert_int_equal(layout_plan(t, &o, l, &rep), 0);
+	report_free(&unit_report);
+	report_init(&unit_report, false);
+	assert_int_equal(layout_plan(t, &o, l, &unit_report), 0);
 }
 
 /* Every start satisfies LBA*LSS = AOFF (mod G), every partition ends before the next starts. */
@@ -110,13 +95,13 @@ static void test_mbr_starts_and_limit(void **state)
 	/* exactly 2^32 sectors is addressable, one more is not */
 	struct layout_opts o = { .label = LABEL_MBR, .no_rest = true };
 	t = topo(512, 512, 0, 0, (1ull << 32) * 512);
-	assert_int_equal(layout_plan(&t, &o, &l, &rep), 0);
+	assert_int_equal(layout_plan(&t, &o, &l, &unit_report), 0);
 	t.sectors++;
-	assert_int_equal(layout_plan(&t, &o, &l, &rep), EXIT_ERRORS);
-	assert_true(report_has(&rep, "partition.mbr_limit"));
-	assert_non_null(strstr(report_first(&rep, DIAG_ERROR)->msg, "use --label gpt"));
+	assert_int_equal(layout_plan(&t, &o, &l, &unit_report), EXIT_ERRORS);
+	assert_true(report_has(&unit_report, "partition.mbr_limit"));
+	assert_non_null(strstr(report_first(&unit_report, DIAG_ERROR)->msg, "use --label gpt"));
 	t = topo(4096, 4096, 0, 0, 3000000000000ull);
-	assert_int_equal(layout_plan(&t, &o, &l, &rep), 0);
+	assert_int_equal(layout_plan(&t, &o, &l, &unit_report), 0);
 }
 
 static void test_esp_sizes(void **state)
@@ -129,23 +114,23 @@ static void test_esp_sizes(void **state)
 	/* no room for 260 MiB: the ESP takes what is left, no rest partition */
 	plan_ok(&t, LABEL_GPT, &l);
 	assert_int_equal(l.n, 2);
-	assert_true(report_has(&rep, "partition.esp_shrunk"));
-	assert_true(report_has(&rep, "partition.no_rest"));
+	assert_true(report_has(&unit_report, "partition.esp_shrunk"));
+	assert_true(report_has(&unit_report, "partition.no_rest"));
 	/* an explicit size that does not fit is an error */
 	o.esp_bytes = 100 * MIB;
-	assert_int_equal(layout_plan(&t, &o, &l, &rep), EXIT_ERRORS);
-	assert_true(report_has(&rep, "partition.esp_too_big"));
+	assert_int_equal(layout_plan(&t, &o, &l, &unit_report), EXIT_ERRORS);
+	assert_true(report_has(&unit_report, "partition.esp_too_big"));
 	o.esp_bytes = 4096;
-	assert_int_equal(layout_plan(&t, &o, &l, &rep), EXIT_USAGE);
+	assert_int_equal(layout_plan(&t, &o, &l, &unit_report), EXIT_USAGE);
 	o.esp_bytes = 8 * MIB;
 	o.no_rest = true;
-	assert_int_equal(layout_plan(&t, &o, &l, &rep), 0);
+	assert_int_equal(layout_plan(&t, &o, &l, &unit_report), 0);
 	assert_int_equal(l.n, 2);
 	assert_int_equal((l.p[1].last - l.p[1].first + 1) * 512, 8 * MIB);
 	/* far too small */
 	t = topo(512, 512, 0, 0, 1 * MIB);
 	o.esp_bytes = 0;
-	assert_int_not_equal(layout_plan(&t, &o, &l, &rep), 0);
+	assert_int_not_equal(layout_plan(&t, &o, &l, &unit_report), 0);
 }
 
 static void test_dos_compat(void **state)
@@ -155,17 +140,17 @@ static void test_dos_compat(void **state)
 	struct layout_opts o = { .label = LABEL_MBR, .dos_compat = true };
 	struct topology t = topo(512, 4096, 0, 0, 300 * MIB);
 
-	report_free(&rep);
-	report_init(&rep, false);
-	assert_int_equal(layout_plan(&t, &o, &l, &rep), 0);
+	report_free(&unit_report);
+	report_init(&unit_report, false);
+	assert_int_equal(layout_plan(&t, &o, &l, &unit_report), 0);
 	assert_int_equal(l.p[0].first, 63);
 	assert_int_equal((l.p[0].last + 1) % LAYOUT_CYLINDER, 0);
 	assert_int_equal(l.p[1].first % LAYOUT_CYLINDER, 0);
-	const struct report_item *w = report_first(&rep, DIAG_WARN);
+	const struct report_item *w = report_first(&unit_report, DIAG_WARN);
 	assert_non_null(w);
 	assert_non_null(strstr(w->msg, "3584 bytes into a 4096-byte physical sector"));
 	o.label = LABEL_GPT;
-	assert_int_equal(layout_plan(&t, &o, &l, &rep), EXIT_USAGE);
+	assert_int_equal(layout_plan(&t, &o, &l, &unit_report), EXIT_USAGE);
 }
 
 static void test_fat_rule(void **state)
@@ -224,12 +209,12 @@ static void test_parse_size(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_gpt_starts_per_drive, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_mbr_starts_and_limit, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_esp_sizes, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_dos_compat, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_fat_rule, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_parse_size, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_gpt_starts_per_drive, tools_setup, tools_teardown),
+		cmocka_unit_test_setup_teardown(test_mbr_starts_and_limit, tools_setup, tools_teardown),
+		cmocka_unit_test_setup_teardown(test_esp_sizes, tools_setup, tools_teardown),
+		cmocka_unit_test_setup_teardown(test_dos_compat, tools_setup, tools_teardown),
+		cmocka_unit_test_setup_teardown(test_fat_rule, tools_setup, tools_teardown),
+		cmocka_unit_test_setup_teardown(test_parse_size, tools_setup, tools_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

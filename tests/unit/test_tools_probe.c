@@ -3,6 +3,7 @@
  * sector, only the magic zeroed, planned sectors left out) and the words of each sentence. The
  * real tables and filesystems made by their own tools are tests/hostile/foreign.py's. */
 #include "tests/unit/helpers.h"
+#include "tests/unit/tools_fixture.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,14 +19,11 @@
 
 #define DISK_BYTES (1u << 20)
 
-static struct report rep;
 static char dir[512], img[600];
 
 static int setup(void **state)
 {
-	(void)state;
-	report_init(&rep, false);
-	g_report = &rep;
+	tools_setup(state);
 	const char *build = getenv("BUILD") ? getenv("BUILD") : "build";
 	snprintf(dir, sizeof dir, "%s/tmp", build);
 	mkdir(dir, 0755);
@@ -40,8 +38,7 @@ static int teardown(void **state)
 	(void)state;
 	unlink(img);
 	rmdir(dir);
-	report_free(&rep);
-	return 0;
+	return tools_teardown(state);
 }
 
 /* A 1 MiB image holding buf's bytes at off (zeros elsewhere). */

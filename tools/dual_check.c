@@ -1,5 +1,4 @@
 /* Finding a dual GPT on a disk and everything wrong with it (tools/dual.h). */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,19 +80,9 @@ static unsigned regions(const struct dual_state *s, struct region *out, int *kin
 	return n;
 }
 
-static void problem(struct dual_state *s, struct report *r, const char *code, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static void problem(struct dual_state *s, struct report *r, const char *code, const char *fmt, ...)
-{
-	char msg[REPORT_MSG_MAX];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	report_add(r, DIAG_ERROR, code, msg);
-	s->problems++;
-}
+/* An error about the dual GPT, counted in s->problems. */
+#define problem(s, r, code, ...) \
+	((s)->problems++, report_printf((r), DIAG_ERROR, (code), __VA_ARGS__))
 
 /* Structures of one size that overlap structures of the other: what a tool or firmware that
  * rewrote one size's GPT in its usual places leaves. Two usable ranges may overlap (they are

@@ -27,26 +27,28 @@ static uint8_t *overlay_at(struct overlay *o, uint64_t off, uint64_t len)
 	return NULL;
 }
 
+/* Sectors [lba, lba + count) of the overlay seen as dev: where they are, or NULL. */
+static uint8_t *overlay_sectors(struct blockdev *dev, uint64_t lba, uint32_t count)
+{
+	return overlay_at(dev->priv, lba * dev->sector_size, (uint64_t)count * dev->sector_size);
+}
+
 static int overlay_read(struct blockdev *dev, uint64_t lba, uint32_t count, void *buf)
 {
-	uint64_t len = (uint64_t)count * dev->sector_size;
-	uint8_t *at = overlay_at(dev->priv, lba * dev->sector_size, len);
+	uint8_t *at = overlay_sectors(dev, lba, count);
 
-	if (!at)
-		return AS_ERANGE;
-	memcpy(buf, at, (size_t)len);
-	return 0;
+	if (at)
+		memcpy(buf, at, (size_t)count * dev->sector_size);
+	return at ? 0 : AS_ERANGE;
 }
 
 static int overlay_write(struct blockdev *dev, uint64_t lba, uint32_t count, const void *buf)
 {
-	uint64_t len = (uint64_t)count * dev->sector_size;
-	uint8_t *at = overlay_at(dev->priv, lba * dev->sector_size, len);
+	uint8_t *at = overlay_sectors(dev, lba, count);
 
-	if (!at)
-		return AS_ERANGE;
-	memcpy(at, buf, (size_t)len);
-	return 0;
+	if (at)
+		memcpy(at, buf, (size_t)count * dev->sector_size);
+	return at ? 0 : AS_ERANGE;
 }
 
 static void overlay_view(struct overlay *o, uint32_t lss, struct blockdev *dev)

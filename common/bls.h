@@ -53,15 +53,15 @@ struct bls_key {
 
 struct bls_entry {
 	struct bls_key key;
-	char title[CFG_TITLE_MAX];
-	char kernel[CFG_PATH_MAX];           /* the linux key, with a leading '/' */
-	unsigned ninitrd;
-	char initrd[CFG_MAX_INITRDS][CFG_PATH_MAX];
-	char options[CFG_CMDLINE_MAX];       /* every options line, joined with spaces */
+	/* What the menu shows and boots: name = key.id, the title as written, kernel = the linux
+	 * path and initrd paths with a leading '/', cmdline = every options line joined with one
+	 * space. */
+	struct cfg_entry e;
 };
 
 struct bls_loader {
-	char default_pattern[BLS_PATTERN_MAX]; /* "" when not set (or "@saved") */
+	char default_pattern[BLS_PATTERN_MAX]; /* "" when not set (or "@saved"); a ".conf" at its
+						* end is taken off, as entry ids have none */
 	bool has_timeout;
 	unsigned timeout;                    /* seconds; menu-force waits CFG_TIMEOUT_MAX */
 };
@@ -102,11 +102,11 @@ struct bls_menu {
 
 /* Starts with the cfg's own entries (c->nentries of them). */
 void bls_menu_begin(struct bls_menu *m, const struct cfg *c);
-/* Adds an entry (its title shows the version too). With the menu full, the entry that sorts last
- * among the BLS entries (this one or one already in) is left out, with a warning naming it. */
+/* Adds an entry (its title shows the version too). One whose name is in the menu already, or
+ * that finds the menu full, is left out with a warning naming it. */
 void bls_menu_add(struct bls_menu *m, struct cfg *c, const struct bls_entry *e, struct diag *d);
-/* Sorts the BLS entries; then loader.conf's default (first matching entry in menu order) and
- * timeout apply where anysector.cfg set none (l may be NULL). */
+/* Sorts the BLS entries; then loader.conf's default (the first BLS entry in menu order whose id
+ * matches) and timeout apply where anysector.cfg set none (l may be NULL). */
 void bls_menu_finish(struct bls_menu *m, struct cfg *c, const struct bls_loader *l);
 
 /* What a loader keeps while it reads the entries (static storage in stage2). */

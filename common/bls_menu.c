@@ -24,59 +24,29 @@ static void swap_bytes(void *a, void *b, size_t n)
 	}
 }
 
-static void fill(struct cfg_entry *ce, const struct bls_entry *e)
+void bls_menu_add(struct bls_menu *m, struct cfg *c, const struct bls_entry *e, struct diag *d)
 {
-	memset(ce, 0, sizeof *ce);
-	str_copy(ce->name, sizeof ce->name, e->key.id);
+	const char *why = 0;
+
+	if (cfg_find(c, e->key.id) >= 0)
+		why = "has the name of an entry already in the menu";
+	else if (c->nentries == CFG_MAX_ENTRIES)
+		why = "does not fit: the menu holds 16 entries";
+	if (why) {
+		diag_warn(d, "bls.left_out", "loader entry %s%s %s; left out", e->key.id, BLS_SUFFIX,
+			  why);
+		return;
+	}
+	struct cfg_entry *ce = &c->entries[c->nentries];
+	m->keys[c->nentries++] = e->key;
+	*ce = e->e;
 	/* Kernels of one system share a title: the version tells them apart (systemd-boot adds it
 	 * when titles repeat). Cut only on screen, never in what boots. */
-	const char *t = e->title[0] ? e->title : e->key.id;
+	const char *t = e->e.title[0] ? e->e.title : e->key.id;
 	if (e->key.version[0])
 		fmt_snprintf(ce->title, sizeof ce->title, "%s (%s)", t, e->key.version);
 	else
 		str_copy(ce->title, sizeof ce->title, t);
-	str_copy(ce->kernel, sizeof ce->kernel, e->kernel);
-	ce->ninitrd = e->ninitrd;
-	for (unsigned i = 0; i < e->ninitrd; i++)
-		str_copy(ce->initrd[i], sizeof ce->initrd[i], e->initrd[i]);
-	str_copy(ce->cmdline, sizeof ce->cmdline, e->options);
-}
-
-void bls_menu_add(struct bls_menu *m, struct cfg *c, const struct bls_entry *e, struct diag *d)
-{
-	unsigned slot = c->nentries;
-
-	if (cfg_find(c, e->key.id) >= 0) {
-		diag_warn(d, "bls.duplicate", "loader entry %s" BLS_SUFFIX " has the name of an entry "
-			  "already in the menu; left out", e->key.id);
-		return;
-	}
-	if (slot == CFG_MAX_ENTRIES) {
-		/* Full: keep the entries that sort first. */
-		unsigned worst = m->first;
-		for (unsigned i = m->first + 1; i < c->nentries; i++)
-			if (bls_compare(&m->keys[i], &m->keys[worst]) > 0)
-				worst = i;
-		const char *out = e->key.id;
-		if (worst >= c->nentries || bls_compare(&e->key, &m->keys[worst]) < 0) {
-			if (worst >= c->nentries) {
-				slot = CFG_MAX_ENTRIES;
-			} else {
-				out = c->entries[worst].name;
-				slot = worst;
-			}
-		} else {
-			slot = CFG_MAX_ENTRIES;
-		}
-		diag_warn(d, "bls.menu_full", "the menu holds %u entries: loader entry %s" BLS_SUFFIX
-			  " is left out", CFG_MAX_ENTRIES, out);
-		if (slot == CFG_MAX_ENTRIES)
-			return;
-	} else {
-		c->nentries++;
-	}
-	m->keys[slot] = e->key;
-	fill(&c->entries[slot], e);
 }
 
 void bls_menu_finish(struct bls_menu *m, struct cfg *c, const struct bls_loader *l)
@@ -92,15 +62,9 @@ void bls_menu_finish(struct bls_menu *m, struct cfg *c, const struct bls_loader 
 		return;
 	if (!c->timeout_line && l->has_timeout)
 		c->timeout = l->timeout;
-	if (!c->default_line && l->default_pattern[0]) {
-		char conf[CFG_NAME_MAX + sizeof BLS_SUFFIX];
-		for (unsigned i = m->first; i < c->nentries; i++) {
-			fmt_snprintf(conf, sizeof conf, "%s" BLS_SUFFIX, c->entries[i].name);
-			if (bls_glob(l->default_pattern, c->entries[i].name) ||
-			    bls_glob(l->default_pattern, conf)) {
-				str_copy(c->default_name, sizeof c->default_name, c->entries[i].name);
-				break;
-			}
+	for (unsigned i = m->first; !c->default_line && i < c->nentries; i++)
+		if (l->default_pattern[0] && bls_glob(l->default_pattern, c->entries[i].name)) {
+			str_copy(c->default_name, sizeof c->default_name, c->entries[i].name);
+			break;
 		}
-	}
 }

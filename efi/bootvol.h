@@ -47,7 +47,8 @@ int bootvol_read_file(struct boot_volume *v, const char *path, uint64_t max_byte
 int bootvol_read(struct boot_volume *v, const char *path, const struct fat_file *f, void *buf,
 		 struct diag *d);
 
-/* Reads and parses /anysector.cfg of the volume into c (errors carry line numbers). */
+/* The menu of the volume: /anysector.cfg (when there is one; errors carry line numbers), then
+ * the Boot Loader Specification's entries (common/bls.h). */
 int bootvol_load_config(struct boot_volume *v, struct cfg *c, struct diag *d);
 
 #endif

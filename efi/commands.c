@@ -82,13 +82,9 @@ static EFI_STATUS cmd_check(void)
 	disks_check(&cd.d);
 	con_puts("this partition:\n");
 	if (c && bootvol_open(&v, &cd.d) == 0) {
-		struct fat_file f;
-		if (fat_open(v.fs, "/" CFG_FILE_NAME, &f, NULL))
-			diag_warn(&cd.d, "efi.no_config", "no /%s on the partition this program is on",
-				  CFG_FILE_NAME);
-		else if (bootvol_load_config(&v, c, &cd.d) == 0) {
+		if (bootvol_load_config(&v, c, &cd.d) == 0) {
 			int def = cfg_default_index(c);
-			con_printf("  /%s is valid: entries %u, default %s, timeout %u s\n", CFG_FILE_NAME,
+			con_printf("  the menu is valid: entries %u, default %s, timeout %u s\n",
 				   c->nentries, def >= 0 ? c->entries[def].name : "(none)", c->timeout);
 			entry_files_check(&v, c, &cd.d);
 		}

@@ -152,7 +152,7 @@ expect_re "check names the 1 MiB misalignment" \
 expect_re "check names the physical misalignment" \
 	'^warning: device [0-9]+ partition 1 starts at LBA 63, not on a physical sector boundary \(4096-byte sectors, alignment offset 0\); the next aligned start is LBA 64$'
 expect "check reads this partition's config" \
-	'/anysector.cfg is valid: entries 1, default demo, timeout 5 s'
+	'the menu is valid: entries 1, default demo, timeout 5 s'
 expect "check summary" 'check: 0 errors, 4 warnings'
 expect "check exit status (warnings)" 'AS-STATUS check 0x1'
 expect 'unknown command is named' 'anysector: unknown command "frobnicate"'

@@ -39,17 +39,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	int rc = bls_parse(text, size, "/loader/entries/f+1-2.conf", &e, &diag);
 	if (rc == 0) {
-		if (diag.errors || e.kernel[0] != '/' || e.ninitrd > CFG_MAX_INITRDS ||
+		if (diag.errors || e.e.kernel[0] != '/' || e.e.ninitrd > CFG_MAX_INITRDS ||
 		    strcmp(e.key.id, "f") || e.key.tries_left != 1 || e.key.tries_done != 2)
 			__builtin_trap();
-		check_str(e.title, sizeof e.title);
-		check_str(e.kernel, sizeof e.kernel);
-		check_str(e.options, sizeof e.options);
+		check_str(e.e.title, sizeof e.e.title);
+		check_str(e.e.kernel, sizeof e.e.kernel);
+		check_str(e.e.cmdline, sizeof e.e.cmdline);
 		check_str(e.key.version, sizeof e.key.version);
 		check_str(e.key.sort_key, sizeof e.key.sort_key);
 		check_str(e.key.machine_id, sizeof e.key.machine_id);
-		for (unsigned i = 0; i < e.ninitrd; i++)
-			if (e.initrd[i][0] != '/')
+		for (unsigned i = 0; i < e.e.ninitrd; i++)
+			if (e.e.initrd[i][0] != '/')
 				__builtin_trap();
 		cfg_parse_text("", 0, &c, &diag);
 		bls_menu_begin(&m, &c);
@@ -59,7 +59,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			__builtin_trap();
 		check_str(l.default_pattern, sizeof l.default_pattern);
 		bls_menu_finish(&m, &c, &l);
-		if (c.nentries != 1 || strcmp(c.entries[0].kernel, e.kernel) ||
+		if (c.nentries != 1 || strcmp(c.entries[0].kernel, e.e.kernel) ||
 		    cfg_menu_check(&c, &diag))
 			__builtin_trap();
 	} else if (!diag.errors && !diag.warnings) {

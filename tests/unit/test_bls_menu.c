@@ -149,12 +149,12 @@ static void test_default_names(void **state)
 	assert_reported(&cap, "cfg.no_entry", "neither /anysector.cfg nor /loader/entries");
 }
 
-/* A full menu keeps the entries that sort first; a BLS id equal to a cfg name is left out. */
+/* A full menu takes no more entries; a BLS id equal to a cfg name is left out. */
 static void test_full_menu(void **state)
 {
 	(void)state;
 	struct capture cap;
-	char text[4096], file[64];
+	char text[4096], file[128];
 
 	capture_init(&cap);
 	size_t n = 0;
@@ -163,8 +163,8 @@ static void test_full_menu(void **state)
 	cfg_text(text);
 	bls_menu_begin(&scratch.m, &cfg);
 	add("/loader/entries/c0.conf", KERNEL("0"), &cap);
-	assert_reported(&cap, "bls.duplicate", "loader entry c0.conf has the name of an entry");
-	/* versions 1..6 arrive in a shuffled order; 3 fit: 6, 5, 4 (newest first) */
+	assert_reported(&cap, "bls.left_out", "loader entry c0.conf has the name of an entry");
+	/* versions 1..6 arrive in a shuffled order; the first 3 fit, sorted: 6, 2, 1 */
 	static const int order[] = { 2, 6, 1, 4, 3, 5 };
 	for (int i = 0; i < 6; i++) {
 		snprintf(file, sizeof file, "/loader/entries/k-%d.conf", order[i]);
@@ -173,12 +173,13 @@ static void test_full_menu(void **state)
 	bls_menu_finish(&scratch.m, &cfg, NULL);
 	assert_int_equal(cfg.nentries, CFG_MAX_ENTRIES);
 	assert_string_equal(cfg.entries[CFG_MAX_ENTRIES - 3].name, "k-6");
-	assert_string_equal(cfg.entries[CFG_MAX_ENTRIES - 2].name, "k-5");
-	assert_string_equal(cfg.entries[CFG_MAX_ENTRIES - 1].name, "k-4");
-	for (int v = 1; v <= 3; v++) {
+	assert_string_equal(cfg.entries[CFG_MAX_ENTRIES - 2].name, "k-2");
+	assert_string_equal(cfg.entries[CFG_MAX_ENTRIES - 1].name, "k-1");
+	for (int v = 3; v <= 5; v++) {
 		const char *msg = file;
-		snprintf(file, sizeof file, "loader entry k-%d.conf is left out", v);
-		assert_reported(&cap, "bls.menu_full", msg);
+		snprintf(file, sizeof file, "loader entry k-%d.conf does not fit: the menu holds 16 "
+			 "entries; left out", v);
+		assert_reported(&cap, "bls.left_out", msg);
 	}
 }
 

@@ -1,0 +1,268 @@
+#!/usr/bin/env python3
+"""test-qemu-bls: Boot Loader Specification entries (/loader/entries/*.conf, as systemd's
+kernel-install writes them) boot under stage2 (SeaBIOS) and BOOTX64.EFI (OVMF).
+
+Each image is made by `anysector mkimage` (one anysector.cfg entry, the "decoy"), then given, with
+mtools on its boot partition, what kernel-install would add: two entries of one machine-id
+(versions 6.1.0-18 and 6.1.0-9, sharing a kernel directory layout), each booting the test payload
+with the payload initrd split in two `initrd` lines and its command line split in two `options`
+lines, plus an entry without a linux line. Scenarios:
+
+  loader   anysector.cfg rewritten without timeout and default; /loader/loader.conf says
+           "timeout 0" and "default 0123*-6.1.0-*.conf": the newest matching entry (6.1.0-18,
+           sorted first by version) boots at once, with no countdown;
+  blsonly  anysector.cfg deleted, no loader.conf: the menu is the BLS entries alone, the default
+           is the first in the specification's order (6.1.0-18), the countdown is the built-in
+           3 s;
+  cfgdef   anysector.cfg with "timeout 0" and "default 0123...-6.1.0-9-amd64": a cfg default may
+           name a BLS entry, and loader.conf's default ("...-18") does not override it;
+  kinstall no hand-written entries: Debian's own `kernel-install add` (systemd 252, layout=bls,
+           entry-token "anysectortest", /etc/kernel/cmdline) installs the payload as kernel
+           6.1.0-99-amd64 into a tmpfs mounted as the ESP would be (kernel-install writes paths
+           relative to the mount point), and that tree is copied onto the boot partition;
+           anysector.cfg names the entry as its default. Needs root (the mount) and
+           kernel-install; skipped without them.
+
+Each case asserts the payload's line (the BLS entry's command line, both initrds joined: the size
+and CRC32 of the whole payload initrd), the countdown (or its absence), and the broken entry's
+sentence with its file name on the serial line.
+
+usage: bls.py [--only GLOB] [--keep]
+"""
+import argparse
+import concurrent.futures
+import fnmatch
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from lib import boot, console, gpt, mbr, mtools, paths, payloads, qemu, results, tool  # noqa: E402
+from lib.results import Result, indent  # noqa: E402
+
+MID = "0123456789abcdef0123456789abcdef"
+NEW, OLD = "6.1.0-18-amd64", "6.1.0-9-amd64"
+SPLIT = 3 * 1024 * 1024        # a multiple of 4: the two parts join back into the same bytes
+TIMEOUT = 60
+MAX_JOBS = 2
+
+# FIRMWARE FRONTEND SECTORS LABEL SCENARIO
+CASES = [
+    ("seabios", "nvme", "4Kn", "gpt", "loader"),
+    ("seabios", "ide", "512e", "mbr", "blsonly"),
+    ("seabios", "virtio-scsi", "512e", "gpt", "cfgdef"),
+    ("ovmf", "nvme", "4Kn", "gpt", "loader"),
+    ("ovmf", "virtio-blk", "512e", "gpt", "blsonly"),
+    ("ovmf", "nvme", "4Kn", "gpt", "cfgdef"),
+    ("seabios", "nvme", "512e", "gpt", "kinstall"),
+    ("ovmf", "nvme", "512e", "gpt", "kinstall"),
+]
+KI_TOKEN, KI_VERSION = "anysectortest", "6.1.0-99-amd64"
+KI_CMDLINE = "anysector.test=kernel-install console=ttyS0"
+
+
+class Skipped(Exception):
+    pass
+
+
+def kernel_install(kernel, initrd, work, image, offset):
+    """Runs kernel-install into a tmpfs and copies what it made onto the boot partition."""
+    if os.geteuid() != 0 or not shutil.which("kernel-install"):
+        raise Skipped("needs root (a tmpfs mount) and kernel-install (Debian package systemd)")
+    base = image + ".ki"
+    esp, etc = os.path.join(base, "esp"), os.path.join(base, "etc")
+    shutil.rmtree(base, ignore_errors=True)
+    os.makedirs(esp)
+    os.makedirs(etc)
+    for name, text in (("install.conf", "layout=bls\n"), ("cmdline", KI_CMDLINE + "\n"),
+                       ("entry-token", KI_TOKEN + "\n")):
+        with open(os.path.join(etc, name), "w") as f:
+            f.write(text)
+    subprocess.run(["mount", "-t", "tmpfs", "tmpfs", esp], check=True)
+    try:
+        env = dict(os.environ, KERNEL_INSTALL_CONF_ROOT=etc, BOOT_ROOT=esp)
+        r = subprocess.run(["kernel-install", "add", KI_VERSION, kernel, initrd], env=env,
+                           capture_output=True, text=True)
+        if r.returncode:
+            raise RuntimeError(f"kernel-install failed: {r.stdout}{r.stderr}")
+        items = [os.path.join(esp, n) for n in sorted(os.listdir(esp))]
+        r = mtools.run(["mcopy", "-s", "-o"] + items + ["::/"], image, offset)
+        if r.returncode:
+            raise RuntimeError(f"mcopy -s: {r.stderr.decode(errors='replace')}")
+    finally:
+        subprocess.run(["umount", esp])
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def entry_text(version, options):
+    d = f"/{MID}/{version}"
+    return (f"# Boot Loader Specification type#1 entry\n"
+            f"title      Debian GNU/Linux 12 (bookworm)\n"
+            f"version    {version}\n"
+            f"machine-id {MID}\n"
+            f"sort-key   debian\n"
+            f"options    {options[0]}\n"
+            f"options    {options[1]}\n"
+            f"linux      {d}/linux\n"
+            f"initrd     {d}/initrd-a\n"
+            f"initrd     {d}/initrd-b\n"
+            f"an-unknown-key is ignored\n")
+
+
+def cmdline(version):
+    return (f"anysector.test=bls-{version} console=ttyS0", "quiet")
+
+
+def boot_partition(image, label, logical):
+    """Byte offset of the boot partition (the GPT ESP, or the MBR's FAT partition)."""
+    if label == "gpt":
+        first, _ = gpt.find_partition(image, logical)
+        return first * logical
+    for e in mbr.read_entries(image)[0]:
+        if e["type"] in (0x01, 0x04, 0x06, 0x0B, 0x0C, 0x0E, 0xEF):
+            return e["first"] * logical
+    raise RuntimeError("the MBR has no FAT partition")
+
+
+def put(image, offset, path, data, work):
+    src = image + ".put"   # one per image: cases run in parallel
+    with open(src, "wb") as f:
+        f.write(data)
+    r = mtools.run(["mcopy", "-o", src, f"::{path}"], image, offset)
+    os.unlink(src)
+    if r.returncode:
+        raise RuntimeError(f"mcopy {path}: {r.stderr.decode(errors='replace')}")
+
+
+def mkdirs(image, offset, *dirs):
+    for d in dirs:
+        r = mtools.run(["mmd", f"::{d}"], image, offset)
+        if r.returncode:
+            raise RuntimeError(f"mmd {d}: {r.stderr.decode(errors='replace')}")
+
+
+def build(case, inputs, work):
+    firmware, frontend, sectors, label, scenario = case
+    logical, physical = qemu.SECTORS[sectors]
+    payload = "bios-payload" if firmware == "seabios" else "efi-payload"
+    kernel, initrd = inputs.files_for(payload)
+    image = os.path.join(work, "-".join(case) + ".img")
+    if os.path.exists(image):
+        os.unlink(image)
+    r = subprocess.run(tool.mkimage_command(image, "64M", label, logical, physical, paths.STAGES,
+                                            kernel, initrd, "anysector.test=decoy console=ttyS0",
+                                            0), capture_output=True, text=True)
+    if r.returncode:
+        raise RuntimeError(f"mkimage failed: {r.stdout}{r.stderr}")
+    off = boot_partition(image, label, logical)
+    with open(initrd, "rb") as f:
+        data = f.read()
+    with open(kernel, "rb") as f:
+        kdata = f.read()
+    cfg = mtools.read_text(image, off, "/anysector.cfg")
+    body = cfg[cfg.index("entry "):]
+    if scenario == "kinstall":
+        kernel_install(kernel, initrd, work, image, off)
+        put(image, off, "/anysector.cfg",
+            f"timeout 0\ndefault {KI_TOKEN}-{KI_VERSION}\n{body}".encode(), work)
+        return image, None, 0
+    mkdirs(image, off, "/loader", "/loader/entries", f"/{MID}")
+    for v in (NEW, OLD):
+        mkdirs(image, off, f"/{MID}/{v}")
+        put(image, off, f"/{MID}/{v}/linux", kdata, work)
+        put(image, off, f"/{MID}/{v}/initrd-a", data[:SPLIT], work)
+        put(image, off, f"/{MID}/{v}/initrd-b", data[SPLIT:], work)
+        put(image, off, f"/loader/entries/{MID}-{v}.conf",
+            entry_text(v, cmdline(v)).encode(), work)
+    put(image, off, "/loader/entries/broken.conf", b"title no kernel here\n", work)
+    if scenario == "loader":
+        put(image, off, "/anysector.cfg", body.encode(), work)
+        put(image, off, "/loader/loader.conf",
+            b"# systemd-boot's file\ntimeout 0\neditor no\ndefault 0123*-6.1.0-*.conf\n", work)
+        return image, NEW, 0
+    if scenario == "blsonly":
+        r = mtools.run(["mdel", "::/anysector.cfg"], image, off)
+        if r.returncode:
+            raise RuntimeError("mdel anysector.cfg failed")
+        return image, NEW, 3
+    put(image, off, "/anysector.cfg", f"timeout 0\ndefault {MID}-{OLD}\n{body}".encode(), work)
+    put(image, off, "/loader/loader.conf", f"default {MID}-{NEW}\ntimeout 5\n".encode(), work)
+    return image, OLD, 0
+
+
+def run_case(case, inputs, guests, root, keep):
+    name = "-".join(case)
+    t0 = time.monotonic()
+    logs = qemu.log_paths(os.path.join(root, "logs", name))
+    boot.fresh_logs(logs)
+    work = os.path.join(root, "bls")
+    os.makedirs(work, exist_ok=True)
+    try:
+        image, version, countdown = build(case, inputs, work)
+    except Skipped as e:
+        return Result(name, "SKIP", time.monotonic() - t0, str(e))
+    except (RuntimeError, OSError, ValueError, subprocess.CalledProcessError) as e:
+        return Result(name, "FAIL", time.monotonic() - t0, f"building the image: {e}")
+    firmware, frontend, sectors = case[0], case[1], case[2]
+    logical, physical = qemu.SECTORS[sectors]
+    vars_copy = os.path.join(work, name + ".OVMF_VARS.fd")
+    cmd = boot.command(firmware, frontend, image, logical, physical, logs, vars_copy)
+    boot.write_cmd(logs, cmd)
+    rc, stopped = boot.boot(guests, cmd, logs, TIMEOUT + countdown)
+    serial = console.read_log(logs["serial.log"])
+    proto = "2.15" if firmware == "seabios" else "efi"
+    want_cmdline = KI_CMDLINE if version is None else " ".join(cmdline(version))
+    why = console.check_payload(serial, proto, want_cmdline, inputs.initrd_size,
+                                inputs.initrd_crc)
+    why = why or console.check_menu(serial, firmware, countdown)
+    if not why and version and "/loader/entries/broken.conf: no linux line" not in serial:
+        why = "the broken entry's sentence (/loader/entries/broken.conf: no linux line) is missing"
+    if not why:
+        want = qemu.EXIT_PAYLOAD_REPORTED if proto == "2.15" else 0
+        if rc != want:
+            why = f"QEMU ended with {qemu.describe_exit(rc)}, expected {want}"
+    for f in (vars_copy, image if not (why or keep) else None):
+        if f and os.path.exists(f):
+            os.unlink(f)
+    if why:
+        why += f" ({stopped or 'QEMU ended by itself'})\n  serial log tail:\n" + \
+            indent(console.tail(serial) or "(empty)")
+        return Result(name, "FAIL", time.monotonic() - t0, why)
+    if not keep:
+        boot.fresh_logs(logs)
+    return Result(name, "PASS", time.monotonic() - t0, "")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--only", default="*")
+    ap.add_argument("--keep", action="store_true")
+    args = ap.parse_args()
+    gone = qemu.missing()
+    if gone:
+        print(f"qemu-bls: missing {', '.join(gone)} ({qemu.MISSING_PACKAGES})")
+        return results.finish("qemu-bls", 0, len(CASES), 0)
+    if not shutil.which("mcopy"):
+        print("qemu-bls: mtools is not installed")
+        return results.finish("qemu-bls", 0, len(CASES), 0)
+    root = paths.build("qemu")
+    os.makedirs(os.path.join(root, "logs"), exist_ok=True)
+    inputs = payloads.Inputs(root, False)
+    guests = qemu.Guests()
+    tally = results.Tally()
+    todo = [c for c in CASES if fnmatch.fnmatch("-".join(c), args.only)]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=MAX_JOBS) as pool:
+        try:
+            for r in pool.map(lambda c: run_case(c, inputs, guests, root, args.keep), todo):
+                tally.add(r, details=False)
+        except KeyboardInterrupt:
+            guests.kill_all()
+            raise
+    return results.finish("qemu-bls", *tally.counts())
+
+
+if __name__ == "__main__":
+    sys.exit(main())

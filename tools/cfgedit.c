@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common/bits.h"
 #include "tools/util.h"
@@ -101,35 +102,100 @@ char *cfg_text_add_entry(const char *text, const char *name, const char *title,
 	return out;
 }
 
+/* The first word of a line (after blanks), its length in *n; NULL for a blank or comment line. */
+static const char *line_key(const char *p, size_t *n)
+{
+	while (*p == ' ' || *p == '\t')
+		p++;
+	*n = strcspn(p, " \t\r\n");
+	return *n && *p != '#' ? p : NULL;
+}
+
+static bool key_is(const char *k, size_t n, const char *want)
+{
+	return k && n == strlen(want) && !strncasecmp(k, want, n);
+}
+
+static const char *next_line(const char *p)
+{
+	const char *eol = strchr(p, '\n');
+	return eol ? eol + 1 : p + strlen(p);
+}
+
+/* text with [from, to) replaced by mid, malloc'd. */
+static char *splice(const char *text, const char *from, const char *to, const char *mid)
+{
+	size_t head = (size_t)(from - text), midn = strlen(mid);
+	char *out = xmalloc(head + midn + strlen(to) + 1);
+	memcpy(out, text, head);
+	memcpy(out + head, mid, midn);
+	strcpy(out + head + midn, to);
+	return out;
+}
+
+char *cfg_text_set_key(const char *text, const char *key, const char *value)
+{
+	const char *first_entry = NULL;
+	size_t n;
+	char line[CFG_CMDLINE_MAX + 64];
+
+	/* a global key may stand anywhere, but once: replace it where it is */
+	for (const char *p = text; *p; p = next_line(p)) {
+		const char *k = line_key(p, &n);
+		if (key_is(k, n, "entry") && !first_entry)
+			first_entry = p;
+		if (!key_is(k, n, key))
+			continue;
+		snprintf(line, sizeof line, value ? "%s %s\n" : "", key, value);
+		return splice(text, p, next_line(p), line);
+	}
+	if (!value)
+		return xstrdup(text);
+	/* else among the global lines, before the first entry (a blank line between) */
+	const char *at = first_entry ? first_entry : text + strlen(text);
+	snprintf(line, sizeof line, "%s%s %s\n%s",
+		 at > text && at[-1] != '\n' ? "\n" : "", key, value, first_entry ? "\n" : "");
+	return splice(text, at, at, line);
+}
+
 char *cfg_text_set_default(const char *text, const char *name)
 {
-	size_t len = strlen(text);
-	char *out = xmalloc(len + strlen(name) + 32);
-	const char *p = text, *ins = NULL, *rep_end = NULL;
+	return cfg_text_set_key(text, "default", name);
+}
 
-	while (*p) {
-		const char *eol = strchr(p, '\n');
-		const char *next = eol ? eol + 1 : p + strlen(p);
-		const char *w = p;
-		while (*w == ' ' || *w == '\t')
-			w++;
-		if (!strncmp(w, "entry", 5) && (w[5] == ' ' || w[5] == '\t' || w[5] == '\n')) {
-			if (!ins)
-				ins = p;
-			break;
+char *cfg_text_remove_entry(const char *text, const char *name)
+{
+	size_t n;
+
+	for (const char *p = text; *p; p = next_line(p)) {
+		const char *k = line_key(p, &n);
+		if (!key_is(k, n, "entry"))
+			continue;
+		const char *v = k + n;
+		while (*v == ' ' || *v == '\t')
+			v++;
+		size_t nv = strcspn(v, " \t\r\n#");
+		if (nv != strlen(name) || strncasecmp(v, name, nv))
+			continue;
+		/* the entry line and its keys; blank and comment lines only when more of its keys
+		 * follow (those after its last key belong to what comes next) */
+		const char *end = next_line(p);
+		for (const char *q = end; *q; q = next_line(q)) {
+			const char *kk = line_key(q, &n);
+			if (!kk)
+				continue;
+			if (!key_is(kk, n, "title") && !key_is(kk, n, "kernel") &&
+			    !key_is(kk, n, "initrd") && !key_is(kk, n, "cmdline"))
+				break;
+			end = next_line(q);
 		}
-		if (!strncmp(w, "default", 7) && (w[7] == ' ' || w[7] == '\t')) {
-			ins = p;
-			rep_end = next;
-			break;
-		}
-		p = next;
+		/* and the blank line add wrote before it */
+		const char *from = p;
+		if (from >= text + 2 && from[-1] == '\n' && from[-2] == '\n')
+			from--;
+		else if (from == text + 1 && from[-1] == '\n')
+			from--;
+		return splice(text, from, end, "");
 	}
-	if (!ins)
-		ins = text + len;
-	size_t head = (size_t)(ins - text);
-	memcpy(out, text, head);
-	int k = sprintf(out + head, "default %s\n%s", name, rep_end || !*ins ? "" : "\n");
-	strcpy(out + head + k, rep_end ? rep_end : ins);
-	return out;
+	return NULL;
 }

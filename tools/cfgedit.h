@@ -32,7 +32,16 @@ char *cfg_text_add_entry(const char *text, const char *name, const char *title,
 			 enum cfg_kind kind, const char *kernel, unsigned partition,
 			 const char *const *initrd, unsigned ninitrd, const char *cmdline);
 
-/* text with "default NAME" in its global part, replacing the one there, malloc'd. */
+/* text with the global line "KEY VALUE" (timeout, default, serial): the line with that key is
+ * replaced where it stands (keys match without case), else one is added before the first entry
+ * with a blank line after it; value NULL removes the line. malloc'd. */
+char *cfg_text_set_key(const char *text, const char *key, const char *value);
+/* cfg_text_set_key(text, "default", name). */
 char *cfg_text_set_default(const char *text, const char *name);
+
+/* text without the entry called name (matched without case): its "entry" line, its title,
+ * kernel, initrd and cmdline lines and the blank and comment lines among them, and the blank
+ * line before it; malloc'd, or NULL when there is no such entry. */
+char *cfg_text_remove_entry(const char *text, const char *name);
 
 #endif

@@ -5,6 +5,7 @@
 
 #include "common/bits.h"
 #include "tools/dual.h"
+#include "common/config.h"
 #include "tools/util.h"
 
 enum opt_result topo_option(int opt, const char *arg, struct topo_flags *f)
@@ -131,10 +132,34 @@ int open_target_layout(struct hostdev *h, const char *path, bool writable,
 	return rc;
 }
 
+int open_target_live(struct hostdev *h, const char *path, bool writable,
+		     const struct topo_flags *f)
+{
+	int rc = hostdev_open_live(h, path, writable);
+	if (!rc)
+		rc = hostdev_set_topology(h, f);
+	return rc;
+}
+
 int open_target(struct hostdev *h, const char *path, bool writable, const struct topo_flags *f)
 {
 	int rc = hostdev_open(h, path, writable);
 	if (!rc)
 		rc = hostdev_set_topology(h, f);
 	return rc;
+}
+
+bool parse_seconds(const char *s, unsigned *out)
+{
+	unsigned v = 0;
+
+	if (!*s || strspn(s, "0123456789") != strlen(s))
+		return false;
+	for (; *s; s++) {
+		v = v * 10 + (unsigned)(*s - '0');
+		if (v > CFG_TIMEOUT_MAX)
+			return false;
+	}
+	*out = v;
+	return true;
 }

@@ -43,6 +43,7 @@ enum {
 	OPT_SHIM,
 	OPT_FROM,
 	OPT_HELP,
+	OPT_REPLACE,
 	OPT_FAILED,         /* next_option: a shared option had a bad value (already reported) */
 };
 
@@ -106,7 +107,14 @@ int usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(pri
 /* getopt_long's own complaints go to stderr; this turns '?' / ':' into a usage error. */
 int bad_option(const char *cmd);
 
+/* --timeout's value: decimal seconds 0..CFG_TIMEOUT_MAX. */
+bool parse_seconds(const char *s, unsigned *out);
+
 /* Opens the target and sets its topology. Returns 0 or an exit code. */
+/* The same for install, add, remove and set-default, which may change a running system's disk
+ * whose other partitions are in use (hostdev_open_live). */
+int open_target_live(struct hostdev *h, const char *path, bool writable,
+		     const struct topo_flags *f);
 int open_target(struct hostdev *h, const char *path, bool writable, const struct topo_flags *f);
 /* The same for partition and mkimage, which also take --sector-size any (a dual GPT, written
  * through the 4096-byte view of an image file or at a device's own sector size). */
@@ -121,5 +129,8 @@ int cmd_add(int argc, char **argv);
 int cmd_mkimage(int argc, char **argv);
 int cmd_restore(int argc, char **argv);
 int cmd_repair(int argc, char **argv);
+int cmd_list(int argc, char **argv);
+int cmd_remove(int argc, char **argv);
+int cmd_set_default(int argc, char **argv);
 
 #endif

@@ -310,6 +310,15 @@ static void print_text(struct hostdev *h, struct disk_info *di)
 			       p->container ? "-" : p->mib_aligned ? "yes" : "no",
 			       p->container ? "-" : p->grain_aligned ? "yes" : "no", tn ? tn : ty,
 			       p->active ? " (active)" : "", (int)i == di->esp ? " [boot]" : "");
+			/* what a root=PARTUUID= or a dd seek= needs */
+			if (di->label == LABEL_GPT) {
+				char gs[GUID_STR_LEN + 1];
+				guid_format(&p->unique, gs);
+				printf("     at byte %llu, unique GUID %s\n",
+				       (unsigned long long)(p->first * t->lss), gs);
+			} else {
+				printf("     at byte %llu\n", (unsigned long long)(p->first * t->lss));
+			}
 		}
 	}
 	if (di->dual)

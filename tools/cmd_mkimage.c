@@ -18,22 +18,6 @@
 #include "tools/dual.h"
 #include "tools/util.h"
 
-/* Decimal seconds as anysector.cfg takes them: 0..CFG_TIMEOUT_MAX. */
-static bool parse_seconds(const char *s, unsigned *out)
-{
-	unsigned v = 0;
-
-	if (!*s || strspn(s, "0123456789") != strlen(s))
-		return false;
-	for (; *s; s++) {
-		v = v * 10 + (unsigned)(*s - '0');
-		if (v > CFG_TIMEOUT_MAX)
-			return false;
-	}
-	*out = v;
-	return true;
-}
-
 /* --root-dir: every entry whose command line has no root= gets the Linux partition's
  * root=PARTUUID= (into cmdlines[k]), then the partition becomes ext4 made from dir. *root_arg
  * receives the argument. Returns 0 or an exit code. */

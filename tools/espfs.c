@@ -9,6 +9,7 @@
 #include "common/errors.h"
 #include "common/le.h"
 #include "tools/esp_order.h"
+#include "tools/espdir.h"
 #include "tools/inspect.h"
 #include "tools/run.h"
 #include "tools/util.h"
@@ -20,6 +21,8 @@ static int esp_check_chains(struct esp_session *s);
 /* Mounts the copy again after mtools changed it. Returns 0 or an AS_* code. */
 static int remount(struct esp_session *s)
 {
+	if (s->view)
+		return 0;
 	if (!s->fs)
 		s->fs = xcalloc(1, sizeof *s->fs);
 	return fat_mount(&s->img.dev, s->fs, NULL);
@@ -90,20 +93,103 @@ int esp_open(struct esp_session *s, struct hostdev *h, uint64_t first_lba, uint6
 	return esp_check_chains(s);
 }
 
+int esp_open_mounted(struct esp_session *s, struct hostdev *h, uint64_t first_lba,
+		     uint64_t sectors, unsigned number, const char *dir)
+{
+	memset(s, 0, sizeof *s);
+	s->h = h;
+	s->first_lba = first_lba;
+	s->sectors = sectors;
+	s->number = number;
+	s->img.fd = -1;
+	s->mounted = true;
+	snprintf(s->mount_dir, sizeof s->mount_dir, "%s", dir);
+	if (access(dir, R_OK | X_OK)) {
+		t_error("esp.mounted", "partition %u is mounted on %s, which cannot be read: %s",
+			number, dir, strerror(errno));
+		return EXIT_ERRORS;
+	}
+	s->open = true;
+	return 0;
+}
+
 void esp_close(struct esp_session *s)
 {
 	if (!s->open)
 		return;
-	hostdev_close(&s->img);
-	unlink(s->path);
-	free(s->fs);
+	if (s->mounted) {
+		espdir_close(s);
+		s->open = false;
+		return;
+	}
+	if (!s->view) {
+		hostdev_close(&s->img);
+		unlink(s->path);
+	}
+	if (!s->view || s->own_fs)
+		free(s->fs);
 	s->fs = NULL;
 	s->open = false;
+}
+
+int esp_view(struct esp_session *s, struct hostdev *h, uint64_t first_lba, uint64_t sectors,
+	     unsigned number, struct fat_fs *fs)
+{
+	memset(s, 0, sizeof *s);
+	s->h = h;
+	s->first_lba = first_lba;
+	s->sectors = sectors;
+	s->number = number;
+	s->img.fd = -1;
+	s->view = true;
+	s->fs = fs;
+	if (!fs) {
+		int rc = bdev_slice(&h->dev, first_lba, sectors, &s->part);
+		s->fs = xcalloc(1, sizeof *s->fs);
+		s->own_fs = true;
+		if (!rc && fat_mount(&s->part, s->fs, NULL))
+			rc = AS_ECORRUPT;
+		if (rc) {
+			free(s->fs);
+			s->fs = NULL;
+			return rc;
+		}
+	}
+	s->open = true;
+	return 0;
+}
+
+struct list_ctx {
+	esp_list_cb cb;
+	void *ctx;
+};
+
+static int list_one(void *ctx, const struct fat_dirent *e)
+{
+	struct list_ctx *l = ctx;
+	return l->cb(l->ctx, e->name, e->file.is_dir, e->file.size);
+}
+
+int esp_list(struct esp_session *s, const char *dir, esp_list_cb cb, void *ctx)
+{
+	struct fat_file f;
+	struct list_ctx l = { cb, ctx };
+	int rc;
+
+	if (s->mounted)
+		return espdir_list(s, dir, cb, ctx);
+	if ((rc = remount(s)) || (rc = fat_open(s->fs, dir, &f, NULL)))
+		return rc;
+	if (!f.is_dir)
+		return AS_ENOTDIR;
+	return fat_list(s->fs, &f, list_one, &l, NULL);
 }
 
 bool esp_exists(struct esp_session *s, const char *path, bool *is_dir)
 {
 	struct fat_file f;
+	if (s->mounted)
+		return espdir_exists(s, path, is_dir);
 	if (remount(s) || fat_open(s->fs, path, &f, NULL))
 		return false;
 	if (is_dir)
@@ -116,6 +202,8 @@ int esp_read_file(struct esp_session *s, const char *path, char **buf, size_t *l
 	struct fat_file f;
 	int rc;
 
+	if (s->mounted)
+		return espdir_read_file(s, path, buf, len);
 	if ((rc = remount(s)))
 		return rc;
 	if ((rc = fat_open(s->fs, path, &f, NULL)))
@@ -151,6 +239,8 @@ int esp_mkdir_p(struct esp_session *s, const char *dir)
 	char path[1024], target[1100];
 	bool is_dir;
 
+	if (s->mounted)
+		return espdir_mkdir_p(s, dir);
 	snprintf(path, sizeof path, "%s", dir);
 	for (char *p = path + 1;; p++) {
 		if (*p && *p != '/')
@@ -174,6 +264,26 @@ int esp_mkdir_p(struct esp_session *s, const char *dir)
 	return 0;
 }
 
+int esp_delete(struct esp_session *s, const char *path)
+{
+	char target[1100];
+	if (s->mounted)
+		return espdir_delete(s, path);
+	snprintf(target, sizeof target, "::%s", path);
+	const char *argv[] = { "mdel", "-i", s->path, target, NULL };
+	return mtool("deleting a file on the ESP", argv);
+}
+
+int esp_rmdir(struct esp_session *s, const char *path)
+{
+	char target[1100];
+	if (s->mounted)
+		return espdir_rmdir(s, path);
+	snprintf(target, sizeof target, "::%s", path);
+	const char *argv[] = { "mrd", "-i", s->path, target, NULL };
+	return mtool("removing a directory on the ESP", argv);
+}
+
 /* Replacing a file goes through a temporary name: the new copy is written beside the old one
  * (so its clusters come from free space and the old chain stays whole), then the old file is
  * deleted and the new one renamed over it. esp_diff turns the result into writes that keep
@@ -184,6 +294,8 @@ int esp_put(struct esp_session *s, const char *src, const char *dst)
 	bool is_dir = false;
 	int rc;
 
+	if (s->mounted)
+		return espdir_put(s, src, dst);
 	snprintf(target, sizeof target, "::%s", dst);
 	/* a file name starting with '-' must not read as an option */
 	snprintf(source, sizeof source, "%s%.4000s", src[0] == '-' ? "./" : "", src);
@@ -446,6 +558,8 @@ int esp_diff(struct esp_session *s, struct plan *p, const char *what)
 	struct esp_geom g;
 	int rc;
 
+	if (s->mounted) /* no sector: the mounted filesystem takes the changes (espdir.c) */
+		return 0;
 	/* The geometry of the final state (mtools never changes the boot sector's layout). */
 	if ((rc = remount(s))) {
 		t_error("esp.fat", "the ESP copy no longer mounts after mtools: %s", as_strerror(rc));

@@ -21,6 +21,13 @@ struct esp_session {
 	struct hostdev img;       /* the copy as a block device */
 	struct fat_fs *fs;        /* mounted copy (refreshed after every change) */
 	bool open;
+	bool view;                /* esp_view: read-only, fs is the caller's (or over the disk) */
+	bool own_fs;
+	struct blockdev part;     /* esp_view over the disk: the partition's window */
+	bool mounted;             /* esp_open_mounted: the running system's mount (espdir.c) */
+	char mount_dir[4096];
+	struct dir_op *ops;       /* the changes recorded for it */
+	unsigned nops, ops_cap;
 };
 
 /* Copies the partition and checks it holds a FAT filesystem whose chains are whole. Returns 0 or
@@ -28,12 +35,29 @@ struct esp_session {
 int esp_open(struct esp_session *s, struct hostdev *h, uint64_t first_lba, uint64_t sectors,
 	     unsigned number);
 void esp_close(struct esp_session *s);
+/* A session over the partition's mounted filesystem at dir (tools/espdir.h): nothing is copied;
+ * esp_diff then plans no sector of it and espdir_apply makes the changes. Returns 0 or an exit
+ * code (dir not a readable directory). */
+int esp_open_mounted(struct esp_session *s, struct hostdev *h, uint64_t first_lba,
+		     uint64_t sectors, unsigned number, const char *dir);
+/* A read-only session for looking only (list, check): fs when given (mounted by the caller),
+ * else the partition's FAT read in place on the disk, without a copy. Returns 0 or an AS_*
+ * code (AS_ECORRUPT: no valid FAT). */
+int esp_view(struct esp_session *s, struct hostdev *h, uint64_t first_lba, uint64_t sectors,
+	     unsigned number, struct fat_fs *fs);
 
 /* Whether path exists on the copy (and is a directory). */
 bool esp_exists(struct esp_session *s, const char *path, bool *is_dir);
 /* Reads a whole file (at most CFG_FILE_MAX_BYTES) of the copy into a NUL-terminated malloc'd
  * buffer. Returns 0 or an AS_* code: AS_ENOENT when absent, AS_ETOOBIG when larger. */
 int esp_read_file(struct esp_session *s, const char *path, char **buf, size_t *len);
+/* Calls cb for each entry of the directory dir ("/loader/entries"); a nonzero return stops the
+ * walk and is returned. Returns 0 or an AS_* code (AS_ENOENT: no such directory). */
+typedef int (*esp_list_cb)(void *ctx, const char *name, bool is_dir, uint64_t size);
+int esp_list(struct esp_session *s, const char *dir, esp_list_cb cb, void *ctx);
+/* Deletes a file, or an empty directory, of the copy. Returns 0 or an exit code. */
+int esp_delete(struct esp_session *s, const char *path);
+int esp_rmdir(struct esp_session *s, const char *path);
 /* Creates every missing directory of an absolute path ("/EFI/BOOT") on the copy. Returns 0 or an
  * exit code. */
 int esp_mkdir_p(struct esp_session *s, const char *dir);

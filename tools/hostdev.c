@@ -95,7 +95,38 @@ static bool sysfs_read_u64(dev_t rdev, const char *leaf, uint64_t *v)
 	return ok;
 }
 
+static int open_as(struct hostdev *h, const char *path, bool writable, bool live);
+
 int hostdev_open(struct hostdev *h, const char *path, bool writable)
+{
+	return open_as(h, path, writable, false);
+}
+
+int hostdev_open_live(struct hostdev *h, const char *path, bool writable)
+{
+	return open_as(h, path, writable, true);
+}
+
+/* Whether O_EXCL on the disk failed for more than its partitions in use: the disk itself
+ * mounted, swap or held, or nothing of it in use that the system shows (then a program holds
+ * it open exclusively). */
+static bool whole_disk_in_use(const struct hostdev *h)
+{
+	struct usage u;
+	char what[64];
+	bool whole = false, part = false;
+
+	usage_scan(h, &u);
+	for (unsigned i = 0; i < u.n; i++) {
+		bool used = kdev_in_use(&u.dev[i], what, sizeof what);
+		whole |= used && u.dev[i].whole;
+		part |= used && !u.dev[i].whole;
+	}
+	usage_free(&u);
+	return whole || !part;
+}
+
+static int open_as(struct hostdev *h, const char *path, bool writable, bool live)
 {
 	struct stat st;
 
@@ -128,6 +159,15 @@ int hostdev_open(struct hostdev *h, const char *path, bool writable)
 	if (writable && h->is_block)
 		flags |= O_EXCL;
 	h->fd = open(path, flags);
+	if (h->fd < 0 && errno == EBUSY && live) {
+		/* only partitions are in use: the change checks each write against them */
+		if (!whole_disk_in_use(h)) {
+			h->fd = open(path, flags & ~O_EXCL);
+			h->live = h->fd >= 0;
+		} else {
+			errno = EBUSY;
+		}
+	}
 	if (h->fd < 0) {
 		if (errno == EBUSY) {
 			char what[8192];

@@ -34,6 +34,7 @@ struct hostdev {
 	int fd;
 	bool is_block;
 	bool writable;
+	bool live;                  /* opened without O_EXCL: partitions of the disk are in use */
 	dev_t rdev;                 /* block device number */
 	uint64_t size_bytes;
 	enum topo_origin origin;
@@ -45,6 +46,11 @@ struct hostdev {
  * disk"), anything else, and (writable) a block device another user holds open exclusively.
  * Returns 0 or an exit code after reporting why. */
 int hostdev_open(struct hostdev *h, const char *path, bool writable);
+/* The same for a change that writes only outside what is in use (install, add, remove,
+ * set-default on a running system): a block device whose partitions are mounted or held is
+ * opened without O_EXCL (h->live), and the change refuses each write into a partition in use
+ * itself (tools/mounts.h); the disk itself mounted or held is still refused. */
+int hostdev_open_live(struct hostdev *h, const char *path, bool writable);
 
 /* Decides the topology. Block devices: the kernel's values; --sector-size must match it, the
  * other flags override (with a note). Image files: --sector-size when given, else a CRC-valid

@@ -9,6 +9,7 @@
 #include "common/errors.h"
 #include "common/fat.h"
 #include "common/le.h"
+#include "tools/bootmenu.h"
 #include "tools/efisig.h"
 #include "tools/espfs.h"
 #include "tools/hostdev.h"
@@ -737,51 +738,41 @@ static void check_efi_files(struct fat_ctx *c, unsigned part, struct report *r)
 			      "partition %u: \\EFI\\BOOT\\mmx64.efi (MokManager) present", part);
 }
 
-static void check_config(struct hostdev *h, const struct disk_info *di, struct fat_ctx *c,
-			 unsigned part, bool ours, struct report *r)
+/* The boot menu as the loaders build it (anysector.cfg, then /loader/entries): every problem
+ * they would show, and the files its entries name. */
+static void check_config(struct hostdev *h, const struct disk_info *di,
+			 const struct part_info *bp, struct fat_ctx *c, bool ours, struct report *r)
 {
+	struct esp_session s;
+	struct boot_menu *m = xcalloc(1, sizeof *m);
 	struct fat_file f;
-	struct cfg *cfg;
-	struct report q;
 
-	if (fat_open(&c->fs, "/" CFG_FILE_NAME, &f, NULL)) {
+	if (esp_view(&s, h, bp->first, bp->sectors, bp->number, &c->fs)) {
+		free(m);
+		return;
+	}
+	bool has_cfg = !fat_open(&c->fs, "/" CFG_FILE_NAME, &f, NULL);
+	bool has_bls = !fat_open(&c->fs, BLS_ENTRIES_DIR, &f, NULL) && f.is_dir;
+	if (!has_cfg && !has_bls) {
 		report_printf(r, ours ? DIAG_WARN : DIAG_INFO, "boot.no_config",
-			      "the boot partition has no %s: the boot menu will be empty",
-			      CFG_FILE_NAME);
-		return;
-	}
-	if (f.size > CFG_FILE_MAX_BYTES) {
-		report_printf(r, DIAG_ERROR, "boot.config_size",
-			      "%s is %u bytes, more than the %u the loaders read", CFG_FILE_NAME,
-			      (unsigned)f.size, CFG_FILE_MAX_BYTES);
-		return;
-	}
-	char *text = xmalloc(f.size + 1);
-	report_init(&q, false);
-	int rc = fat_read(&c->fs, &f, 0, text, f.size, &q.diag);
-	if (rc) {
-		/* The FAT reader names clusters; say whose they are. */
-		const struct report_item *it = report_first(&q, DIAG_ERROR);
-		report_printf(r, DIAG_ERROR, it ? it->code : "io.read",
-			      "%s on partition %u cannot be read: %.900s", CFG_FILE_NAME, part,
-			      it ? it->msg : as_strerror(rc));
-	}
-	report_free(&q);
-	cfg = xcalloc(1, sizeof *cfg);
-	if (!rc && !cfg_parse(text, f.size, cfg, &r->diag)) {
-		for (unsigned i = 0; i < cfg->nentries; i++) {
-			const struct cfg_entry *e = &cfg->entries[i];
+			      "the boot partition has no %s and no %s: the boot menu will be empty",
+			      CFG_FILE_NAME, BLS_ENTRIES_DIR);
+	} else if (!boot_menu_load(&s, m, r) && m->valid) {
+		unsigned nbls = 0;
+		for (unsigned i = 0; i < m->cfg.nentries; i++) {
+			const struct cfg_entry *e = &m->cfg.entries[i];
 			char why[REPORT_MSG_MAX];
+			nbls += m->src[i].bls;
 			/* chainload names no file; efi with partition N names one elsewhere */
 			if (e->kind == CFG_KIND_EFI && e->partition &&
 			    part_file_check(h, di, e->partition, e->kernel, why, sizeof why))
 				report_printf(r, DIAG_ERROR, "boot.config_file",
-					      "%s entry '%s': EFI application %s: %s", CFG_FILE_NAME,
-					      e->name, e->kernel, why);
+					      "%s entry '%s': EFI application %s: %s",
+					      m->src[i].path + 1, e->name, e->kernel, why);
 			if (e->kind != CFG_KIND_CHAIN && !e->partition && !fat_has(c, e->kernel))
 				report_printf(r, DIAG_ERROR, "boot.config_file",
 					      "%s entry '%s': %s %s is not on the boot partition",
-					      CFG_FILE_NAME, e->name,
+					      m->src[i].path + 1, e->name,
 					      e->kind == CFG_KIND_EFI ? "EFI application" : "kernel",
 					      e->kernel);
 			for (unsigned k = 0; k < e->ninitrd; k++)
@@ -789,15 +780,18 @@ static void check_config(struct hostdev *h, const struct disk_info *di, struct f
 					report_printf(r, DIAG_ERROR, "boot.config_file",
 						      "%s entry '%s': initrd %s is not on the boot "
 						      "partition",
-						      CFG_FILE_NAME, e->name, e->initrd[k]);
+						      m->src[i].path + 1, e->name, e->initrd[k]);
 		}
-		report_printf(r, DIAG_INFO, "boot.config", "%s: %u entr%s, default '%s'",
-			      CFG_FILE_NAME, cfg->nentries, cfg->nentries == 1 ? "y" : "ies",
-			      cfg_default_index(cfg) >= 0 ? cfg->entries[cfg_default_index(cfg)].name
-							  : "");
+		int def = cfg_default_index(&m->cfg);
+		report_printf(r, DIAG_INFO, "boot.config",
+			      "boot menu: %u entr%s, default '%s', timeout %u s (%s); %u from %s",
+			      m->cfg.nentries, m->cfg.nentries == 1 ? "y" : "ies",
+			      def >= 0 ? m->cfg.entries[def].name : "", m->cfg.timeout,
+			      m->timeout_from, nbls, BLS_ENTRIES_DIR);
 	}
-	free(cfg);
-	free(text);
+	boot_menu_free(m);
+	free(m);
+	esp_close(&s);
 }
 
 void disk_check_boot(struct hostdev *h, struct disk_info *di, struct report *r)
@@ -856,7 +850,7 @@ void disk_check_boot(struct hostdev *h, struct disk_info *di, struct report *r)
 				      "partition %u has no \\EFI\\BOOT\\BOOTX64.EFI: UEFI firmware will "
 				      "not boot this disk",
 				      bp->number);
-		check_config(h, di, c, bp->number, di->has_stage1 || efi, r);
+		check_config(h, di, bp, c, di->has_stage1 || efi, r);
 	}
 	report_free(&q);
 	free(c);

@@ -5,11 +5,13 @@
 #include <stdbool.h>
 
 #include "common/config.h"
+#include "tools/bootmenu.h"
 #include "tools/efisig.h"
 #include "tools/espfs.h"
 #include "tools/hostdev.h"
 #include "tools/inspect.h"
 #include "tools/layout.h"
+#include "tools/mounts.h"
 #include "tools/plan.h"
 #include "tools/stages.h"
 
@@ -25,6 +27,7 @@ void random_bytes(void *buf, size_t len);
 struct txn {
 	struct hostdev *h;
 	struct disk_info di;
+	struct usage use;           /* what of the disk the running system uses (mounts.h) */
 	bool dry_run;
 	bool force;
 	bool journal;               /* save the old bytes first (mkimage on a new image does not) */
@@ -32,6 +35,12 @@ struct txn {
 	unsigned cfg_timeout;       /* the menu timeout of a new anysector.cfg (seconds) */
 	struct efi_signing sign;    /* install: --sign-key, --sign-cert, --shim */
 	char signed_loader[4200];   /* the temporary signed copy of BOOTX64.EFI ("" none) */
+	bool set_timeout;           /* add --timeout: put cfg_timeout into anysector.cfg as well */
+	bool replace;               /* add --replace: an entry of the same name is replaced */
+	struct boot_menu *menu;     /* the menu before the change (txn_load_menu) */
+	char replaced[CFG_MAX_ENTRIES][CFG_NAME_MAX]; /* entries add --replace took out */
+	unsigned nreplaced;
+	bool allow_empty_menu;      /* remove --force of the last entry */
 	struct esp_session esp;
 	struct plan pre;            /* stage2 */
 	struct plan post;           /* LBA 0 */
@@ -59,6 +68,27 @@ struct add_entry {
 int txn_begin(struct txn *t, struct hostdev *h);
 int txn_install(struct txn *t, const struct stages *s);
 int txn_add(struct txn *t, const struct add_entry *entries, unsigned n);
+/* remove: the entry called name (anysector.cfg's lines or its /loader/entries file) and the
+ * files only it uses; set-default: "default NAME" in anysector.cfg (made when there is none).
+ * Both refuse (EXIT_REFUSED) a name the menu does not have; remove refuses to leave the menu
+ * empty unless force. */
+int txn_remove(struct txn *t, const char *name);
+int txn_set_default(struct txn *t, const char *name);
+
+/* Shared by the menu changes (txn.c, txn_menu.c). Each returns 0 or an exit code.
+ * txn_open_esp copies the boot partition for mtools; txn_load_menu reads the menu from that
+ * copy into t->menu and refuses an anysector.cfg that is not valid; txn_store_config puts a new
+ * anysector.cfg onto the copy; txn_check_menu refuses a result the loaders would not accept. */
+int txn_open_esp(struct txn *t);
+int txn_load_menu(struct txn *t);
+int txn_store_config(struct txn *t, const char *text);
+int txn_check_menu(struct txn *t);
+/* Deletes those of the files (paths on the boot partition) that no entry of the menu now on the
+ * copy uses, and then their directories when that leaves them empty (never the root or
+ * /loader). A file some entry still uses is kept, and the summary says which. */
+int txn_drop_unused(struct txn *t, const char *const *files, unsigned n);
+/* A line for the summary printed after a successful commit. */
+void txn_summary(struct txn *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int txn_commit(struct txn *t);
 void txn_end(struct txn *t);
 

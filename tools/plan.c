@@ -12,6 +12,9 @@ void plan_init(struct plan *p, uint32_t lss)
 	memset(p, 0, sizeof *p);
 	p->lss = lss;
 	p->crash_after = -1;
+	p->pause = NULL;
+	p->pause_ctx = NULL;
+	p->pause_at = 0;
 }
 
 long plan_crash_hook(void)
@@ -105,7 +108,14 @@ void plan_print(const struct plan *p, FILE *f)
 int plan_execute(struct hostdev *h, const struct plan *p)
 {
 	crash_if(p, 0);
-	for (unsigned i = 0; i < p->n; i++) {
+	for (unsigned i = 0; i <= p->n; i++) {
+		if (p->pause && i == p->pause_at) {
+			int rc = p->pause(p->pause_ctx);
+			if (rc)
+				return rc;
+		}
+		if (i == p->n)
+			break;
 		const struct write_op *o = &p->ops[i];
 		size_t len = (size_t)(o->count * p->lss);
 		int rc = bdev_write(&h->dev, o->lba, o->count, o->data);

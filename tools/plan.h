@@ -22,6 +22,12 @@ struct plan {
 	struct write_op *ops;
 	unsigned n, cap;
 	long crash_after;     /* test hook: _exit after this many writes; -1 never (plan_init) */
+	/* Called by plan_execute before op number pause_at (after the last op when it is n): the
+	 * changes made through a mounted boot partition go there, between stage2 and LBA 0.
+	 * Returns 0 or an exit code, which stops the plan. */
+	int (*pause)(void *ctx);
+	void *pause_ctx;
+	unsigned pause_at;
 };
 
 /* The test-only crash hook: ANYSECTOR_TEST_CRASH_AFTER_WRITE=K makes plan_execute of an install

@@ -1,9 +1,13 @@
 /* install and add, as write plans over a disk whose table is already there (tools/ops.h). */
 #include <errno.h>
+#include <limits.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "common/bits.h"
@@ -12,14 +16,14 @@
 #include "common/linux.h"
 #include "tools/cfgedit.h"
 #include "tools/foreign.h"
+#include "tools/espdir.h"
 #include "tools/journal.h"
 #include "tools/mounts.h"
 #include "tools/ops.h"
 #include "tools/stage2_place.h"
 #include "tools/util.h"
 
-static void summary(struct txn *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void summary(struct txn *t, const char *fmt, ...)
+void txn_summary(struct txn *t, const char *fmt, ...)
 {
 	va_list ap;
 	if (t->nsummary >= ARRAY_SIZE(t->summary))
@@ -40,8 +44,16 @@ int txn_begin(struct txn *t, struct hostdev *h)
 	t->cfg_timeout = CFG_DEFAULT_TIMEOUT;
 	plan_init(&t->pre, h->topo.lss);
 	plan_init(&t->post, h->topo.lss);
-	if ((rc = refuse_if_in_use(h)))
-		return rc;
+	/* The disk itself in use is refused; its partitions only where a write would go
+	 * (txn_commit), and a mounted boot partition is changed through its filesystem. */
+	usage_scan(h, &t->use);
+	for (unsigned i = 0; i < t->use.n; i++) {
+		char what[PATH_MAX + 128];
+		if (t->use.dev[i].whole && kdev_in_use(&t->use.dev[i], what, sizeof what)) {
+			t_error("refuse.mounted", "%s is in use: %s; unmount it first", h->path, what);
+			return EXIT_REFUSED;
+		}
+	}
 	report_init(&q, false);
 	rc = disk_inspect(h, &t->di, false, &q);
 	for (unsigned i = 0; i < q.n; i++)
@@ -91,12 +103,91 @@ int txn_begin(struct txn *t, struct hostdev *h)
 	return 0;
 }
 
-static int open_esp(struct txn *t)
+int txn_open_esp(struct txn *t)
 {
 	if (t->esp.open)
 		return 0;
 	const struct part_info *bp = &t->di.parts[t->di.esp];
-	return esp_open(&t->esp, t->h, bp->first, bp->sectors, bp->number);
+	uint32_t lss = t->h->topo.lss;
+	const struct kdev *k = usage_partition(&t->use, bp->first * lss, bp->sectors * lss);
+	char what[PATH_MAX + 128];
+
+	if (!k || !kdev_in_use(k, what, sizeof what))
+		return esp_open(&t->esp, t->h, bp->first, bp->sectors, bp->number);
+	/* Mounted (Debian's /boot/efi): its files change through the filesystem, never as raw
+	 * sectors under the kernel's driver. */
+	if (!k->mount[0] || k->mount_subtree || k->mount_ro) {
+		t_error("refuse.esp_busy",
+			"the boot partition (partition %u) is in use: %s%s; nothing was written",
+			bp->number, what,
+			k->mount_ro ? ", read-only (mount -o remount,rw it)"
+			: k->mount_subtree ? " (only a directory of it is mounted there)" : "");
+		return EXIT_REFUSED;
+	}
+	t_info("esp.mounted", "partition %u is mounted on %s (%s): its files are changed through "
+	       "the filesystem", bp->number, k->mount, k->fstype);
+	return esp_open_mounted(&t->esp, t->h, bp->first, bp->sectors, bp->number, k->mount);
+}
+
+/* Before anything is written (and for a dry run): no write may fall into a partition in use,
+ * and each partition written is held with O_EXCL until the writes are done, so nothing mounts
+ * it meanwhile (the disk held with O_EXCL itself already keeps every partition free). claims
+ * gets the descriptors (-1 where none). Returns 0 or an exit code. */
+static int claim_partitions(struct txn *t, const struct plan *all, int *claims)
+{
+	uint32_t lss = t->h->topo.lss;
+
+	for (unsigned i = 0; i < t->use.n; i++)
+		claims[i] = -1;
+	for (unsigned i = 0; i < all->n; i++) {
+		const struct write_op *o = &all->ops[i];
+		uint64_t start = o->lba * lss, len = o->count * lss;
+		const struct kdev *k = usage_in_use_at(&t->use, start, len);
+		char what[PATH_MAX + 128];
+		if (k && kdev_in_use(k, what, sizeof what)) {
+			t_error("refuse.mounted",
+				"writing LBA %llu..%llu (%s) is refused: %s; nothing was written",
+				(unsigned long long)o->lba,
+				(unsigned long long)(o->lba + o->count - 1), o->what, what);
+			return EXIT_REFUSED;
+		}
+		for (unsigned d = 0; d < t->use.n; d++) {
+			const struct kdev *p = &t->use.dev[d];
+			bool hit = start < p->start + p->size && p->start < start + len;
+			/* the disk opened with O_EXCL keeps all its partitions free already */
+			bool have_disk = t->h->is_block && t->h->writable && !t->h->live;
+			if (!hit || p->whole || claims[d] >= 0 || have_disk)
+				continue;
+			claims[d] = kdev_claim(p);
+			if (claims[d] < 0 && errno == EBUSY) {
+				t_error("refuse.busy",
+					"writing LBA %llu..%llu (%s) is refused: another program holds %s "
+					"open exclusively; nothing was written",
+					(unsigned long long)o->lba,
+					(unsigned long long)(o->lba + o->count - 1), o->what, p->node);
+				return EXIT_REFUSED;
+			}
+		}
+	}
+	return 0;
+}
+
+/* After the writes: the partitions written through the disk drop what their own caches hold,
+ * so a later mount reads the new sectors. */
+static void release_partitions(struct txn *t, int *claims, bool flush)
+{
+	for (unsigned i = 0; i < t->use.n; i++) {
+		if (claims[i] < 0)
+			continue;
+		if (flush)
+			ioctl(claims[i], BLKFLSBUF, 0);
+		close(claims[i]);
+	}
+}
+
+static int apply_mounted(void *ctx)
+{
+	return espdir_apply(ctx);
 }
 
 /* --- install --- */
@@ -245,7 +336,7 @@ static int foreign_signatures(struct txn *t, const struct stage2_place *pl, uint
 	for (unsigned i = 0; i < found.n; i++) {
 		char line[200], what[200];
 		foreign_zero_in(&found.hit[i], 0, lba0, MBR_BOOTCODE_SIZE);
-		summary(t, "%s", foreign_erased_text(&found.hit[i], line, sizeof line));
+		txn_summary(t, "%s", foreign_erased_text(&found.hit[i], line, sizeof line));
 		/* said while planning too, so a dry run names what stage1 and stage2 replace */
 		t_warn("install.erase", "--force: erasing %s, which is not anysector's, in the %s",
 		       probe_hit_text(&found.hit[i], what, sizeof what),
@@ -353,23 +444,23 @@ static int put_efi_files(struct txn *t, const struct stages *s)
 		loader = t->signed_loader;
 		snprintf(signer, sizeof signer, ", signed with %s", t->sign.cert);
 	}
-	if ((rc = open_esp(t)) || (rc = esp_mkdir_p(&t->esp, "/EFI/BOOT")))
+	if ((rc = txn_open_esp(t)) || (rc = esp_mkdir_p(&t->esp, "/EFI/BOOT")))
 		return rc;
 	if (!t->sign.shim) {
-		summary(t, "\\EFI\\BOOT\\BOOTX64.EFI on partition %u%s", part, signer);
+		txn_summary(t, "\\EFI\\BOOT\\BOOTX64.EFI on partition %u%s", part, signer);
 		return esp_put(&t->esp, loader, "/EFI/BOOT/BOOTX64.EFI");
 	}
 	if ((rc = esp_put(&t->esp, t->sign.shim, "/EFI/BOOT/BOOTX64.EFI")) ||
 	    (rc = esp_put(&t->esp, loader, "/EFI/BOOT/" SHIM_SECOND_STAGE)))
 		return rc;
-	summary(t, "\\EFI\\BOOT\\BOOTX64.EFI on partition %u: shim from %s", part, t->sign.shim);
-	summary(t, "\\EFI\\BOOT\\" SHIM_SECOND_STAGE " on partition %u: the loader shim starts%s",
+	txn_summary(t, "\\EFI\\BOOT\\BOOTX64.EFI on partition %u: shim from %s", part, t->sign.shim);
+	txn_summary(t, "\\EFI\\BOOT\\" SHIM_SECOND_STAGE " on partition %u: the loader shim starts%s",
 		part, signer);
 	find_mok_manager(t->sign.shim, mm, sizeof mm);
 	if (mm[0]) {
 		if ((rc = esp_put(&t->esp, mm, "/EFI/BOOT/mmx64.efi")))
 			return rc;
-		summary(t, "\\EFI\\BOOT\\mmx64.efi on partition %u: MokManager from %s", part, mm);
+		txn_summary(t, "\\EFI\\BOOT\\mmx64.efi on partition %u: MokManager from %s", part, mm);
 	}
 	return 0;
 }
@@ -398,9 +489,9 @@ int txn_install(struct txn *t, const struct stages *s)
 		 "stage1 in LBA 0 bytes 0..439 (disk signature, partition table, 0x55AA and bytes "
 		 "0xDA..0xDF kept)");
 
-	summary(t, "stage1 in LBA 0, pointing at stage2 at byte %llu (%u bytes)",
+	txn_summary(t, "stage1 in LBA 0, pointing at stage2 at byte %llu (%u bytes)",
 		(unsigned long long)(pl.lba * lss), (unsigned)len);
-	summary(t, "stage2 in the %s%s, booting from partition %u", where, slot_name, bp->number);
+	txn_summary(t, "stage2 in the %s%s, booting from partition %u", where, slot_name, bp->number);
 	rc = put_efi_files(t, s);
 out:
 	free(room);
@@ -446,39 +537,82 @@ static void check_kernel(const char *path)
 
 /* The anysector.cfg add starts from: the one on the ESP, which must be valid, or a new one.
  * Returns 0 or an exit code. */
-static int config_load(struct txn *t, char **text)
+int txn_load_menu(struct txn *t)
 {
-	size_t len;
-	int err = esp_read_file(&t->esp, "/" CFG_FILE_NAME, text, &len);
-
-	if (err == AS_ENOENT) {
-		char head[160];
-		snprintf(head, sizeof head,
-			 "# anysector.cfg: the boot menu (see anysector(8)); written by 'anysector "
-			 "add'\ntimeout %u\n",
-			 t->cfg_timeout);
-		*text = xstrdup(head);
-		return 0;
-	}
-	if (err) {
-		t_error("add.config_read", "reading %s from the ESP failed: %s", CFG_FILE_NAME,
-			as_strerror(err));
-		return EXIT_ERRORS;
-	}
-	struct cfg *cfg = xcalloc(1, sizeof *cfg);
 	struct report q;
-	int rc = 0;
+	int rc;
+
+	if (t->menu)
+		return 0;
+	t->menu = xcalloc(1, sizeof *t->menu);
 	report_init(&q, false);
-	if (strlen(*text) != len || cfg_parse(*text, len, cfg, &q.diag)) {
-		const struct report_item *it = report_first(&q, DIAG_ERROR);
+	rc = boot_menu_load(&t->esp, t->menu, &q);
+	const struct report_item *bad = report_first(&q, DIAG_ERROR);
+	if (rc == AS_ECORRUPT || rc == AS_ETOOBIG || report_has(&q, "cfg.default")) {
+		for (unsigned i = 0; i < q.n && bad && strncmp(bad->code, "cfg.", 4); i++)
+			if (q.items[i].level == DIAG_ERROR && !strncmp(q.items[i].code, "cfg.", 4))
+				bad = &q.items[i];
 		t_error("add.config_invalid",
-			"the %s on the ESP is not valid (%s); fix it before adding entries",
-			CFG_FILE_NAME, it ? it->msg : "it contains a NUL byte");
+			"the %s on the ESP is not valid (%s); fix it before changing the menu",
+			CFG_FILE_NAME, bad ? bad->msg : as_strerror(rc));
 		rc = EXIT_ERRORS;
+	} else if (rc) {
+		t_error("add.config_read", "reading the boot menu from the ESP failed: %s",
+			bad ? bad->msg : as_strerror(rc));
+		rc = EXIT_ERRORS;
+	} else {
+		/* the loaders leave broken /loader/entries files out: say so, change nothing */
+		for (unsigned i = 0; i < q.n; i++)
+			if (q.items[i].level >= DIAG_WARN && strcmp(q.items[i].code, "cfg.no_entry"))
+				report_add(g_report, DIAG_WARN, q.items[i].code, q.items[i].msg);
 	}
 	report_free(&q);
-	free(cfg);
 	return rc;
+}
+
+int txn_check_menu(struct txn *t)
+{
+	struct boot_menu *m = xcalloc(1, sizeof *m);
+	struct report q;
+	int rc = 0;
+
+	report_init(&q, false);
+	int err = boot_menu_load(&t->esp, m, &q);
+	if (!err && t->allow_empty_menu && !m->cfg.nentries)
+		m->valid = true;
+	if (err || !m->valid) {
+		const struct report_item *it = NULL;
+		for (unsigned i = 0; i < q.n && !it; i++)
+			if (q.items[i].level == DIAG_ERROR && !strncmp(q.items[i].code, "cfg.", 4))
+				it = &q.items[i];
+		t_error("refuse.config_result",
+			"the boot menu would not be valid (%s); nothing was changed",
+			it ? it->msg : "?");
+		rc = EXIT_REFUSED;
+	}
+	report_free(&q);
+	boot_menu_free(m);
+	free(m);
+	return rc;
+}
+
+/* The anysector.cfg add starts from: the one on the ESP, which must be valid, or a new one.
+ * Returns 0 or an exit code. */
+static int config_load(struct txn *t, char **text)
+{
+	int rc = txn_load_menu(t);
+	if (rc)
+		return rc;
+	if (t->menu->cfg_text) {
+		*text = xstrdup(t->menu->cfg_text);
+		return 0;
+	}
+	char head[160];
+	snprintf(head, sizeof head,
+		 "# anysector.cfg: the boot menu (see anysector(8)); written by 'anysector add'\n"
+		 "timeout %u\n", t->cfg_timeout);
+	*text = xstrdup(head);
+	return 0;
 }
 
 /* An entry's text is one line each and its files can be read. Returns 0 or an exit code. */
@@ -577,7 +711,51 @@ static int efi_on_partition_check(struct txn *t, const struct add_entry *e)
 	return EXIT_REFUSED;
 }
 
-/* Adds one entry: its files onto the ESP copy, its lines to *text. Returns 0 or an exit code. */
+/* Whether name is an entry of the boot menu that came from /loader/entries. */
+static bool bls_name(const struct txn *t, const char *name)
+{
+	int i = boot_menu_find(t->menu, name);
+	return i >= 0 && t->menu->src[i].bls;
+}
+
+/* The entry name for e: given or made from base (the kernel's file name); with --replace the name of
+ * an anysector.cfg entry may be taken (that entry goes); a Boot Loader Specification entry's
+ * never is. Returns 0 or an exit code. */
+static int entry_name(struct txn *t, const struct add_entry *e, const char *base,
+		      const char *text, char name[CFG_NAME_MAX])
+{
+	bool free_name = entry_name_pick(text, e->name, base, name);
+
+	if (t->replace && e->name) {
+		free_name = true;
+		snprintf(name, CFG_NAME_MAX, "%s", e->name);
+	} else if (t->replace) {
+		entry_name_from_file(base, name, CFG_NAME_MAX - 4);
+	}
+	if (bls_name(t, name) && (e->name || t->replace)) {
+		t_error("refuse.entry_exists",
+			"'%s' is the Boot Loader Specification entry %s; remove it ('anysector remove') "
+			"or choose another --name", name,
+			t->menu->src[boot_menu_find(t->menu, name)].path);
+		return EXIT_REFUSED;
+	}
+	/* a derived name steps past the BLS entries' names too */
+	char stem[CFG_NAME_MAX];
+	snprintf(stem, sizeof stem, "%s", name);
+	for (unsigned k = 2; bls_name(t, name) && k < 100; k++)
+		snprintf(name, CFG_NAME_MAX, "%.*s-%u", CFG_NAME_MAX - 6, stem, k);
+	if (!free_name) {
+		t_error("refuse.entry_exists",
+			"%s already has an entry named '%s'; choose another --name, or --replace it",
+			CFG_FILE_NAME, name);
+		return EXIT_REFUSED;
+	}
+	return 0;
+}
+
+/* Adds one entry: its files onto the ESP copy, its lines to *text. With --replace an entry of
+ * that name goes first; its files that nothing uses any more are deleted at the end
+ * (txn_add). Returns 0 or an exit code. */
 static int add_entry(struct txn *t, const struct add_entry *e, char **text)
 {
 	char name[CFG_NAME_MAX];
@@ -593,18 +771,22 @@ static int add_entry(struct txn *t, const struct add_entry *e, char **text)
 	char base[CFG_PATH_MAX];
 	snprintf(base, sizeof base, "%s%s", e->kind == CFG_KIND_CHAIN ? "chainload-" : "",
 		 e->kernel);
-	if (!entry_name_pick(*text, e->name, base, name)) {
-		t_error("refuse.entry_exists",
-			"%s already has an entry named '%s'; choose another --name", CFG_FILE_NAME,
-			name);
-		return EXIT_REFUSED;
+	if ((rc = entry_name(t, e, base, *text, name)))
+		return rc;
+	char *cur = cfg_text_remove_entry(*text, name);
+	bool replaced = cur != NULL;
+	if (cur) {
+		free(*text);
+		*text = cur;
+		if (t->nreplaced < CFG_MAX_ENTRIES)
+			snprintf(t->replaced[t->nreplaced++], CFG_NAME_MAX, "%s", name);
 	}
 	if (e->kind == CFG_KIND_CHAIN || e->partition)
 		snprintf(f.kernel, sizeof f.kernel, "%s", e->kernel);
 	else if ((rc = entry_copy_files(t, e, name, &f)))
 		return rc;
-	char *cur = cfg_text_add_entry(*text, name, e->title, e->kind, f.kernel, e->partition,
-				       f.initrd_list, e->ninitrd, e->cmdline);
+	cur = cfg_text_add_entry(*text, name, e->title, e->kind, f.kernel, e->partition,
+				 f.initrd_list, e->ninitrd, e->cmdline);
 	free(*text);
 	*text = cur;
 	if (e->make_default) {
@@ -615,10 +797,10 @@ static int add_entry(struct txn *t, const struct add_entry *e, char **text)
 	char where[32] = "";
 	if (e->partition)
 		snprintf(where, sizeof where, " on partition %u", e->partition);
-	summary(t, "entry '%s' (%s %s%s%s) in %s on partition %u", name,
-		e->kind == CFG_KIND_EFI ? "EFI application" : e->kind == CFG_KIND_CHAIN ?
-		"chainload" : "kernel", e->kernel, where, e->ninitrd ? " and initrd" : "",
-		CFG_FILE_NAME, t->esp.number);
+	txn_summary(t, "entry '%s' (%s %s%s%s) %s %s on partition %u", name,
+		    e->kind == CFG_KIND_EFI ? "EFI application" : e->kind == CFG_KIND_CHAIN ?
+		    "chainload" : "kernel", e->kernel, where, e->ninitrd ? " and initrd" : "",
+		    replaced ? "replaced in" : "in", CFG_FILE_NAME, t->esp.number);
 	return 0;
 }
 
@@ -637,7 +819,7 @@ static int write_temp(const char *text, char *path, size_t cap)
 
 /* The new anysector.cfg must parse and fit what the loaders read, then goes onto the ESP copy.
  * Returns 0 or an exit code. */
-static int config_store(struct txn *t, const char *text)
+int txn_store_config(struct txn *t, const char *text)
 {
 	struct cfg *cfg;
 	struct report q;
@@ -651,7 +833,7 @@ static int config_store(struct txn *t, const char *text)
 	}
 	cfg = xcalloc(1, sizeof *cfg);
 	report_init(&q, false);
-	if (cfg_parse(text, strlen(text), cfg, &q.diag)) {
+	if (cfg_parse_text(text, strlen(text), cfg, &q.diag)) {
 		const struct report_item *it = report_first(&q, DIAG_ERROR);
 		t_error("refuse.config_result",
 			"the new %s would not be valid (%s); nothing was changed", CFG_FILE_NAME,
@@ -669,7 +851,8 @@ static int config_store(struct txn *t, const char *text)
 	}
 	rc = esp_put(&t->esp, tmp, "/" CFG_FILE_NAME);
 	unlink(tmp);
-	return rc;
+	/* with /loader/entries the whole menu decides (a default may name one of those) */
+	return rc ? rc : txn_check_menu(t);
 }
 
 int txn_add(struct txn *t, const struct add_entry *entries, unsigned n)
@@ -677,12 +860,36 @@ int txn_add(struct txn *t, const struct add_entry *entries, unsigned n)
 	char *text = NULL;
 	int rc;
 
-	if ((rc = open_esp(t)) || (rc = config_load(t, &text)))
+	if ((rc = txn_open_esp(t)) || (rc = config_load(t, &text)))
 		goto out;
 	for (unsigned i = 0; i < n; i++)
 		if ((rc = add_entry(t, &entries[i], &text)))
 			goto out;
-	rc = config_store(t, text);
+	if (t->set_timeout) {
+		char v[16], *cur;
+		snprintf(v, sizeof v, "%u", t->cfg_timeout);
+		cur = cfg_text_set_key(text, "timeout", v);
+		free(text);
+		text = cur;
+		txn_summary(t, "timeout %u s in %s", t->cfg_timeout, CFG_FILE_NAME);
+	}
+	if ((rc = txn_store_config(t, text)))
+		goto out;
+	/* the files of replaced entries that no entry uses now */
+	const char *old[CFG_MAX_ENTRIES * (1 + CFG_MAX_INITRDS)];
+	unsigned nold = 0;
+	for (unsigned i = 0; i < t->menu->cfg.nentries; i++) {
+		const struct cfg_entry *e = &t->menu->cfg.entries[i];
+		bool gone = false;
+		for (unsigned k = 0; k < t->nreplaced && !t->menu->src[i].bls; k++)
+			gone |= !strcasecmp(t->replaced[k], e->name);
+		if (!gone)
+			continue;
+		old[nold++] = e->kernel;
+		for (unsigned k = 0; k < e->ninitrd; k++)
+			old[nold++] = e->initrd[k];
+	}
+	rc = txn_drop_unused(t, old, nold);
 out:
 	free(text);
 	return rc;
@@ -695,7 +902,8 @@ int txn_commit(struct txn *t)
 	struct hostdev *h = t->h;
 	struct plan all, esp;
 	char path[4200];
-	int rc = 0;
+	int rc = 0, *claims = xcalloc(t->use.n + 1, sizeof *claims);
+	bool held = false;
 
 	plan_init(&all, h->topo.lss);
 	plan_init(&esp, h->topo.lss);
@@ -706,25 +914,42 @@ int txn_commit(struct txn *t)
 			goto out;
 	}
 	/* Order: stage2 (read back), the ESP, LBA 0 last. */
+	unsigned npre = t->pre.n;
 	plan_append(&all, &t->pre);
 	plan_append(&all, &esp);
 	plan_append(&all, &t->post);
+	if (t->esp.mounted) {
+		/* a mounted ESP's changes go where its sectors would: after stage2, before LBA 0 */
+		all.pause = apply_mounted;
+		all.pause_ctx = &t->esp;
+		all.pause_at = npre;
+	}
 	if (t->journal && (rc = journal_pick_path(h, t->backup, path, sizeof path)))
+		goto out;
+	held = true;
+	if ((rc = claim_partitions(t, &all, claims)))
 		goto out;
 	if (t->dry_run) {
 		plan_print(&all, stdout);
+		if (t->esp.mounted)
+			espdir_print(&t->esp, stdout);
 		if (t->journal)
-			printf("would first save the original bytes of %llu sectors to %s\n",
-			       (unsigned long long)plan_sectors(&all), path);
-		printf("dry run: %u writes, %llu sectors; nothing was written\n", all.n,
-		       (unsigned long long)plan_sectors(&all));
+			printf("would first save the original bytes of %llu sectors to %s%s\n",
+			       (unsigned long long)plan_sectors(&all), path,
+			       t->esp.mounted ? " (not the files changed through the mounted filesystem)"
+					      : "");
+		printf("dry run: %u writes, %llu sectors%s; nothing was written\n", all.n,
+		       (unsigned long long)plan_sectors(&all),
+		       t->esp.mounted ? ", and the changes through the mounted filesystem above" : "");
 		goto out;
 	}
 	if (t->journal) {
 		if ((rc = journal_write(path, h, &all)))
 			goto out;
-		printf("saved the original bytes of %llu sectors to %s (undo: anysector restore %s %s)\n",
-		       (unsigned long long)plan_sectors(&all), path, h->path, path);
+		printf("saved the original bytes of %llu sectors to %s (undo: anysector restore %s %s)%s\n",
+		       (unsigned long long)plan_sectors(&all), path, h->path, path,
+		       t->esp.mounted ? "; the files changed through the mounted filesystem are not "
+					"in it" : "");
 	}
 	all.crash_after = plan_crash_hook();
 	if ((rc = plan_execute(h, &all)))
@@ -732,6 +957,9 @@ int txn_commit(struct txn *t)
 	for (unsigned i = 0; i < t->nsummary; i++)
 		printf("%s\n", t->summary[i]);
 out:
+	if (held)
+		release_partitions(t, claims, !t->dry_run);
+	free(claims);
 	plan_free(&all);
 	plan_free(&esp);
 	return rc;
@@ -742,6 +970,12 @@ void txn_end(struct txn *t)
 	if (t->signed_loader[0])
 		unlink(t->signed_loader);
 	t->signed_loader[0] = 0;
+	usage_free(&t->use);
+	if (t->menu) {
+		boot_menu_free(t->menu);
+		free(t->menu);
+		t->menu = NULL;
+	}
 	esp_close(&t->esp);
 	plan_free(&t->pre);
 	plan_free(&t->post);

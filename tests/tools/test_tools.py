@@ -724,7 +724,7 @@ def t_add(s):
                         s.path("back")], capture_output=True, env=dict(os.environ, MTOOLS_SKIP_CHECK="1"))
     s.check(r.returncode == 0 and open(s.path("back"), "rb").read() == open(k, "rb").read(),
             "kernel bytes differ on the ESP")
-    s.anysector("check", img, rc=0, has=["anysector.cfg: 1 entry"])
+    s.anysector("check", img, rc=0, has=["boot menu: 1 entry"])
     # the same kernel again: a new name; --default moves the default
     s.anysector("add", img, "--kernel", k, "--default", has=["entry '6.1.0-test-2'"])
     cfg = mtype(img, esp_off, "/anysector.cfg")
@@ -747,7 +747,7 @@ def t_add_invalid_config(s):
     subprocess.run(["mcopy", "-i", "%s@@%d" % (img, 4096 * 512), cfgfile, "::/anysector.cfg"],
                    check=True, env=dict(os.environ, MTOOLS_SKIP_CHECK="1"))
     s.anysector("check", img, rc=2, has=["line 2"])
-    s.anysector("add", img, "--kernel", k, rc=2, has=["is not valid", "fix it before adding"])
+    s.anysector("add", img, "--kernel", k, rc=2, has=["is not valid", "fix it before changing"])
 
 
 def t_mkimage(s):
@@ -793,7 +793,7 @@ def t_mkimage_timeout(s):
         want = "timeout %s" % (timeout if timeout is not None else 3)
         s.check(cfg is not None and [ln for ln in cfg.splitlines() if ln.startswith("timeout")]
                 == [want], "mkimage %s: anysector.cfg %r has no line %r" % (opt, cfg, want))
-        s.anysector("check", img, "--sector-size", lss, rc=0, has=["anysector.cfg: 1 entry"])
+        s.anysector("check", img, "--sector-size", lss, rc=0, has=["boot menu: 1 entry"])
     # bad values and a timeout with no entry to boot are usage errors; nothing is made
     for bad in ("3601", "-1", "1.5", "0x10", "", "soon"):
         s.anysector("mkimage", s.path("tbad.img"), "--size", "16M", "--kernel", k, "--timeout",

@@ -1,0 +1,6 @@
+# The boot-menu commands on image files (tests/tools/test_menu.py): list, set-default, remove,
+# add --replace/--timeout, check of /loader/entries, info's partition GUIDs (no root).
+.PHONY: test-tools-menu
+test-tools-menu: $(BUILD)/asan/tools/anysector $(PY_BOOTINFO)
+	@BUILD=$(BUILD) python3 tests/tools/test_menu.py
+TEST_SUITES += 41:test-tools-menu

@@ -18,6 +18,25 @@ struct scan {
 	int err;
 };
 
+/* Reads path through s; a failure other than absence or size is reported once, as the FAT
+ * reader says it (it names the clusters) with whose file it is. */
+static int menu_read(struct esp_session *s, const char *path, char **text, size_t *len,
+		     struct report *r)
+{
+	struct report q;
+
+	report_init(&q, false);
+	int rc = esp_read_file(s, path, text, len, &q.diag);
+	if (rc && rc != AS_ENOENT && rc != AS_ETOOBIG) {
+		const struct report_item *it = report_first(&q, DIAG_ERROR);
+		report_printf(r, DIAG_ERROR, it ? it->code : "io.read",
+			      "%s on partition %u cannot be read: %.900s", path + (path[0] == '/'),
+			      s->number, it ? it->msg : as_strerror(rc));
+	}
+	report_free(&q);
+	return rc;
+}
+
 /* One file of /loader/entries, read and judged as bls_load_fat does at boot. */
 static int scan_one(void *ctx, const char *name, bool is_dir, uint64_t size)
 {
@@ -43,11 +62,9 @@ static int scan_one(void *ctx, const char *name, bool is_dir, uint64_t size)
 		sc->m->left_out++;
 		return 0;
 	}
-	int rc = esp_read_file(sc->s, path, &text, &len);
+	int rc = menu_read(sc->s, path, &text, &len, sc->r);
 	if (rc) {
 		sc->err = rc;
-		report_printf(sc->r, DIAG_ERROR, "bls.read", "cannot read %s: %s", path,
-			      as_strerror(rc));
 		return 1;
 	}
 	struct bls_entry *e = &sc->parsed[sc->n];
@@ -75,18 +92,15 @@ int boot_menu_load(struct esp_session *s, struct boot_menu *m, struct report *r)
 	int rc;
 
 	memset(m, 0, sizeof *m);
-	rc = esp_read_file(s, "/" CFG_FILE_NAME, &text, &len);
+	rc = menu_read(s, "/" CFG_FILE_NAME, &text, &len, r);
 	if (rc == AS_ETOOBIG) {
 		report_printf(r, DIAG_ERROR, "boot.config_size",
 			      "%s is more than the %u bytes the loaders read", CFG_FILE_NAME,
 			      CFG_FILE_MAX_BYTES);
 		goto out;
 	}
-	if (rc && rc != AS_ENOENT) {
-		report_printf(r, DIAG_ERROR, "io.read", "cannot read %s: %s", CFG_FILE_NAME,
-			      as_strerror(rc));
+	if (rc && rc != AS_ENOENT)
 		goto out;
-	}
 	if (!rc) {
 		m->cfg_text = text;
 		m->cfg_len = len;
@@ -104,7 +118,7 @@ int boot_menu_load(struct esp_session *s, struct boot_menu *m, struct report *r)
 		rc = sc.err;
 	if (rc)
 		goto out;
-	rc = esp_read_file(s, BLS_LOADER_CONF, &text, &len);
+	rc = menu_read(s, BLS_LOADER_CONF, &text, &len, r);
 	if (!rc && len > BLS_FILE_MAX) {
 		report_printf(r, DIAG_ERROR, "bls.too_big",
 			      "%s is %zu bytes; anysector reads loader files of up to %u bytes: left "

@@ -197,7 +197,8 @@ bool esp_exists(struct esp_session *s, const char *path, bool *is_dir)
 	return true;
 }
 
-int esp_read_file(struct esp_session *s, const char *path, char **buf, size_t *len)
+int esp_read_file(struct esp_session *s, const char *path, char **buf, size_t *len,
+		  struct diag *d)
 {
 	struct fat_file f;
 	int rc;
@@ -213,7 +214,7 @@ int esp_read_file(struct esp_session *s, const char *path, char **buf, size_t *l
 	if (f.size > CFG_FILE_MAX_BYTES)
 		return AS_ETOOBIG;
 	*buf = xmalloc((size_t)f.size + 1);
-	if ((rc = fat_read(s->fs, &f, 0, *buf, f.size, NULL))) {
+	if ((rc = fat_read(s->fs, &f, 0, *buf, f.size, d))) {
 		free(*buf);
 		*buf = NULL;
 		return rc;

@@ -49,8 +49,10 @@ int esp_view(struct esp_session *s, struct hostdev *h, uint64_t first_lba, uint6
 /* Whether path exists on the copy (and is a directory). */
 bool esp_exists(struct esp_session *s, const char *path, bool *is_dir);
 /* Reads a whole file (at most CFG_FILE_MAX_BYTES) of the copy into a NUL-terminated malloc'd
- * buffer. Returns 0 or an AS_* code: AS_ENOENT when absent, AS_ETOOBIG when larger. */
-int esp_read_file(struct esp_session *s, const char *path, char **buf, size_t *len);
+ * buffer. Returns 0 or an AS_* code: AS_ENOENT when absent, AS_ETOOBIG when larger. A damaged
+ * chain is described in d (the FAT reader's sentence, naming clusters; d may be NULL). */
+int esp_read_file(struct esp_session *s, const char *path, char **buf, size_t *len,
+		  struct diag *d);
 /* Calls cb for each entry of the directory dir ("/loader/entries"); a nonzero return stops the
  * walk and is returned. Returns 0 or an AS_* code (AS_ENOENT: no such directory). */
 typedef int (*esp_list_cb)(void *ctx, const char *name, bool is_dir, uint64_t size);

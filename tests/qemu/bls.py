@@ -16,6 +16,10 @@ lines, plus an entry without a linux line. Scenarios:
            3 s;
   cfgdef   anysector.cfg with "timeout 0" and "default 0123...-6.1.0-9-amd64": a cfg default may
            name a BLS entry, and loader.conf's default ("...-18") does not override it;
+  keys     anysector.cfg's entry with "timeout 30", no loader.conf, typed at over COM1 (a socket,
+           tests/lib/serial.py): the one boot menu (common/menu.c) lists anysector.cfg's entry as
+           1), then the BLS entries newest first with their versions in the titles (2) 6.1.0-18,
+           3) 6.1.0-9), the broken entry not at all; the key 3 boots 6.1.0-9;
   kinstall no hand-written entries: Debian's own `kernel-install add` (systemd 252, layout=bls,
            entry-token "anysectortest", /etc/kernel/cmdline) installs the payload as kernel
            6.1.0-99-amd64 into a tmpfs mounted as the ESP would be (kernel-install writes paths
@@ -42,6 +46,7 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from lib import boot, console, gpt, mbr, mtools, paths, payloads, qemu, results, tool  # noqa: E402
 from lib.results import Result, indent  # noqa: E402
+from lib.serial import Guest  # noqa: E402
 
 MID = "0123456789abcdef0123456789abcdef"
 NEW, OLD = "6.1.0-18-amd64", "6.1.0-9-amd64"
@@ -57,6 +62,8 @@ CASES = [
     ("ovmf", "nvme", "4Kn", "gpt", "loader"),
     ("ovmf", "virtio-blk", "512e", "gpt", "blsonly"),
     ("ovmf", "nvme", "4Kn", "gpt", "cfgdef"),
+    ("seabios", "nvme", "4Kn", "gpt", "keys"),
+    ("ovmf", "nvme", "4Kn", "gpt", "keys"),
     ("seabios", "nvme", "512e", "gpt", "kinstall"),
     ("ovmf", "nvme", "512e", "gpt", "kinstall"),
 ]
@@ -183,6 +190,9 @@ def build(case, inputs, work):
         put(image, off, "/loader/loader.conf",
             b"# systemd-boot's file\ntimeout 0\neditor no\ndefault 0123*-6.1.0-*.conf\n", work)
         return image, NEW, 0
+    if scenario == "keys":
+        put(image, off, "/anysector.cfg", f"timeout 30\n{body}".encode(), work)
+        return image, OLD, None
     if scenario == "blsonly":
         r = mtools.run(["mdel", "::/anysector.cfg"], image, off)
         if r.returncode:
@@ -191,6 +201,36 @@ def build(case, inputs, work):
     put(image, off, "/anysector.cfg", f"timeout 0\ndefault {MID}-{OLD}\n{body}".encode(), work)
     put(image, off, "/loader/loader.conf", f"default {MID}-{NEW}\ntimeout 5\n".encode(), work)
     return image, OLD, 0
+
+
+MENU_LINE = " {mark} {n}) Debian GNU/Linux 12 (bookworm) ({version})"
+
+
+def keys_case(firmware, image, work, inputs):
+    """The menu as drawn on COM1, then the key 3. Returns why it failed, or None."""
+    g = Guest(firmware, image, work)
+    try:
+        if not g.wait_for(b"press a key for the menu"):
+            return "no countdown on the serial line:\n" + indent(console.tail(g.text()))
+        text = g.text()
+        menu = text[text.rindex("anysector boot menu"):]
+        lines = [l.rstrip() for l in menu.splitlines()]
+        want = [MENU_LINE.format(mark=" ", n=2, version=NEW),
+                MENU_LINE.format(mark=" ", n=3, version=OLD)]
+        if lines[2:4] != want or not lines[1].startswith(" * 1) ") or " 4) " in menu:
+            return f"the menu is not anysector.cfg's entry then the BLS entries newest " \
+                   f"first:\n{indent(menu)}"
+        if "/loader/entries/broken.conf: no linux line" not in text:
+            return "the broken entry's sentence is missing"
+        g.send(b"3")
+        if not g.wait_for(b"ANYSECTOR-PAYLOAD"):
+            return "no payload report after the key 3:\n" + indent(console.tail(g.text()))
+        g.wait_for(b"\n", 10)
+        proto = "2.15" if firmware == "seabios" else "efi"
+        return console.check_payload(g.text(), proto, " ".join(cmdline(OLD)),
+                                     inputs.initrd_size, inputs.initrd_crc)
+    finally:
+        g.close()
 
 
 def run_case(case, inputs, guests, root, keep):
@@ -207,6 +247,18 @@ def run_case(case, inputs, guests, root, keep):
     except (RuntimeError, OSError, ValueError, subprocess.CalledProcessError) as e:
         return Result(name, "FAIL", time.monotonic() - t0, f"building the image: {e}")
     firmware, frontend, sectors = case[0], case[1], case[2]
+    if countdown is None:
+        kwork = os.path.join(work, name)
+        shutil.rmtree(kwork, ignore_errors=True)
+        os.makedirs(kwork)
+        try:
+            why = keys_case(firmware, image, kwork, inputs)
+        except (OSError, RuntimeError) as e:
+            why = f"{type(e).__name__}: {e}"
+        shutil.rmtree(kwork, ignore_errors=True)
+        if not (why or keep):
+            os.unlink(image)
+        return Result(name, "FAIL" if why else "PASS", time.monotonic() - t0, why or "")
     logical, physical = qemu.SECTORS[sectors]
     vars_copy = os.path.join(work, name + ".OVMF_VARS.fd")
     cmd = boot.command(firmware, frontend, image, logical, physical, logs, vars_copy)

@@ -67,8 +67,8 @@ struct bls_loader {
 };
 
 /* Parses one entry file. file is its path ("/loader/entries/x.conf"): the entry's id and boot
- * counter come from its last component, and every message names it. Returns 0; AS_ECORRUPT when the entry
- * is unusable (each reason reported as an error with its line); AS_EUNSUPP when it is valid but
+ * counter come from its last component, and every message names it. Returns 0; AS_ECORRUPT when
+ * the entry is unusable (each reason reported as an error with its line); AS_EUNSUPP when it is valid but
  * not for this loader (efi, devicetree, another architecture; reported as a warning);
  * AS_EINVAL when the file name is not NAME.conf of at most CFG_NAME_MAX - 1 characters before
  * the suffix (reported). */

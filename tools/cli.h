@@ -111,11 +111,11 @@ int bad_option(const char *cmd);
 bool parse_seconds(const char *s, unsigned *out);
 
 /* Opens the target and sets its topology. Returns 0 or an exit code. */
+int open_target(struct hostdev *h, const char *path, bool writable, const struct topo_flags *f);
 /* The same for install, add, remove and set-default, which may change a running system's disk
  * whose other partitions are in use (hostdev_open_live). */
 int open_target_live(struct hostdev *h, const char *path, bool writable,
 		     const struct topo_flags *f);
-int open_target(struct hostdev *h, const char *path, bool writable, const struct topo_flags *f);
 /* The same for partition and mkimage, which also take --sector-size any (a dual GPT, written
  * through the 4096-byte view of an image file or at a device's own sector size). */
 int open_target_layout(struct hostdev *h, const char *path, bool writable,

@@ -74,7 +74,8 @@ int cmd_add(int argc, char **argv)
 	struct hostdev h;
 	struct txn t;
 	memset(&t, 0, sizeof t);
-	if (!(rc = open_target_live(&h, argv[optind], !o.dry_run, &o.topo)) && !(rc = txn_begin(&t, &h))) {
+	if (!(rc = open_target_live(&h, argv[optind], !o.dry_run, &o.topo)) &&
+	    !(rc = txn_begin(&t, &h))) {
 		t.dry_run = o.dry_run;
 		t.journal = backup != NULL;
 		t.backup = backup;

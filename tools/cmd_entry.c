@@ -67,7 +67,8 @@ static int entry_command(int argc, char **argv, bool remove)
 	struct hostdev h;
 	struct txn t;
 	memset(&t, 0, sizeof t);
-	if (!(rc = open_target_live(&h, argv[optind], !o.dry_run, &o.topo)) && !(rc = txn_begin(&t, &h))) {
+	if (!(rc = open_target_live(&h, argv[optind], !o.dry_run, &o.topo)) &&
+	    !(rc = txn_begin(&t, &h))) {
 		t.dry_run = o.dry_run;
 		t.force = o.force;
 		t.journal = backup != NULL;

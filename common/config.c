@@ -375,6 +375,14 @@ static void cfg_key_in_entry(struct cfg_parser *ps, const char *key, struct cfg_
 static const char *const cfg_entry_keys[] = { "title", "kernel", "initrd", "cmdline", "efi",
 					       "chainload", "partition" };
 
+bool cfg_is_entry_key(const char *key, size_t n)
+{
+	for (size_t i = 0; i < sizeof cfg_entry_keys / sizeof cfg_entry_keys[0]; i++)
+		if (span_is((struct cfg_span){ key, n }, cfg_entry_keys[i]))
+			return true;
+	return false;
+}
+
 static void cfg_line(struct cfg_parser *ps, struct cfg_span s)
 {
 	char show[SHOW_MAX];

@@ -120,6 +120,10 @@ int cfg_find(const struct cfg *c, const char *name);
 /* Index of the default entry (0 when there are entries), or -1 when there are none. */
 int cfg_default_index(const struct cfg *c);
 
+/* Whether the n bytes at key are a key that belongs inside an entry (title, kernel, efi, ...;
+ * case-insensitive, as the parser reads them). For tools that edit the file's text. */
+bool cfg_is_entry_key(const char *key, size_t n);
+
 /* Whether the running firmware can start e. */
 bool cfg_entry_runs_on(const struct cfg_entry *e, enum cfg_firmware fw);
 

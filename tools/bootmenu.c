@@ -162,6 +162,18 @@ int boot_menu_find(const struct boot_menu *m, const char *name)
 	return cfg_find(&m->cfg, name);
 }
 
+unsigned entry_boot_files(const struct cfg_entry *e, const char *files[1 + CFG_MAX_INITRDS])
+{
+	unsigned n = 0;
+
+	if (e->kind == CFG_KIND_CHAIN || e->partition)
+		return 0;
+	files[n++] = e->kernel;
+	for (unsigned k = 0; k < e->ninitrd; k++)
+		files[n++] = e->initrd[k];
+	return n;
+}
+
 /* The next component of a path: skips separators, returns its length. */
 static size_t component(const char **p)
 {

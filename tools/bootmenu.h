@@ -12,6 +12,10 @@
 #include "tools/espfs.h"
 #include "tools/report.h"
 
+/* stage2 does not read /loader/entries yet (they would take it past the legacy gap's 31,744
+ * bytes); BOOTX64.EFI does. list says on which firmware each entry shows. */
+#define STAGE2_READS_BLS false
+
 struct menu_source {
 	bool bls;                           /* from /loader/entries (else anysector.cfg) */
 	char path[FAT_PATH_MAX + 32];       /* the file it comes from ("/anysector.cfg") */
@@ -39,6 +43,11 @@ void boot_menu_free(struct boot_menu *m);
 
 /* The menu index of the entry called name (case-insensitive, as the loaders match), or -1. */
 int boot_menu_find(const struct boot_menu *m, const char *name);
+
+/* The files of e that are on the boot partition (its kernel or EFI application, its initrds)
+ * into files; none for a chainload entry or an EFI application on another partition. Returns
+ * how many. */
+unsigned entry_boot_files(const struct cfg_entry *e, const char *files[1 + CFG_MAX_INITRDS]);
 
 /* Whether two paths on the boot partition name the same file: FAT compares names without case,
  * and '/' and '\\' both separate. */

@@ -184,8 +184,7 @@ char *cfg_text_remove_entry(const char *text, const char *name)
 			const char *kk = line_key(q, &n);
 			if (!kk)
 				continue;
-			if (!key_is(kk, n, "title") && !key_is(kk, n, "kernel") &&
-			    !key_is(kk, n, "initrd") && !key_is(kk, n, "cmdline"))
+			if (!cfg_is_entry_key(kk, n))
 				break;
 			end = next_line(q);
 		}

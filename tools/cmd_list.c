@@ -30,6 +30,21 @@ static void usage(FILE *f)
 		"  --json               machine-readable output\n" TOPO_HELP);
 }
 
+static const char *const kind_names[] = { "linux", "efi", "chainload" };
+
+/* Whether the entry shows and starts under that firmware. */
+static bool shown_on(const struct boot_menu *m, unsigned i, enum cfg_firmware fw)
+{
+	return cfg_entry_runs_on(&m->cfg.entries[i], fw) &&
+	       (STAGE2_READS_BLS || !m->src[i].bls || fw != CFG_FW_BIOS);
+}
+
+static const char *firmware_text(const struct boot_menu *m, unsigned i)
+{
+	bool bios = shown_on(m, i, CFG_FW_BIOS), uefi = shown_on(m, i, CFG_FW_UEFI);
+	return bios && uefi ? "BIOS and UEFI" : bios ? "BIOS only" : "UEFI only";
+}
+
 static void print_human(const struct boot_menu *m, unsigned part, const struct report *r)
 {
 	const struct cfg *c = &m->cfg;
@@ -44,11 +59,19 @@ static void print_human(const struct boot_menu *m, unsigned part, const struct r
 		printf("     title    %s\n", m->src[i].bls ? m->src[i].b.e.title : e->title);
 		if (m->src[i].bls && m->src[i].b.key.version[0])
 			printf("     version  %s\n", m->src[i].b.key.version);
-		printf("     kernel   %s\n", e->kernel);
+		if (e->kind == CFG_KIND_CHAIN && e->partition)
+			printf("     chainload partition %u\n", e->partition);
+		else if (e->kind == CFG_KIND_CHAIN)
+			printf("     chainload hd%u\n", e->bios_disk);
+		else if (e->partition)
+			printf("     efi      %s on partition %u\n", e->kernel, e->partition);
+		else
+			printf("     %-8s %s\n", e->kind == CFG_KIND_EFI ? "efi" : "kernel", e->kernel);
 		for (unsigned k = 0; k < e->ninitrd; k++)
 			printf("     initrd   %s\n", e->initrd[k]);
 		printf("     cmdline  %s\n", e->cmdline);
 		printf("     from     %s%s\n", m->src[i].path, (int)i == def ? " (the default)" : "");
+		printf("     shown    %s\n", firmware_text(m, i));
 	}
 	if (!c->nentries)
 		printf("\nno entries: the loaders have nothing to boot\n");
@@ -89,7 +112,7 @@ static void print_json(const struct boot_menu *m, const char *target, unsigned p
 		json_str(&j, "name", e->name);
 		json_str(&j, "title", s->bls ? s->b.e.title : e->title);
 		json_str(&j, "menu_title", e->title);
-		json_str(&j, "kind", "linux");
+		json_str(&j, "kind", kind_names[e->kind]);
 		json_str(&j, "kernel", e->kernel);
 		json_arr_begin(&j, "initrds");
 		for (unsigned k = 0; k < e->ninitrd; k++)
@@ -97,6 +120,18 @@ static void print_json(const struct boot_menu *m, const char *target, unsigned p
 		json_arr_end(&j);
 		json_str(&j, "cmdline", e->cmdline);
 		json_bool(&j, "default", (int)i == def);
+		if (e->kind == CFG_KIND_CHAIN && !e->partition)
+			json_u64(&j, "bios_disk", e->bios_disk);
+		if (e->partition)
+			json_u64(&j, "partition", e->partition);
+		else
+			json_null(&j, "partition");
+		json_arr_begin(&j, "firmware");
+		if (shown_on(m, i, CFG_FW_BIOS))
+			json_str(&j, NULL, "bios");
+		if (shown_on(m, i, CFG_FW_UEFI))
+			json_str(&j, NULL, "uefi");
+		json_arr_end(&j);
 		json_str(&j, "source", s->bls ? "bls" : "anysector.cfg");
 		json_str(&j, "file", s->path);
 		if (s->bls) {

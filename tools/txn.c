@@ -885,9 +885,7 @@ int txn_add(struct txn *t, const struct add_entry *entries, unsigned n)
 			gone |= !strcasecmp(t->replaced[k], e->name);
 		if (!gone)
 			continue;
-		old[nold++] = e->kernel;
-		for (unsigned k = 0; k < e->ninitrd; k++)
-			old[nold++] = e->initrd[k];
+		nold += entry_boot_files(e, old + nold);
 	}
 	rc = txn_drop_unused(t, old, nold);
 out:

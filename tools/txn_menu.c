@@ -25,12 +25,11 @@ static int find_entry(struct txn *t, const char *name)
 static const char *user_of(const struct boot_menu *m, const char *file)
 {
 	for (unsigned i = 0; i < m->cfg.nentries; i++) {
-		const struct cfg_entry *e = &m->cfg.entries[i];
-		if (esp_path_eq(e->kernel, file))
-			return e->name;
-		for (unsigned k = 0; k < e->ninitrd; k++)
-			if (esp_path_eq(e->initrd[k], file))
-				return e->name;
+		const char *files[1 + CFG_MAX_INITRDS];
+		unsigned n = entry_boot_files(&m->cfg.entries[i], files);
+		for (unsigned k = 0; k < n; k++)
+			if (esp_path_eq(files[k], file))
+				return m->cfg.entries[i].name;
 	}
 	return NULL;
 }
@@ -161,11 +160,9 @@ int txn_remove(struct txn *t, const char *name)
 	free(text);
 	if (rc)
 		return rc;
+	/* an efi entry's file on another partition, or a chainload target, is not ours to delete */
 	const char *files[1 + CFG_MAX_INITRDS];
-	files[0] = e->kernel;
-	for (unsigned k = 0; k < e->ninitrd; k++)
-		files[1 + k] = e->initrd[k];
-	return txn_drop_unused(t, files, 1 + e->ninitrd);
+	return txn_drop_unused(t, files, entry_boot_files(e, files));
 }
 
 int txn_set_default(struct txn *t, const char *name)

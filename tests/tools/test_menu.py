@@ -209,6 +209,39 @@ def t_remove(s):
     s.anysector("check", img, rc=2, has=["no entry to boot"])
 
 
+def t_kinds(s):
+    """list names each entry's kind, partition and firmware (a BLS entry: UEFI only while stage2
+    reads no /loader/entries); remove of an efi entry whose file is on another partition, or
+    of a chainload entry, deletes nothing on the boot partition (here the path is
+    /EFI/BOOT/BOOTX64.EFI, which must stay)."""
+    img = make(s, "kinds.img", ("main", "root=/dev/sda3"))
+    off = esp(s, img)
+    add_bls(s, img, off, versions=("6.1.0-9-amd64",))
+    cfg = text(img, off, "/anysector.cfg")
+    put(s, img, off, "/anysector.cfg", cfg + "entry shell\n  efi /EFI/BOOT/BOOTX64.EFI\n"
+        "  partition 3\nentry win\n  chainload 2\nentry other\n  chainload hd1\n")
+    j = s.json("list", img, rc=0)
+    got = [(e["name"], e["kind"], e["partition"], e.get("bios_disk"), e["firmware"])
+           for e in j.get("entries", [])]
+    s.eq(got, [("main", "linux", None, None, ["bios", "uefi"]),
+               ("shell", "efi", 3, None, ["uefi"]),
+               ("win", "chainload", 2, None, ["bios"]),
+               ("other", "chainload", None, 1, ["bios"]),
+               (MID + "-6.1.0-9-amd64", "linux", None, None, ["uefi"])], "kinds")
+    s.anysector("list", img, has=["efi      /EFI/BOOT/BOOTX64.EFI on partition 3",
+                                  "chainload partition 2", "chainload hd1", "shown    UEFI only",
+                                  "shown    BIOS only", "shown    BIOS and UEFI"])
+    efi = text(img, off, "/EFI/BOOT/BOOTX64.EFI")
+    s.check(efi is not None, "mkimage put no BOOTX64.EFI")
+    out, _ = s.anysector("remove", img, "shell", has=["entry 'shell' removed"])
+    s.check("deleted" not in out, "remove of an efi entry on partition 3 deleted: " + out)
+    s.eq(text(img, off, "/EFI/BOOT/BOOTX64.EFI"), efi, "BOOTX64.EFI after removing 'shell'")
+    out, _ = s.anysector("remove", img, "win", has=["entry 'win' removed"])
+    s.check("deleted" not in out, "remove of a chainload entry deleted: " + out)
+    s.eq([e["name"] for e in s.json("list", img).get("entries", [])],
+         ["main", "other", MID + "-6.1.0-9-amd64"], "menu after the removes")
+
+
 def t_replace_and_timeout(s):
     """add refuses a taken name (anysector.cfg's or a BLS entry's) unless --replace, which
     swaps the lines and deletes the old files nothing uses; --timeout sets the one timeout."""
@@ -276,7 +309,7 @@ def main():
         print("tools-menu: mtools and dosfstools are needed")
         return 1
     s = Suite("tools-menu")
-    return s.run([t_list, t_set_default, t_remove, t_replace_and_timeout, t_check_bls,
+    return s.run([t_list, t_set_default, t_remove, t_kinds, t_replace_and_timeout, t_check_bls,
                   t_info_partitions])
 
 

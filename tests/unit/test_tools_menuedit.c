@@ -108,6 +108,23 @@ static void test_remove_entry(void **state)
 	t = cfg_text_remove_entry("\nentry x\nkernel /k\n", "x");
 	assert_string_equal(t, "");
 	free(t);
+	/* every kind's lines go with the entry (keys without case, as the parser reads them) */
+	static const char kinds[] =
+		"entry a\n  kernel /a\n"
+		"entry shell\n  EFI /EFI/x.efi\n  Partition 3\n  cmdline -v\n"
+		"entry win\n  chainload 2\n  title W\n"
+		"timeout 5\n";
+	t = cfg_text_remove_entry(kinds, "shell");
+	assert_string_equal(t, "entry a\n  kernel /a\nentry win\n  chainload 2\n  title W\n"
+			    "timeout 5\n");
+	parses(t);
+	free(t);
+	t = cfg_text_remove_entry(kinds, "win");
+	assert_string_equal(t, "entry a\n  kernel /a\n"
+			    "entry shell\n  EFI /EFI/x.efi\n  Partition 3\n  cmdline -v\n"
+			    "timeout 5\n");
+	parses(t);
+	free(t);
 }
 
 int main(void)

@@ -3,4 +3,4 @@
 .PHONY: test-tools-menu
 test-tools-menu: $(BUILD)/asan/tools/anysector $(PY_BOOTINFO)
 	@BUILD=$(BUILD) python3 tests/tools/test_menu.py
-TEST_SUITES += 43:test-tools-menu
+TEST_SUITES += 44:test-tools-menu

@@ -60,7 +60,7 @@ def t_efi_copied(s):
     s.eq(mtools.read(img, esp_off, "/tool.efi/tool.efi"), data, "the application on the ESP")
     s.anysector("add", img, "--efi", app, "--initrd", app, rc=64,
                 has=["--initrd goes with --kernel, not with --efi"])
-    s.anysector("check", img, rc=0, has=["anysector.cfg: 1 entry"])
+    s.anysector("check", img, rc=0, has=["boot menu: 1 entry"])
 
 
 def t_chainload(s):
@@ -77,7 +77,7 @@ def t_chainload(s):
     s.anysector("add", img, "--chainload", "3", "--cmdline", "x", rc=64,
                 has=["--cmdline does not go with --chainload"])
     s.eq(sha(img), before, "a refused add changed the image")
-    s.anysector("check", img, rc=0, has=["anysector.cfg: 2 entries"])
+    s.anysector("check", img, rc=0, has=["boot menu: 2 entries"])
 
 
 def t_efi_on_partition(s):
@@ -119,7 +119,7 @@ def t_efi_on_partition(s):
         r = mtools.run(["mdir", "-b", "::/"], img, esp_off, text=True)
         s.check("app.efi" not in r.stdout.lower(), "the application was copied to the ESP:\n"
                 + r.stdout)
-        s.anysector("check", img, rc=0, has=["anysector.cfg: 1 entry, default 'app.efi'"])
+        s.anysector("check", img, rc=0, has=["boot menu: 1 entry, default 'app.efi'"])
         mtools.run(["mdel", "::" + APP], img, off3, check=True)
         s.anysector("check", img, rc=2, has=["entry 'app.efi': EFI application %s: partition 3 "
                                              "of %s has no file %s" % (APP, img, APP)])

@@ -377,7 +377,7 @@ static const char *const cfg_entry_keys[] = { "title", "kernel", "initrd", "cmdl
 
 bool cfg_is_entry_key(const char *key, size_t n)
 {
-	for (size_t i = 0; i < sizeof cfg_entry_keys / sizeof cfg_entry_keys[0]; i++)
+	for (size_t i = 0; i < ARRAY_SIZE(cfg_entry_keys); i++)
 		if (span_is((struct cfg_span){ key, n }, cfg_entry_keys[i]))
 			return true;
 	return false;

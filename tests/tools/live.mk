@@ -4,4 +4,4 @@
 .PHONY: test-live-tools
 test-live-tools: $(BUILD)/asan/tools/anysector $(PY_BOOTINFO)
 	@BUILD=$(BUILD) python3 tests/tools/test_live.py
-TEST_SUITES += 52:test-live-tools
+TEST_SUITES += 53:test-live-tools

@@ -1,5 +1,6 @@
 #include "stage2/bootvol.h"
 
+#include "common/bls.h"
 #include "common/errors.h"
 #include "common/gpt.h"
 #include "common/guid.h"
@@ -132,35 +133,35 @@ int bootvol_find(struct blockdev *disk, const struct stage2_identity *id, struct
 
 int bootvol_config(struct fat_fs *fs, const char *path, struct cfg *cfg)
 {
+	static struct bls_scratch bls;
 	struct fat_file f;
-	int rc = fat_open(fs, path, &f, &con_diag);
+	/* The kernel's real-mode area is free until a kernel is loaded, and holds 64 KiB. */
+	char *text = (char *)__linux_rm;
+	uint32_t size = 0;
+	int rc = fat_open(fs, path, &f, 0);
 
-	if (rc) {
+	if (rc && rc != AS_ENOENT) {
 		con_printf("cannot open %s on the boot partition: %s\n", path, as_strerror(rc));
 		return rc;
 	}
-	if (f.is_dir) {
+	if (!rc && f.is_dir) {
 		con_printf("%s on the boot partition is a directory, not a configuration file\n", path);
 		return AS_EISDIR;
 	}
-	if (f.size > CFG_FILE_MAX_BYTES) {
+	if (!rc && f.size > CFG_FILE_MAX_BYTES) {
 		con_printf("%s is %u bytes; the loaders read configuration files of up to %u bytes\n",
 			   path, f.size, CFG_FILE_MAX_BYTES);
 		return AS_ETOOBIG;
 	}
-	/* The kernel's real-mode area is free until a kernel is loaded, and holds 64 KiB. */
-	char *text = (char *)__linux_rm;
-	if ((rc = fat_read(fs, &f, 0, text, f.size, &con_diag))) {
+	if (!rc && (rc = fat_read(fs, &f, 0, text, size = f.size, &con_diag))) {
 		con_printf("cannot read %s: %s\n", path, as_strerror(rc));
 		return rc;
 	}
-	if ((rc = cfg_parse(text, f.size, cfg, &con_diag)))
+	/* No config file is a menu of the Boot Loader Specification's entries alone. */
+	if ((rc = cfg_parse_text(text, size, cfg, &con_diag)))
 		return rc;
-	if (!cfg->nentries) {
-		con_printf("%s has no entries to boot\n", path);
-		return AS_ENOENT;
-	}
-	return 0;
+	bls_load_fat(fs, cfg, text, CFG_FILE_MAX_BYTES, &bls, &con_diag);
+	return cfg_menu_check(cfg, &con_diag);
 }
 
 int bootvol_partition(unsigned number, uint64_t *first, uint64_t *sectors, uint8_t *mbr_type)

@@ -17,7 +17,8 @@ int bootvol_find(struct blockdev *disk, const struct stage2_identity *id, struct
  * GPT partition). Says so and returns AS_ENOENT when there is none. */
 int bootvol_partition(unsigned number, uint64_t *first, uint64_t *sectors, uint8_t *mbr_type);
 
-/* Reads and parses the configuration file at path on fs. */
+/* The menu: the configuration file at path on fs (when there is one), then the Boot Loader
+ * Specification's entries (common/bls.h). */
 int bootvol_config(struct fat_fs *fs, const char *path, struct cfg *cfg);
 
 #endif

@@ -14,7 +14,7 @@
 
 /* stage2 does not read /loader/entries yet (they would take it past the legacy gap's 31,744
  * bytes); BOOTX64.EFI does. list says on which firmware each entry shows. */
-#define STAGE2_READS_BLS false
+#define STAGE2_READS_BLS true
 
 struct menu_source {
 	bool bls;                           /* from /loader/entries (else anysector.cfg) */

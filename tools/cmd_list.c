@@ -17,9 +17,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: anysector list [--json] TARGET\n"
 		"\n"
-		"Shows the boot menu BOOTX64.EFI builds from the boot partition: anysector.cfg's\n"
-		"entries, then the Boot Loader Specification's (/loader/entries/*.conf) in its order\n"
-		"(stage2, under BIOS, shows anysector.cfg's entries only for now),\n"
+		"Shows the boot menu both loaders build from the boot partition: anysector.cfg's\n"
+		"entries, then the Boot Loader Specification's (/loader/entries/*.conf) in its order,\n"
 		"each with its name, title, kernel, initrds, command line, whether it is the default\n"
 		"and the file it comes from; the timeout and where it comes from; the files the\n"
 		"loaders leave out and why. Exit 0, or 2 when there is no menu the loaders accept\n"

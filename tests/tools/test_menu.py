@@ -227,7 +227,7 @@ def t_kinds(s):
                ("shell", "efi", 3, None, ["uefi"]),
                ("win", "chainload", 2, None, ["bios"]),
                ("other", "chainload", None, 1, ["bios"]),
-               (MID + "-6.1.0-9-amd64", "linux", None, None, ["uefi"])], "kinds")
+               (MID + "-6.1.0-9-amd64", "linux", None, None, ["bios", "uefi"])], "kinds")
     s.anysector("list", img, has=["efi      /EFI/BOOT/BOOTX64.EFI on partition 3",
                                   "chainload partition 2", "chainload hd1", "shown    UEFI only",
                                   "shown    BIOS only", "shown    BIOS and UEFI"])

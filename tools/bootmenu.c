@@ -50,7 +50,7 @@ static int scan_one(void *ctx, const char *name, bool is_dir, uint64_t size)
 		report_printf(sc->r, DIAG_WARN, "bls.too_many_files",
 			      BLS_ENTRIES_DIR " has more than %u entries; the loaders read no more",
 			      BLS_FILES_MAX);
-		return 1;
+		return ESP_LIST_STOP;
 	}
 	if (is_dir || n <= sl || strcasecmp(name + n - sl, BLS_SUFFIX))
 		return 0;
@@ -65,7 +65,7 @@ static int scan_one(void *ctx, const char *name, bool is_dir, uint64_t size)
 	int rc = menu_read(sc->s, path, &text, &len, sc->r);
 	if (rc) {
 		sc->err = rc;
-		return 1;
+		return ESP_LIST_STOP;
 	}
 	struct bls_entry *e = &sc->parsed[sc->n];
 	rc = bls_parse(text, len, path, e, &sc->r->diag);
@@ -112,7 +112,7 @@ int boot_menu_load(struct esp_session *s, struct boot_menu *m, struct report *r)
 
 	bls_menu_begin(menu, &m->cfg);
 	rc = esp_list(s, BLS_ENTRIES_DIR, scan_one, &sc);
-	if (rc == AS_ENOENT || rc == AS_ENOTDIR || rc == 1)
+	if (rc == AS_ENOENT || rc == AS_ENOTDIR || rc == ESP_LIST_STOP)
 		rc = 0;
 	if (!rc)
 		rc = sc.err;

@@ -98,13 +98,15 @@ struct common_opts {
 
 /* getopt_long(argc, argv, "", opts) that takes care of the common options itself: returns the
  * next option that is the command's own (or getopt's '?'), -1 after the last, OPT_FAILED when a
- * common option had a bad value (reported). Set optind = 1 before the first call. */
+ * common option had a bad value (reported): getopt's convention, not one of util.h's. Set
+ * optind = 1 before the first call. */
 int next_option(int argc, char **argv, const struct option *opts, struct common_opts *o);
 
 /* Reports a usage error, prints the command's usage line to stderr; returns EXIT_USAGE. */
 int usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* getopt_long's own complaints go to stderr; this turns '?' / ':' into a usage error. */
+/* getopt_long's own complaints go to stderr; this turns '?' / ':' into a usage error and returns
+ * EXIT_USAGE. */
 int bad_option(const char *cmd);
 
 /* --timeout's value: decimal seconds 0..CFG_TIMEOUT_MAX. */
@@ -121,6 +123,8 @@ int open_target_live(struct hostdev *h, const char *path, bool writable,
 int open_target_layout(struct hostdev *h, const char *path, bool writable,
 		       const struct topo_flags *f);
 
+/* The commands (argv[0] is the command's name). Each returns the exit code anysector ends with
+ * (util.h kind 1). */
 int cmd_info(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_partition(int argc, char **argv);

@@ -155,6 +155,15 @@ static void print_json(const struct boot_menu *m, const char *target, unsigned p
 	json_finish(&j);
 }
 
+/* What the steps reported themselves (into g_report, echoed unless --json) goes into the JSON
+ * output's report too. */
+static void take_reported(struct report *r, bool json)
+{
+	for (unsigned i = 0; i < g_report->n && json; i++)
+		report_add(r, g_report->items[i].level, g_report->items[i].code,
+			   g_report->items[i].msg);
+}
+
 int cmd_list(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -194,9 +203,7 @@ int cmd_list(int argc, char **argv)
 	if (!rc)
 		rc = disk_inspect(&h, &di, false, &r);
 	if (rc) {
-		for (unsigned i = 0; i < g_report->n && json; i++)
-			report_add(&r, g_report->items[i].level, g_report->items[i].code,
-				   g_report->items[i].msg);
+		take_reported(&r, json);
 	} else if (di.damaged) {
 		report_printf(&r, DIAG_ERROR, "table.damaged", "%s: the partition table is damaged: %s "
 			      "(see 'anysector check')", h.path, di.damage);
@@ -214,15 +221,18 @@ int cmd_list(int argc, char **argv)
 		const struct kdev *k = usage_partition(&u, bp->first * h.topo.lss,
 						       bp->sectors * h.topo.lss);
 		bool mounted = k && k->mount[0] && !k->mount_subtree;
-		int err = mounted ? esp_open_mounted(&s, &h, bp->first, bp->sectors, bp->number,
-						     k->mount)
-				  : esp_view(&s, &h, bp->first, bp->sectors, bp->number, NULL);
-		usage_free(&u);
-		if (err) {
+		if (mounted) {
+			/* a step: it says the sentence itself */
+			if ((rc = esp_open_mounted(&s, &h, bp->first, bp->sectors, bp->number,
+						   k->mount)))
+				take_reported(&r, json);
+		} else if (esp_view(&s, &h, bp->first, bp->sectors, bp->number, NULL)) {
 			report_printf(&r, DIAG_ERROR, "esp.fat", "boot partition %u holds no valid FAT "
 				      "filesystem", bp->number);
 			rc = EXIT_ERRORS;
-		} else {
+		}
+		usage_free(&u);
+		if (!rc) {
 			part = bp->number;
 			struct report q;
 			report_init(&q, false);

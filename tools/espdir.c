@@ -34,12 +34,7 @@ static struct dir_op *record(struct esp_session *s, enum dir_op_kind kind, const
 {
 	if (s->nops == s->ops_cap) {
 		s->ops_cap = s->ops_cap ? 2 * s->ops_cap : 16;
-		struct dir_op *o = realloc(s->ops, s->ops_cap * sizeof *o);
-		if (!o) {
-			fprintf(stderr, "anysector: out of memory\n");
-			exit(EXIT_ERRORS);
-		}
-		s->ops = o;
+		s->ops = xrealloc(s->ops, s->ops_cap * sizeof *s->ops);
 	}
 	struct dir_op *op = &s->ops[s->nops++];
 	memset(op, 0, sizeof *op);
@@ -153,11 +148,7 @@ int espdir_list(struct esp_session *s, const char *dir, esp_list_cb cb, void *ct
 			continue;
 		if (n == cap) {
 			cap = cap ? 2 * cap : 64;
-			l = realloc(l, cap * sizeof *l);
-			if (!l) {
-				fprintf(stderr, "anysector: out of memory\n");
-				exit(EXIT_ERRORS);
-			}
+			l = xrealloc(l, cap * sizeof *l);
 		}
 		snprintf(l[n].name, sizeof l[n].name, "%s", e->d_name);
 		l[n].is_dir = S_ISDIR(st.st_mode);
@@ -184,11 +175,7 @@ int espdir_list(struct esp_session *s, const char *dir, esp_list_cb cb, void *ct
 		if (k == n) {
 			if (n == cap) {
 				cap = cap ? 2 * cap : 64;
-				l = realloc(l, cap * sizeof *l);
-				if (!l) {
-					fprintf(stderr, "anysector: out of memory\n");
-					exit(EXIT_ERRORS);
-				}
+				l = xrealloc(l, cap * sizeof *l);
 			}
 			snprintf(l[n++].name, sizeof l[0].name, "%s", name);
 		}
@@ -226,7 +213,8 @@ int espdir_mkdir_p(struct esp_session *s, const char *dir)
 	return 0;
 }
 
-/* Copies a host file into a new temporary file of ours (staged), or into the open fd. */
+/* Copies the host file src into the open file out from its start; *size gets the bytes copied.
+ * Returns 0 or AS_EIO (errno says why). */
 static int copy_file(const char *src, int out, uint64_t *size)
 {
 	int in = open(src, O_RDONLY | O_CLOEXEC);
@@ -315,7 +303,8 @@ void espdir_print(const struct esp_session *s, FILE *f)
 	}
 }
 
-/* fsync of the directory holding path (its new or removed entry reaches the disk). */
+/* fsync of the directory holding path (its new or removed entry reaches the disk). Returns 0 or
+ * AS_EIO (errno says why). */
 static int sync_parent(const char *hp)
 {
 	char dir[PATH_MAX + 300];
@@ -325,12 +314,16 @@ static int sync_parent(const char *hp)
 		*(slash == dir ? slash + 1 : slash) = 0;
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
-		return -1;
-	int rc = fsync(fd);
+		return AS_EIO;
+	int rc = fsync(fd) ? AS_EIO : 0;
+	int e = errno;
 	close(fd);
+	errno = e;
 	return rc;
 }
 
+/* Replaces the host file hp by op's staged copy: a new file under a temporary name, fsync, rename
+ * over the old one, fsync of the directory. Returns 0 or an AS_* code (errno says why). */
 static int put_one(const struct esp_session *s, const struct dir_op *op, const char *hp)
 {
 	char tmp[PATH_MAX + 350];
@@ -339,7 +332,7 @@ static int put_one(const struct esp_session *s, const struct dir_op *op, const c
 	snprintf(slash + 1, sizeof tmp - (size_t)(slash + 1 - tmp), ".anysector-new-XXXXXX");
 	int fd = mkstemp(tmp);
 	if (fd < 0)
-		return -1;
+		return AS_EIO;
 	fchmod(fd, 0644); /* as a new file would be (vfat decides by its mount options anyway) */
 	uint64_t size;
 	int rc = copy_file(op->staged, fd, &size);
@@ -354,7 +347,7 @@ static int put_one(const struct esp_session *s, const struct dir_op *op, const c
 		int e = errno;
 		unlink(tmp);
 		errno = e;
-		return -1;
+		return rc;
 	}
 	(void)s;
 	return sync_parent(hp);
@@ -369,16 +362,16 @@ int espdir_apply(struct esp_session *s)
 		host_path(s, op->path, hp, sizeof hp);
 		switch (op->kind) {
 		case DIR_OP_MKDIR:
-			rc = mkdir(hp, 0755) && errno != EEXIST ? -1 : sync_parent(hp);
+			rc = mkdir(hp, 0755) && errno != EEXIST ? AS_EIO : sync_parent(hp);
 			break;
 		case DIR_OP_PUT:
 			rc = put_one(s, op, hp);
 			break;
 		case DIR_OP_DELETE:
-			rc = unlink(hp) ? -1 : sync_parent(hp);
+			rc = unlink(hp) ? AS_EIO : sync_parent(hp);
 			break;
 		case DIR_OP_RMDIR:
-			rc = rmdir(hp) ? -1 : sync_parent(hp);
+			rc = rmdir(hp) ? AS_EIO : sync_parent(hp);
 			break;
 		}
 		if (rc) {

@@ -53,8 +53,10 @@ bool esp_exists(struct esp_session *s, const char *path, bool *is_dir);
  * chain is described in d (the FAT reader's sentence, naming clusters; d may be NULL). */
 int esp_read_file(struct esp_session *s, const char *path, char **buf, size_t *len,
 		  struct diag *d);
-/* Calls cb for each entry of the directory dir ("/loader/entries"); a nonzero return stops the
- * walk and is returned. Returns 0 or an AS_* code (AS_ENOENT: no such directory). */
+/* Calls cb for each entry of the directory dir ("/loader/entries"). cb returns 0 to go on,
+ * ESP_LIST_STOP to end the walk early, or an AS_* code; a nonzero return stops the walk and is
+ * returned. Returns 0 or an AS_* code (AS_ENOENT: no such directory), or ESP_LIST_STOP. */
+#define ESP_LIST_STOP 1 /* positive: never an AS_* code (util.h kind 2) */
 typedef int (*esp_list_cb)(void *ctx, const char *name, bool is_dir, uint64_t size);
 int esp_list(struct esp_session *s, const char *dir, esp_list_cb cb, void *ctx);
 /* Deletes a file, or an empty directory, of the copy. Returns 0 or an exit code. */

@@ -38,7 +38,6 @@ int journal_default_path(const struct hostdev *h, char *out, size_t cap)
 	return EXIT_ERRORS;
 }
 
-/* Writes all of buf and adds it to the running CRC. Returns 0 or AS_EIO (errno says why). */
 int journal_pick_path(const struct hostdev *h, const char *given, char *out, size_t cap)
 {
 	int rc;
@@ -56,6 +55,7 @@ int journal_pick_path(const struct hostdev *h, const char *given, char *out, siz
 	return EXIT_REFUSED;
 }
 
+/* Writes all of buf and adds it to the running CRC. Returns 0 or AS_EIO (errno says why). */
 static int write_all(int fd, const void *buf, size_t len, uint32_t *crc)
 {
 	const uint8_t *p = buf;

@@ -25,7 +25,8 @@
 #define JOURNAL_TRAILER_SIZE 16
 
 /* A path for a new journal: next to an image ("IMG.anysector-backup"), in the current directory
- * for a device ("anysector-backup-sda"); ".1", ".2", ... when the name is taken. */
+ * for a device ("anysector-backup-sda"); ".1", ".2", ... when the name is taken. Returns 0 or an
+ * exit code (EXIT_ERRORS, reported, when the first thousand names are all taken). */
 int journal_default_path(const struct hostdev *h, char *out, size_t cap);
 
 /* The journal path for a command: the given --backup FILE, else journal_default_path; refused

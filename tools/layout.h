@@ -60,9 +60,9 @@ struct layout {
 	struct dual_geometry dual_geo;
 };
 
-/* Plans a layout. Reports (to r) and returns an exit code when it cannot: MBR past the 32-bit
- * limit ("use --label gpt"), an ESP that does not fit, a disk too small. Notes and warnings
- * (what was shrunk or left out, --dos-compat misalignment) also go to r. */
+/* Plans a layout. Returns 0, or reports (to r) and returns an exit code when it cannot: MBR past
+ * the 32-bit limit ("use --label gpt"), an ESP that does not fit, a disk too small. Notes and
+ * warnings (what was shrunk or left out, --dos-compat misalignment) also go to r. */
 int layout_plan(const struct topology *t, const struct layout_opts *o, struct layout *out,
 		struct report *r);
 

@@ -85,7 +85,8 @@ int txn_store_config(struct txn *t, const char *text);
 int txn_check_menu(struct txn *t);
 /* Deletes those of the files (paths on the boot partition) that no entry of the menu now on the
  * copy uses, and then their directories when that leaves them empty (never the root or
- * /loader). A file some entry still uses is kept, and the summary says which. */
+ * /loader). A file some entry still uses is kept, and the summary says which. Returns 0 or an
+ * exit code. */
 int txn_drop_unused(struct txn *t, const char *const *files, unsigned n);
 /* A line for the summary printed after a successful commit. */
 void txn_summary(struct txn *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -56,12 +56,7 @@ static struct write_op *grow(struct plan *p)
 {
 	if (p->n == p->cap) {
 		p->cap = p->cap ? p->cap * 2 : 8;
-		struct write_op *o = realloc(p->ops, p->cap * sizeof *o);
-		if (!o) {
-			fprintf(stderr, "anysector: out of memory\n");
-			exit(EXIT_ERRORS);
-		}
-		p->ops = o;
+		p->ops = xrealloc(p->ops, p->cap * sizeof *p->ops);
 	}
 	return &p->ops[p->n++];
 }

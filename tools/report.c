@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tools/util.h"
+
 struct report *g_report;
 
 static void report_emit(struct diag *d, enum diag_level level, const char *code, const char *msg)
@@ -54,12 +56,7 @@ void report_add(struct report *r, enum diag_level level, const char *code, const
 		r->diag.infos++;
 	if (r->n == r->cap) {
 		unsigned cap = r->cap ? r->cap * 2 : 16;
-		struct report_item *p = realloc(r->items, cap * sizeof *p);
-		if (!p) {
-			fprintf(stderr, "anysector: out of memory\n");
-			exit(2);
-		}
-		r->items = p;
+		r->items = xrealloc(r->items, cap * sizeof *r->items);
 		r->cap = cap;
 	}
 	struct report_item *it = &r->items[r->n++];

@@ -4,7 +4,9 @@
 #     it — each allowed place is listed below with its reason;
 #  2. common/ includes no system header but the three freestanding ones;
 #  3. no struct cast over on-disk buffers in common/ ("(struct x *)buf" patterns);
-#  4. every .md file a tracked file names exists in the tree.
+#  4. every .md file a tracked file names exists in the tree;
+#  5. no compiled Python tracked, harnesses share tests/lib;
+#  6. every suite has its own number, and the tree quotes it right.
 set -u
 cd "$(dirname "$0")/.."
 fail=0; pass=0
@@ -114,6 +116,69 @@ if [ -n "$pyc$paths" ]; then
 	fail=$((fail + 1))
 else
 	echo "ok   no .pyc tracked; harnesses import other directories only through tests/lib"
+	pass=$((pass + 1))
+fi
+
+# 6. Suite numbers: `make test` runs the suites sorted by the NN of "NN:target" in TEST_SUITES
+#    (a text sort, so always two digits); two suites with one number have no defined order and
+#    a number quoted in the tree ("`make test-x` (suite NN", README's table) that is not the
+#    suite's own sends a reader to the wrong place.
+suites=$(printf '%s\n' "$files" | grep -E '(^|/)Makefile$|\.mk$' | python3 -c '
+import re, sys
+files = sys.stdin.read().split()
+num, bad = {}, []
+for path in files:
+    for n, line in enumerate(open(path, encoding="utf-8"), 1):
+        if not re.match(r"\s*TEST_SUITES\s*\+=", line):
+            continue
+        for tok in line.split("+=", 1)[1].split():
+            m = re.fullmatch(r"(\d\d):(test-[a-z0-9-]+)", tok)
+            if not m:
+                bad.append(f"  {path}:{n}: {tok} is not NN:test-name (two digits)")
+                continue
+            nn, target = m.groups()
+            if target in num:
+                bad.append(f"  {path}:{n}: {target} is listed twice")
+            for t, (k, where) in num.items():
+                if k == nn:
+                    bad.append(f"  {path}:{n}: {target} has number {nn}, as {t} has ({where})")
+            num[target] = (nn, f"{path}:{n}")
+print("\n".join(bad))
+print("@@" + " ".join(f"{t}={k}" for t, (k, _) in num.items()))
+')
+known=$(printf '%s\n' "$suites" | sed -n 's/^@@//p')
+dups=$(printf '%s\n' "$suites" | grep -v '^@@' | sed '/^$/d' || true)
+quoted=$(printf '%s\n' "$files" | python3 -c '
+import re, sys
+known = dict(kv.split("=") for kv in sys.argv[1].split())
+pat = re.compile(r"(" + "|".join(re.escape(t) for t in sorted(known, key=len, reverse=True))
+                 + r")(?![a-z0-9-])|\bsuite (\d+)\b|^\| (\d+) \| `(test-[a-z0-9-]+)`")
+for path in sys.stdin.read().split():
+    try:
+        text = open(path, encoding="utf-8").read()
+    except (UnicodeDecodeError, OSError):
+        continue
+    for n, line in enumerate(text.splitlines(), 1):
+        last = None
+        for m in pat.finditer(line):
+            if m.group(4):
+                t, nn = m.group(4), m.group(3)
+            elif m.group(1):
+                last = m.group(1)
+                continue
+            else:
+                t, nn = last, m.group(2)
+            if t and t in known and known[t] != nn:
+                print(f"  {path}:{n}: {t} is suite {known[t]}, not {nn}")
+            elif t and t not in known:
+                print(f"  {path}:{n}: {t} is not a suite in TEST_SUITES")
+' "$known")
+if [ -n "$dups$quoted" ]; then
+	echo "FAIL suite numbers not unique, or quoted wrongly:"
+	printf '%s\n' "$dups" "$quoted" | sed '/^$/d'
+	fail=$((fail + 1))
+else
+	echo "ok   every suite has its own two-digit number, quoted right wherever it is quoted"
 	pass=$((pass + 1))
 fi
 

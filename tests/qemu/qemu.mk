@@ -26,7 +26,7 @@ test-qemu-faults: qemu-prereqs
 test-qemu-selftest: $(QEMU_PAYLOADS) $(PY_BOOTINFO)
 	@$(QEMU_RUNNER) --self-test all
 
-TEST_SUITES += 60:test-qemu-bios 66:test-qemu-faults 70:test-qemu-efi 80:test-qemu-linux
+TEST_SUITES += 60:test-qemu-bios 66:test-qemu-faults 71:test-qemu-efi 80:test-qemu-linux
 
 # make run: the demo disk (GPT, both stages, the dual payload as default entry) under SeaBIOS,
 # then OVMF, serial console on the terminal. KERNEL=... [INITRD=...] [CMDLINE=...] boots a real

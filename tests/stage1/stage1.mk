@@ -26,4 +26,4 @@ test-stage1: $(STAGE1_BIN) $(STAGE1_CHS_BIN) $(STAGE2_BIN) $(STAGE1_TEST_TOOLS) 
 		$(UNLZMA_CHECK) $(BUILD)/stage2/body.bin \
 		$$(( 0x$$(nm $(STAGE2_ELF) | awk '$$3 == "__text_end" { print $$1 }') - \
 		     0x$$(nm $(STAGE2_ELF) | awk '$$3 == "__body_start" { print $$1 }') ))
-TEST_SUITES += 60:test-stage1
+TEST_SUITES += 61:test-stage1

@@ -6,7 +6,7 @@ another program holds with O_EXCL, is refused with nothing written; a mounted bo
 changed through its filesystem and never as raw sectors. vfat cannot be mounted on every test
 machine, so the mounted ESP is declared in a mountinfo file (ANYSECTOR_TEST_MOUNTINFO) whose
 mount point is a plain directory holding the ESP's files. Run by `make test-live-tools`
-(suite 52); without root or loop devices every test says SKIP."""
+(suite 53); without root or loop devices every test says SKIP."""
 import hashlib
 import os
 import shutil

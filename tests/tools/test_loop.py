@@ -4,7 +4,7 @@ only): layouts pass sgdisk -v, sfdisk --verify and fsck.fat -n, the kernel sees 
 with alignment_offset 0, partition starts equal what sfdisk chooses (or are better for a stated
 reason on mocked drives), install -> restore on a device, and the mounted-target refusal of
 the commands that may write anywhere (partition, restore, mkimage).
-Run by `make test-loop-tools` (suite 50). Without root or loop devices every test says SKIP."""
+Run by `make test-loop-tools` (suite 51). Without root or loop devices every test says SKIP."""
 import os
 import subprocess
 import sys

@@ -49,7 +49,7 @@ struct cfg_span {
 };
 
 __attribute__((format(printf, 3, 4)))
-static void cfg_err(struct cfg_parser *ps, const char *code, const char *fmt, ...)
+static void cfg_report(struct cfg_parser *ps, const char *code, const char *fmt, ...)
 {
 	char msg[DIAG_MSG_MAX];
 	fmt_va_list ap;
@@ -60,6 +60,7 @@ static void cfg_err(struct cfg_parser *ps, const char *code, const char *fmt, ..
 	fmt_va_end(ap);
 	diag_report(ps->d, DIAG_ERROR, code, "%s", msg);
 }
+#define cfg_err(ps, code, ...) cfg_report((ps), DIAG_CODE(code), __VA_ARGS__)
 
 /* A span as a short C string for a message, cut with "..." past 40 characters. (Copied rather
  * than printed with "%.*s": a span may end exactly at the end of the caller's buffer.) */

@@ -28,8 +28,18 @@ struct diag {
 void diag_report(struct diag *d, enum diag_level level, const char *code, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
-#define diag_error(d, code, ...) diag_report((d), DIAG_ERROR, (code), __VA_ARGS__)
-#define diag_warn(d, code, ...) diag_report((d), DIAG_WARN, (code), __VA_ARGS__)
-#define diag_info(d, code, ...) diag_report((d), DIAG_INFO, (code), __VA_ARGS__)
+/* A code as a call site gives it. stage2 defines DIAG_NO_CODES: its console shows only the
+ * sentence (stage2/console.c diag_to_console), and the codes' text was about 500 bytes of its
+ * packed image. A module that decides by a code passes it to diag_report itself
+ * (common/gpt_read.c). */
+#ifdef DIAG_NO_CODES
+#define DIAG_CODE(code) ""
+#else
+#define DIAG_CODE(code) (code)
+#endif
+
+#define diag_error(d, code, ...) diag_report((d), DIAG_ERROR, DIAG_CODE(code), __VA_ARGS__)
+#define diag_warn(d, code, ...) diag_report((d), DIAG_WARN, DIAG_CODE(code), __VA_ARGS__)
+#define diag_info(d, code, ...) diag_report((d), DIAG_INFO, DIAG_CODE(code), __VA_ARGS__)
 
 #endif

@@ -32,10 +32,12 @@ static void note(struct check *c, int rc, const char *code)
 		c->rc = rc;
 }
 
-#define FAIL(c, rc, code, ...)                                  \
-	do {                                                    \
-		diag_error((c)->d, (code), __VA_ARGS__);        \
-		note((c), (rc), (code));                        \
+/* The code goes to diag_report as it is (not through DIAG_CODE): note keeps it for reason_of,
+ * and relay_emit decides a level by it. */
+#define FAIL(c, rc, code, ...)                                          \
+	do {                                                            \
+		diag_report((c)->d, DIAG_ERROR, (code), __VA_ARGS__);   \
+		note((c), (rc), (code));                                \
 	} while (0)
 
 /* Inclusive ranges [a0, a1] and [b0, b1] share a sector. */
@@ -63,9 +65,9 @@ static int check_header_integrity(struct check *c)
 	int rc;
 
 	if (c->lba > c->last) {
-		diag_error(c->d, "gpt.signature",
-			   "no GPT header at LBA %llu: the disk has only %llu sectors",
-			   (unsigned long long)c->lba, (unsigned long long)dev->sectors);
+		diag_report(c->d, DIAG_ERROR, "gpt.signature",
+			    "no GPT header at LBA %llu: the disk has only %llu sectors",
+			    (unsigned long long)c->lba, (unsigned long long)dev->sectors);
 		note(c, AS_ENOENT, "gpt.signature");
 		return c->rc;
 	}
@@ -76,8 +78,8 @@ static int check_header_integrity(struct check *c)
 	}
 	gpt_header_decode(raw, &c->h);
 	if (c->h.signature != GPT_SIGNATURE) {
-		diag_error(c->d, "gpt.signature", "GPT header at LBA %llu: no \"EFI PART\" signature",
-			   (unsigned long long)c->lba);
+		diag_report(c->d, DIAG_ERROR, "gpt.signature",
+			    "GPT header at LBA %llu: no \"EFI PART\" signature", (unsigned long long)c->lba);
 		note(c, AS_ENOENT, "gpt.signature");
 		return c->rc;
 	}
@@ -369,7 +371,8 @@ static void check_entries_by_reading(struct check *c)
 }
 
 /* The whole check of the header at lba. check_entries false skips the per-entry rules (the
- * caller knows the array equals one already checked). */
+ * caller knows the array equals one already checked, or checks them itself without a struct
+ * gpt: gpt_read_at). */
 static int check_at(struct check *c, struct blockdev *dev, uint64_t lba, struct gpt *out,
 		    bool check_entries, struct diag *d)
 {
@@ -398,12 +401,8 @@ static int check_at(struct check *c, struct blockdev *dev, uint64_t lba, struct 
 			out->count = 0;
 		return rc;
 	}
-	if (check_entries) {
-		if (out)
-			check_stored_entries(c, out);
-		else
-			check_entries_by_reading(c);
-	}
+	if (check_entries && out)
+		check_stored_entries(c, out);
 	if (c->rc) {
 		if (out)
 			out->count = 0;
@@ -414,11 +413,17 @@ static int check_at(struct check *c, struct blockdev *dev, uint64_t lba, struct 
 	return 0;
 }
 
+/* Only gpt_read_at reads the entries again (check_entries_by_reading), so a loader that calls
+ * gpt_read alone links none of that. */
 int gpt_read_at(struct blockdev *dev, uint64_t lba, struct gpt *out, struct diag *d)
 {
 	struct check c;
 	int rc = check_at(&c, dev, lba, out, true, d);
 
+	if (!rc && !out) {
+		check_entries_by_reading(&c);
+		rc = c.rc;
+	}
 	if (!rc && out) {
 		out->primary_valid = lba == 1;
 		out->backup_valid = lba != 1;

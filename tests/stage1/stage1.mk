@@ -10,6 +10,7 @@ $(STAGE1_CHS_BIN): stage1/mbr.asm $(STAGE1_INC)
 # The stage2 cases also need the installer, the assembled stages and the BIOS test payload
 # (their rules live in tools/ and tests/payload/; these are the agreed artifact paths).
 STAGE1_TEST_TOOLS := $(BUILD)/tools/anysector $(BUILD)/stages/stage1.bin $(BUILD)/stages/stage2.bin \
+	$(BUILD)/stages/BOOTX64.EFI \
 	$(BUILD)/payload/bios/payload.bzImage
 
 # stage2's LZMA decoder on the host, with the sanitizers.

@@ -218,7 +218,7 @@ static int fat_bpb_layout(const struct fat_bpb *p, struct fat_fs *fs, struct dia
 		return AS_ECORRUPT;
 	}
 	uint64_t n = (uint64_t)clusters + 2;
-	uint64_t need = type == FAT_TYPE_12 ? (n * 3 + 1) / 2 : type == FAT_TYPE_16 ? n * 2 : n * 4;
+	uint64_t need = type == FAT_TYPE_12 ? ALIGN_UP(n * 3, 2) / 2 : type == FAT_TYPE_16 ? n * 2 : n * 4;
 	uint64_t fat_bytes = (uint64_t)fat_size * bps;
 	if (fat_bytes < need) {
 		diag_error(d, "fat.bpb.fat_small",

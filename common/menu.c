@@ -44,6 +44,7 @@ enum menu_action menu_time(struct menu *m, uint32_t tenths)
 		return MENU_NONE;
 	if (tenths >= m->wait_tenths)
 		return boot(m, m->def, NULL);
+	/* whole seconds rounded up; not DIV_ROUND_UP, which packs 4 bytes larger into stage2 */
 	unsigned left = (m->wait_tenths - tenths + 9) / 10;
 	if (left == m->left)
 		return MENU_NONE;

@@ -1,5 +1,6 @@
 #include "common/pe.h"
 
+#include "common/bits.h"
 #include "common/errors.h"
 #include "common/le.h"
 #include "common/mem.h"
@@ -110,7 +111,7 @@ int pe_cert_next(const struct pe_image *pe, uint32_t *pos, uint16_t *revision, u
 	*data = c + PE_CERT_HEADER;
 	*len = n - PE_CERT_HEADER;
 	/* entries start on 8-byte boundaries */
-	uint32_t next = *pos + ((n + 7) & ~7u);
+	uint32_t next = *pos + ALIGN_UP(n, 8);
 	*pos = next > *pos ? next : pe->cert_len;
 	return 0;
 }

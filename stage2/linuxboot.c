@@ -34,7 +34,7 @@ static struct initrd_join rd;
 
 static uint32_t kib(uint64_t bytes)
 {
-	return (uint32_t)((bytes + 1023) >> 10);
+	return (uint32_t)(ALIGN_UP(bytes, 1024) >> 10);
 }
 
 static int open_file(struct fat_fs *fs, const char *what, const char *path, struct fat_file *f)

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/bits.h"
 #include "common/config.h"
 #include "common/errors.h"
 #include "common/le.h"
@@ -432,7 +433,7 @@ int esp_chain_problem(struct fat_fs *fs, struct blockdev *dev, char *problem, si
 	c.fs = fs;
 	esp_geom_of(fs, &c.g);
 	c.fat = xmalloc((size_t)c.g.fat_bytes);
-	c.used = xcalloc(1, (size_t)(fs->clusters + 2) / 8 + 1);
+	c.used = xcalloc(1, DIV_ROUND_UP((size_t)fs->clusters + 2, 8));
 	snprintf(c.path, sizeof c.path, "/");
 	if (bdev_read_bytes(dev, fs->fat_offset, c.fat, (size_t)c.g.fat_bytes)) {
 		rc = AS_EIO;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/bits.h"
 #include "common/memdisk.h"
 
 struct fuzz_disk {
@@ -19,7 +20,7 @@ struct fuzz_disk {
 static inline void fuzz_disk_open(struct fuzz_disk *fd, const uint8_t *data, size_t size,
 				  uint32_t lss, uint32_t max_io)
 {
-	fd->sectors = (size + lss - 1) / lss;
+	fd->sectors = DIV_ROUND_UP(size, lss);
 	fd->md = (struct memdisk){ .data = calloc(fd->sectors ? fd->sectors : 1, lss),
 				   .size = fd->sectors * lss };
 	fd->scratch = malloc(lss);

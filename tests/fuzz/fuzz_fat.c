@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "common/bits.h"
 #include "common/errors.h"
 #include "common/fat.h"
 #include "common/le.h"
@@ -159,7 +160,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			size -= len;
 		}
 	}
-	bytes = (bytes + lss - 1) / lss * lss;
+	bytes = DIV_ROUND_UP(bytes, lss) * lss;
 	if (bytes > MAX_DEV_BYTES + 4096)
 		return 0;
 
@@ -187,7 +188,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct fat_file f;
 	static const char *const paths[] = { "/anysector.cfg", "/EFI/BOOT/BOOTX64.EFI", "a/../b",
 					     "\\x\\y\\z", "/./", ".." };
-	for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++)
+	for (size_t i = 0; i < ARRAY_SIZE(paths); i++)
 		if (fat_open(&fs, paths[i], &f, &diag) == 0 && !f.is_dir && nfiles++ < MAX_FILES)
 			read_file(&f);
 	return 0;

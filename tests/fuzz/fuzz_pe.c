@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/bits.h"
 #include "common/pe.h"
 
 static void inside(const uint8_t *base, size_t size, const void *p, size_t n)
@@ -26,7 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t n;
 	if (!pe_parse(buf, size, &pe)) {
 		static const char *const names[] = { ".sbat", ".text", ".reloc", ".linux", "" };
-		for (unsigned i = 0; i < sizeof names / sizeof names[0]; i++)
+		for (unsigned i = 0; i < ARRAY_SIZE(names); i++)
 			if (!pe_section(&pe, names[i], &d, &n))
 				inside(buf, size, d, n);
 		uint32_t pos = 0, last = 0;

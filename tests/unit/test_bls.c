@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/bits.h"
 #include "common/bls.h"
 #include "common/errors.h"
 
@@ -194,7 +195,7 @@ static void test_boot_counter(void **state)
 		{ "a-1-2.conf", "a-1-2", -1, -1 },
 		{ "+3.conf", "+3", -1, -1 },
 	};
-	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		struct capture cap;
 		int rc = parse(cases[i].file, "linux /k\n", &cap);
 		if (rc || strcmp(ent.key.id, cases[i].id) || ent.key.tries_left != cases[i].left ||
@@ -241,7 +242,7 @@ static const struct {
 static void test_version_order(void **state)
 {
 	(void)state;
-	for (size_t i = 0; i < sizeof versions / sizeof versions[0]; i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(versions); i++) {
 		int r = bls_vercmp(versions[i].a, versions[i].b);
 		int back = bls_vercmp(versions[i].b, versions[i].a);
 		r = (r > 0) - (r < 0);
@@ -388,7 +389,7 @@ static void test_loader_conf(void **state)
 		{ "timeout soon\n", false, 0, "bls.bad_line" },
 		{ "default @saved\n", false, 0, NULL },
 	};
-	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
 		capture_init(&cap);
 		bls_loader_parse(t[i].text, strlen(t[i].text), &l, &cap.diag);
 		assert_int_equal(l.has_timeout, t[i].has);
@@ -417,7 +418,7 @@ static void test_glob(void **state)
 		{ "*a*b*c", "xxaxxbxxc", true }, { "*a*b*c", "xxaxxcxxb", false },
 		{ "**", "x", true }, { "a*", "a", true },
 	};
-	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++)
 		if (bls_glob(t[i].p, t[i].s) != t[i].match)
 			fail_msg("'%s' against '%s': wanted %d", t[i].p, t[i].s, t[i].match);
 	/* the worst case for backtracking still ends */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/bits.h"
 #include "common/config.h"
 #include "common/errors.h"
 
@@ -200,7 +201,7 @@ static void test_too_long_values(void **state)
 	char want[96];
 	assert_non_null(text);
 	assert_non_null(v);
-	for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(f); i++) {
 		struct capture cap;
 		/* exactly fits */
 		memset(v, 'x', f[i].cap - 1);

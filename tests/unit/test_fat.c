@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/bits.h"
 #include "common/errors.h"
 #include "common/fat.h"
 #include "common/le.h"
@@ -45,7 +46,7 @@ static struct file_spec files[] = {
 	{ "/boot/sub dir/deeper/file.dat", 7777 },
 	{ long200, 3333 },  /* "/boot/long-abcdefghij..." (200-character name) */
 };
-#define NFILES (sizeof files / sizeof files[0])
+#define NFILES ARRAY_SIZE(files)
 
 struct image_spec {
 	const char *name;
@@ -64,7 +65,7 @@ static const struct image_spec images[] = {
 	{ "fat32-4096", 32, 4096, "260M", true },
 };
 #define INITRD_SIZE (6u * 1024 * 1024 + 12345)
-#define NIMAGES (sizeof images / sizeof images[0])
+#define NIMAGES ARRAY_SIZE(images)
 
 static char workdir[512];
 static bool have_images;
@@ -433,7 +434,7 @@ static void test_big_file_is_fragmented(void **state)
 				runs++;
 			c = next;
 		}
-		assert_int_equal(n, (BIG_SIZE + fs->cluster_size - 1) / fs->cluster_size);
+		assert_int_equal(n, DIV_ROUND_UP(BIG_SIZE, fs->cluster_size));
 		if (runs < 5)
 			fail_msg("%s: big.bin has only %u runs", images[i].name, runs);
 		free(fs);
@@ -488,7 +489,7 @@ static void test_reads_are_batched(void **state)
 		assert_non_null(buf);
 		m->md.calls = 0;
 		assert_int_equal(fat_read(fs, &f, 0, buf, f.size, NULL), 0);
-		unsigned pieces = (INITRD_SIZE + 65535) / 65536;
+		unsigned pieces = DIV_ROUND_UP(INITRD_SIZE, 65536);
 		if (m->md.calls > pieces + 6)
 			fail_msg("6 MiB initrd at %u-byte sectors: %u device calls for %u 64 KiB pieces",
 				 lss[k], m->md.calls, pieces);

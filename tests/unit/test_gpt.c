@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/bits.h"
 #include "common/crc32.h"
 #include "common/errors.h"
 #include "common/gpt.h"
@@ -31,7 +32,7 @@ static uint8_t *sec(struct test_disk *d, uint64_t lba)
 
 static uint64_t arr_sectors(uint32_t lss)
 {
-	return (16384 + lss - 1) / lss;
+	return DIV_ROUND_UP(16384, lss);
 }
 
 /* Three partitions: BIOS boot, ESP, Linux, starting at the first usable LBA. */

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "common/bits.h"
 #include "common/errors.h"
 #include "common/initrd.h"
 #include "common/str.h"
@@ -47,7 +48,7 @@ static int setup(void **state)
 	if (run_cmd("truncate -s 4M '%s' && mkfs.fat -F 12 -S 4096 -s 1 '%s' >/dev/null && "
 		    "mmd -i '%s' ::/d ::/d/dir", img, img, img))
 		return -1;
-	for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+	for (size_t f = 0; f < ARRAY_SIZE(files); f++) {
 		char src[600];
 		snprintf(src, sizeof src, "%s/%s", workdir, files[f].name);
 		FILE *fp = fopen(src, "wb");

@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+#include "common/bits.h"
 #include "common/keys.h"
 
 /* Feeds bytes, collecting keys (held ones too); then a timeout, as a quiet line gives. */
@@ -30,7 +31,7 @@ static unsigned decode(const char *bytes, size_t n, int *out, unsigned max)
 		static const int want[] = { __VA_ARGS__ };                                   \
 		int got[16];                                                                 \
 		unsigned n = decode(bytes, sizeof(bytes) - 1, got, 16);                      \
-		assert_int_equal(n, sizeof want / sizeof want[0]);                           \
+		assert_int_equal(n, ARRAY_SIZE(want));                                       \
 		for (unsigned i = 0; i < n; i++)                                             \
 			if (got[i] != want[i])                                               \
 				fail_msg("%s: key %u is 0x%x, want 0x%x", #bytes, i, got[i], \

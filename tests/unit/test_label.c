@@ -6,6 +6,7 @@
 
 #include <string.h>
 
+#include "common/bits.h"
 #include "common/errors.h"
 #include "common/gpt.h"
 #include "common/label.h"
@@ -45,7 +46,7 @@ static void test_decide_table(void **state)
 		{ 0xEE, 0x00, false, false, LABEL_NONE, false, false, false },
 		{ 0x0C, 0x00, false, false, LABEL_NONE, false, false, false },
 	};
-	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(rows); i++) {
 		struct mbr m = lba0_with(rows[i].t0, rows[i].t1, rows[i].sig);
 		struct label l = label_decide(&m, rows[i].gpt);
 		if (l.kind != rows[i].kind || l.hybrid != rows[i].hybrid ||

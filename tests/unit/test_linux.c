@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/bits.h"
 #include "common/errors.h"
 #include "common/le.h"
 #include "common/linux.h"
@@ -203,7 +204,7 @@ static void test_refusals(void **state)
 	im.buf[0x211] = LINUX_LOADED_HIGH;
 
 	/* syssize: one paragraph of rounding is allowed, a whole paragraph more is not */
-	le32_store(im.buf + 0x1F4, (KERNEL_BYTES + 15) / 16);
+	le32_store(im.buf + 0x1F4, DIV_ROUND_UP(KERNEL_BYTES, 16));
 	assert_int_equal(parse(&im, &h, &cap), 0);
 	le32_store(im.buf + 0x1F4, KERNEL_BYTES / 16 + 1);
 	expect_refusal(&im, AS_ECORRUPT, "linux.syssize", "syssize says 100016 bytes");

@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "common/bits.h"
+
 #define memcpy fs_memcpy
 #define memmove fs_memmove
 #define memset fs_memset
@@ -50,7 +52,7 @@ static void test_memset_lengths_and_alignments(void **state)
 	uint8_t dst[AREA], want[AREA];
 	static const int values[] = { 0, 0x5A, 0xFF, 0x1234 /* only the low byte counts */ };
 
-	for (size_t v = 0; v < sizeof values / sizeof values[0]; v++)
+	for (size_t v = 0; v < ARRAY_SIZE(values); v++)
 		for (size_t dof = 0; dof < 8; dof++)
 			for (size_t n = 0; n + dof < 48; n++) {
 				memset(dst, GUARD, sizeof dst);

@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+#include "common/bits.h"
 #include "common/errors.h"
 #include "common/le.h"
 #include "common/pe.h"
@@ -213,7 +214,7 @@ static void test_sbat(void **state)
 	assert_int_equal(sbat_find(t, sizeof text - 1, "shi", &r), AS_ENOENT);
 
 	static const char *const bad[] = { "sbat\n", "x,\n", "x,1a,b\n", "x,-1\n", "x,1234567890\n" };
-	for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+	for (unsigned i = 0; i < ARRAY_SIZE(bad); i++) {
 		pos = 0;
 		assert_int_equal(sbat_next((const uint8_t *)bad[i], strlen(bad[i]), &pos, &r),
 				 AS_ECORRUPT);

@@ -6,6 +6,7 @@
 
 #include <string.h>
 
+#include "common/bits.h"
 #include "tools/cli.h"
 #include "tools/util.h"
 
@@ -57,7 +58,7 @@ static void test_next_option(void **state)
 	(void)state;
 	char *argv[] = { "t", "--sector-size", "4096", "--force", "--label", "mbr", "--io-opt",
 			 "1M", "--dry-run", "--help", "disk.img", NULL };
-	int argc = (int)(sizeof argv / sizeof argv[0]) - 1;
+	int argc = (int)ARRAY_SIZE(argv) - 1;
 	struct common_opts o = { 0 };
 
 	optind = 1;

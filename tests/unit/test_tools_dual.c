@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/bits.h"
 #include "common/errors.h"
 #include "common/gpt.h"
 #include "common/le.h"
@@ -101,7 +102,7 @@ static void test_write_placed_rules(void **state)
 		{ { .primary_array = 48, .backup_array = 8000, .first_usable = 80, .last_usable = 8191 },
 		  "gpt.usable_range", NULL },
 	};
-	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 		capture_init(&c);
 		assert_int_equal(gpt_write_placed(&d->dev, &disk_guid, &e, 1, &bad[i].p, &c.diag),
 				 AS_EINVAL);

@@ -6,6 +6,7 @@
 
 #include <string.h>
 
+#include "common/bits.h"
 #include "common/le.h"
 #include "tools/esp_order.h"
 
@@ -228,7 +229,7 @@ static void test_plan(void **state)
 		{ 50, 1, 0xA2, "files: FAT with the replaced chains freed" },
 		{ 0, 1, 0x10, "files: filesystem metadata" },
 	};
-	assert_int_equal(p.n, sizeof want / sizeof want[0]);
+	assert_int_equal(p.n, ARRAY_SIZE(want));
 	for (unsigned i = 0; i < p.n; i++) {
 		assert_int_equal(p.ops[i].lba, want[i].lba);
 		assert_int_equal(p.ops[i].count, want[i].count);

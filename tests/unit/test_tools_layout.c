@@ -6,6 +6,7 @@
 
 #include <string.h>
 
+#include "common/bits.h"
 #include "tools/fatfmt.h"
 #include "tools/layout.h"
 #include "tools/util.h"
@@ -56,7 +57,7 @@ static void test_gpt_starts_per_drive(void **state)
 		{ 512, 512, 0, 33553920, MIB, { 2048, 4096, 536576 } },        /* bogus io_opt */
 		{ 512, 4096, 0, 4095, MIB, { 2048, 4096, 536576 } },           /* io_opt not * PSS */
 	};
-	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		struct topology t = topo(cases[i].lss, cases[i].pss, cases[i].aoff, cases[i].io_opt,
 					 300 * MIB);
 		struct layout l;

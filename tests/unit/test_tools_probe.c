@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/bits.h"
 #include "common/le.h"
 #include "common/mbr.h"
 #include "tools/foreign.h"
@@ -147,7 +148,7 @@ static void test_names(void **state)
 		{ "iso9660", "filesystem", false, "an iso9660 filesystem" },
 	};
 	char buf[120];
-	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		struct probe_hit h;
 		memset(&h, 0, sizeof h);
 		snprintf(h.type, sizeof h.type, "%s", cases[i].type);

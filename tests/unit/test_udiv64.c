@@ -10,6 +10,7 @@
 #define __udivdi3 s2_udivdi3
 #define __umoddi3 s2_umoddi3
 #include "stage2/udiv64.c"
+#include "common/bits.h"
 #undef __udivmoddi4
 #undef __udivdi3
 #undef __umoddi3
@@ -33,8 +34,8 @@ static void check(uint64_t n, uint64_t d)
 static void test_edges(void **state)
 {
 	(void)state;
-	for (size_t i = 0; i < sizeof edges / sizeof *edges; i++)
-		for (size_t j = 0; j < sizeof edges / sizeof *edges; j++)
+	for (size_t i = 0; i < ARRAY_SIZE(edges); i++)
+		for (size_t j = 0; j < ARRAY_SIZE(edges); j++)
 			if (edges[j])
 				check(edges[i], edges[j]);
 }

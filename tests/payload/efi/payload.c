@@ -10,6 +10,7 @@
  * machine down. */
 #include <efi.h>
 
+#include "common/bits.h"
 #include "common/fmt.h"
 #include "common/le.h"
 #include "efi/initrd_media.h"
@@ -77,7 +78,7 @@ static EFI_STATUS load_initrd(void **data, UINTN *size)
 		fail("LoadFile2 size query (NULL buffer) did not return EFI_BUFFER_TOO_SMALL", s);
 
 	EFI_PHYSICAL_ADDRESS addr = 0;
-	UINTN pages = (want + EFI_PAGE_SIZE - 1) / EFI_PAGE_SIZE;
+	UINTN pages = DIV_ROUND_UP(want, EFI_PAGE_SIZE);
 	s = bs->AllocatePages(AllocateAnyPages, EfiLoaderData, pages ? pages : 1, &addr);
 	if (EFI_ERROR(s))
 		fail("AllocatePages for the initrd failed", s);

@@ -21,7 +21,7 @@ sbsigntool shim-unsigned openssl
 python3
 busybox-static cpio gzip
 linux-image-cloud-amd64
-xxd
+xxd shellcheck
 jq
 debhelper lintian
 grub-pc-bin grub-common systemd-boot-efi syslinux syslinux-common

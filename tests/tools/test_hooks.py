@@ -1,0 +1,402 @@
+#!/usr/bin/env python3
+"""The Debian kernel hooks (hooks/) against a fake /boot (a temp directory, ANYSECTOR_BOOT_DIR)
+and a disk image made by `anysector mkimage` (ASan+UBSan build, placeholder stages), no root:
+anysector-update's entries per kept kernel, the newest the default in dpkg's version order,
+removed kernels' entries and ESP files gone, the user's own entry kept, a second run changing no
+byte of the image; the hook wrapper's DEB_MAINT_PARAMS rules; the sentences and exit codes when
+unconfigured, the disk absent, anysector failing; what `make install-hooks` (debian/rules) puts
+where, with which modes; shellcheck on the scripts. Outcomes: `anysector list --json`, the ESP's
+files read back with mtools, the image's SHA-256, exit codes and stderr.
+"""
+import os
+import shutil
+import stat
+import subprocess
+import sys
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from lib import mtools, paths, tool  # noqa: E402
+from lib.disk import sha256  # noqa: E402
+from lib.suite import Suite, have  # noqa: E402
+
+HOOKS = os.path.join(paths.ROOT, "hooks")
+UPDATE = os.path.join(HOOKS, "anysector-update")
+OLD, NEW, NEWER = "6.1.0-9-amd64", "6.1.0-10-amd64", "6.1.0-10-amd64+b1"
+CMDLINE = "root=PARTUUID=0fc63daf-8483-4772-8e79-3d69d8477de4 rw console=ttyS0"
+
+
+class World:
+    """One fake system: /boot, the config file, the state directory, the disk image with the
+    user's own entry 'mine' (made by mkimage), and the ESP's byte offset."""
+
+    def __init__(self, s, name):
+        self.s = s
+        self.dir = s.path(name)
+        shutil.rmtree(self.dir, ignore_errors=True)
+        self.boot = os.path.join(self.dir, "boot")
+        os.makedirs(self.boot)
+        self.config = os.path.join(self.dir, "default")
+        self.state = os.path.join(self.dir, "state")
+        self.img = os.path.join(self.dir, "disk.img")
+        user_kernel = os.path.join(self.dir, "vmlinuz-user")
+        with open(user_kernel, "wb") as f:
+            f.write(b"MZ" + b"user kernel" * 1000)
+        s.anysector("mkimage", self.img, "--size", "48M", "--label", "gpt", "--kernel",
+                    user_kernel, "--name", "mine", "--cmdline", "root=/dev/user")
+        j = s.json("info", self.img)
+        bp = [p for p in j.get("partitions", []) if p.get("boot_partition")]
+        self.esp = bp[0]["start"] * j["topology"]["logical_sector_size"] if bp else 0
+        self.configure()
+
+    def configure(self, disk=None, **extra):
+        """Writes the config: the packaged file with the disk and command line filled in."""
+        values = {"ANYSECTOR_DISK": self.img if disk is None else disk,
+                  "ANYSECTOR_CMDLINE": '"%s"' % CMDLINE}
+        values.update(extra)
+        lines = []
+        with open(os.path.join(HOOKS, "default")) as f:
+            for line in f:
+                key = line.split("=", 1)[0]
+                if key in values:
+                    line = "%s=%s\n" % (key, values.pop(key))
+                lines.append(line)
+        lines += ["%s=%s\n" % kv for kv in values.items()]
+        with open(self.config, "w") as f:
+            f.writelines(lines)
+
+    def install_kernel(self, version, initrd=True, salt=b""):
+        """A kernel package's files: distinct bytes per version (and per salt)."""
+        with open(os.path.join(self.boot, "vmlinuz-" + version), "wb") as f:
+            f.write(b"MZ" + (version.encode() + salt) * 3000)
+        if initrd:
+            self.write_initrd(version, salt)
+
+    def write_initrd(self, version, salt=b""):
+        with open(os.path.join(self.boot, "initrd.img-" + version), "wb") as f:
+            f.write(b"\x1f\x8b" + (b"initrd " + version.encode() + salt) * 5000)
+
+    def remove_kernel(self, version):
+        for f in ("vmlinuz-", "initrd.img-"):
+            p = os.path.join(self.boot, f + version)
+            if os.path.exists(p):
+                os.unlink(p)
+
+    def env(self, **extra):
+        e = dict(os.environ, ANYSECTOR_CONFIG=self.config, ANYSECTOR_BOOT_DIR=self.boot,
+                 ANYSECTOR_STATE_DIR=self.state, ANYSECTOR_BIN=paths.ASAN_ANYSECTOR,
+                 PATH=HOOKS + os.pathsep + os.environ.get("PATH", ""))
+        e.pop("DEB_MAINT_PARAMS", None)
+        e.update(extra)
+        return e
+
+    def run(self, *args, rc=0, prog=UPDATE, env=None):
+        """Runs anysector-update (or a hook); asserts the exit code and no sanitizer report."""
+        p = subprocess.run([prog] + list(args), capture_output=True, text=True,
+                           env=env or self.env(), stdin=subprocess.DEVNULL, timeout=300)
+        out = p.stdout + p.stderr
+        self.s.check(not tool.sanitizer_report(out), "sanitizer report:\n" + out[-3000:])
+        self.s.eq(p.returncode, rc, "%s %s exit status (output:\n%s)" %
+                  (os.path.basename(prog), " ".join(args), out[-3000:]))
+        return p
+
+    def menu(self):
+        return self.s.json("list", self.img)
+
+    def names(self):
+        return [e["name"] for e in self.menu().get("entries", [])]
+
+    def esp_file(self, path):
+        return mtools.read(self.img, self.esp, path)
+
+    def esp_dir(self, path):
+        """The names in a directory of the ESP, or None when it does not exist."""
+        r = mtools.run(["mdir", "-b", "::" + path], self.img, self.esp, text=True)
+        if r.returncode:
+            return None
+        return sorted(os.path.basename(x.rstrip("/")) for x in r.stdout.split())
+
+
+def read(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def expect_kernels(s, w, versions, default):
+    """The menu holds 'mine' and exactly one entry per version, its files on the ESP the same
+    bytes as in /boot, its command line and title as configured; default is the default."""
+    m = w.menu()
+    s.eq(sorted(e["name"] for e in m.get("entries", [])),
+         sorted(["mine"] + ["debian-" + v for v in versions]), "menu entries")
+    s.eq(m.get("default"), default, "default entry")
+    for e in m.get("entries", []):
+        if e["name"] == "mine":
+            s.eq((e["kernel"], e["cmdline"]), ("/mine/vmlinuz-user", "root=/dev/user"),
+                 "the user's entry")
+            s.check(w.esp_file("/mine/vmlinuz-user") is not None, "the user's kernel is on the ESP")
+            continue
+        v = e["name"][len("debian-"):]
+        s.eq((e["title"], e["cmdline"], e["source"]),
+             ("Debian GNU/Linux " + v, CMDLINE, "anysector.cfg"), "entry %s" % e["name"])
+        s.eq(e["kernel"], "/debian-%s/vmlinuz-%s" % (v, v), "entry %s kernel" % e["name"])
+        s.eq(e["initrds"], ["/debian-%s/initrd.img-%s" % (v, v)], "entry %s initrd" % e["name"])
+        s.check(w.esp_file(e["kernel"]) == read(os.path.join(w.boot, "vmlinuz-" + v)),
+                "%s on the ESP is /boot's vmlinuz-%s" % (e["kernel"], v))
+        s.check(w.esp_file(e["initrds"][0]) == read(os.path.join(w.boot, "initrd.img-" + v)),
+                "%s on the ESP is /boot's initrd.img-%s" % (e["initrds"][0], v))
+
+
+def idempotent(s, w, what):
+    """A second run changes no byte of the image and prints nothing."""
+    before = sha256(w.img)
+    p = w.run()
+    s.eq(sha256(w.img), before, "image SHA-256 after a second run (%s)" % what)
+    s.eq((p.stdout, p.stderr), ("", ""), "second run's output (%s)" % what)
+
+
+def gone(s, w, version):
+    """Its directory (kernel and initrd) has left the ESP."""
+    s.eq(w.esp_dir("/debian-" + version), None, "/debian-%s on the ESP" % version)
+    s.check("DEBIAN-" + version.upper() not in (n.upper() for n in w.esp_dir("/") or []),
+            "/ of the ESP still lists debian-%s: %r" % (version, w.esp_dir("/")))
+
+
+def t_kernel_lifecycle(s):
+    """First kernel, a newer one (10 > 9 only in version order), KEEP=1, removal, re-install."""
+    w = World(s, "life")
+    w.install_kernel(OLD)
+    w.run()
+    expect_kernels(s, w, [OLD], "debian-" + OLD)
+    idempotent(s, w, "first kernel")
+
+    w.install_kernel(NEW)
+    w.run()
+    expect_kernels(s, w, [OLD, NEW], "debian-" + NEW)
+    idempotent(s, w, "second kernel")
+
+    w.configure(ANYSECTOR_KEEP=1)
+    w.run()
+    expect_kernels(s, w, [NEW], "debian-" + NEW)
+    gone(s, w, OLD)
+    idempotent(s, w, "KEEP=1")
+
+    w.configure(ANYSECTOR_KEEP=2)
+    w.run()
+    expect_kernels(s, w, [OLD, NEW], "debian-" + NEW)
+    w.remove_kernel(NEW)
+    w.run()
+    expect_kernels(s, w, [OLD], "debian-" + OLD)
+    gone(s, w, NEW)
+    idempotent(s, w, "newest removed")
+
+    # a third kernel, newer by its Debian revision suffix, with KEEP=2: the oldest leaves
+    w.install_kernel(NEW)
+    w.install_kernel(NEWER)
+    w.run()
+    expect_kernels(s, w, [NEW, NEWER], "debian-" + NEWER)
+    gone(s, w, OLD)
+
+
+def t_new_initrd(s):
+    """update-initramfs -u, a reinstalled kernel of the same version, a new command line: the
+    entry is replaced with the new bytes; --force replaces an up-to-date one."""
+    w = World(s, "initrd")
+    w.install_kernel(OLD)
+    w.run()
+    w.write_initrd(OLD, salt=b" regenerated")
+    w.run()
+    expect_kernels(s, w, [OLD], "debian-" + OLD)
+    w.install_kernel(OLD, salt=b" rebuilt")
+    w.run()
+    expect_kernels(s, w, [OLD], "debian-" + OLD)
+    idempotent(s, w, "new initrd")
+    w.configure(ANYSECTOR_CMDLINE='"root=/dev/vda1 ro"')
+    w.run()
+    s.eq([e["cmdline"] for e in w.menu()["entries"] if e["name"] != "mine"], ["root=/dev/vda1 ro"],
+         "command line after the config changed")
+    before = sha256(w.img)
+    w.run("--force")
+    s.check(sha256(w.img) != before, "--force rewrote the entry")
+    shutil.rmtree(w.state)
+    w.run()
+    s.eq(w.names(), ["mine", "debian-" + OLD], "menu after the state was lost")
+
+
+def t_waits_for_initrd(s):
+    """The kernel's postinst.d can run before its initrd exists: the kernel waits, with a line,
+    and the older kernel stays the default; the initramfs hook's run then adds it."""
+    w = World(s, "wait")
+    w.install_kernel(OLD)
+    w.run()
+    w.install_kernel(NEW, initrd=False)
+    p = w.run()
+    s.check("initrd.img-%s yet" % NEW in p.stderr, "no line about the missing initrd: %r"
+            % p.stderr)
+    expect_kernels(s, w, [OLD], "debian-" + OLD)
+    w.write_initrd(NEW)
+    w.run()
+    expect_kernels(s, w, [OLD, NEW], "debian-" + NEW)
+
+
+def t_user_entries(s):
+    """Entries the hook does not own survive every run, even one named like a version; a
+    default the user chose stays with ANYSECTOR_DEFAULT=keep; no kernel leaves the menu alone."""
+    w = World(s, "user")
+    s.anysector("add", w.img, "--kernel", os.path.join(w.dir, "vmlinuz-user"), "--name", NEW,
+                "--cmdline", "x", "--initrd", os.path.join(w.dir, "vmlinuz-user"))
+    w.install_kernel(OLD)
+    w.configure(ANYSECTOR_DEFAULT="keep")
+    w.run()
+    s.eq(w.names(), ["mine", NEW, "debian-" + OLD], "menu with the user's entries")
+    s.eq(w.menu().get("default"), "mine", "mkimage's default with ANYSECTOR_DEFAULT=keep")
+    s.anysector("set-default", w.img, NEW)
+    w.install_kernel(NEW)
+    w.run()
+    s.eq(w.menu().get("default"), NEW, "the user's default with ANYSECTOR_DEFAULT=keep")
+    w.remove_kernel(OLD)
+    w.remove_kernel(NEW)
+    before = sha256(w.img)
+    p = w.run()
+    s.check(p.stderr.startswith("anysector: no kernel"), "no line about no kernel: %r" % p.stderr)
+    s.eq(sha256(w.img), before, "image SHA-256 with no kernel installed")
+    s.eq(w.names(), ["mine", NEW, "debian-" + OLD, "debian-" + NEW], "menu with no kernel")
+
+
+def one_line(s, p, starts, has, what):
+    lines = p.stderr.splitlines()
+    s.eq(len(lines), 1, "%s: stderr lines (%r)" % (what, p.stderr))
+    s.check(p.stderr.startswith(starts) and all(h in p.stderr for h in has),
+            "%s: stderr %r, want %r ... %r" % (what, p.stderr, starts, has))
+
+
+def t_not_configured(s):
+    """No disk set, the disk absent: exit 0, one line on stderr, nothing written."""
+    w = World(s, "unconf")
+    w.install_kernel(OLD)
+    before = sha256(w.img)
+    w.configure(disk="")
+    one_line(s, w.run(), "anysector: ANYSECTOR_DISK is not set", ["anysector-update"], "no disk")
+    os.unlink(w.config)
+    one_line(s, w.run(), "anysector: ANYSECTOR_DISK is not set", [], "no config file")
+    w.configure(disk=os.path.join(w.dir, "absent"))
+    one_line(s, w.run(), "anysector: %s (ANYSECTOR_DISK) is absent" % os.path.join(w.dir, "absent"),
+             ["anysector-update"], "disk absent")
+    s.eq(sha256(w.img), before, "image SHA-256 when not configured")
+
+
+FAILED = "anysector: the boot menu on %s was not updated"
+BY_HAND = "run 'anysector-update' as root."
+
+
+def t_failures(s):
+    """anysector failing (a disk that is no disk; a bad config): anysector-update exits 2 and a
+    hook 0, each after the sentence; ANYSECTOR_STRICT=yes makes the hook fail too."""
+    w = World(s, "fail")
+    w.install_kernel(OLD)
+    junk = os.path.join(w.dir, "junk.img")
+    with open(junk, "wb") as f:
+        f.truncate(8 << 20)
+    w.configure(disk=junk)
+    hook = install_hook(s, w, "postinst.d")
+    for prog, args, rc in ((UPDATE, [], 2), (hook, [OLD, "/boot/vmlinuz-" + OLD], 0)):
+        p = w.run(*args, prog=prog, rc=rc)
+        last = p.stderr.splitlines()[-1] if p.stderr else ""
+        s.check(last.startswith(FAILED % junk) and last.endswith(BY_HAND) and
+                "no boot partition" in last, "%s: last stderr line %r" % (prog, last))
+    p = w.run(OLD, prog=hook)
+    s.check("after kernel %s was installed" % OLD in p.stderr, "hook sentence: %r" % p.stderr)
+    w.configure(disk=junk, ANYSECTOR_STRICT="yes")
+    w.run(OLD, prog=hook, rc=2)
+    w.configure(ANYSECTOR_KEEP="many")
+    p = w.run(rc=2)
+    one_line(s, p, FAILED % w.img, ["ANYSECTOR_KEEP", BY_HAND], "bad KEEP")
+    w.configure(ANYSECTOR_CMDLINE="")
+    one_line(s, w.run(rc=2), FAILED % w.img, ["ANYSECTOR_CMDLINE", BY_HAND], "no cmdline")
+    w.configure()
+    p = w.run(rc=2, env=w.env(ANYSECTOR_BIN=os.path.join(w.dir, "no-such-anysector")))
+    one_line(s, p, FAILED % w.img, ["is not installed", BY_HAND], "no installer")
+    s.eq(w.names(), ["mine"], "menu after the failures")
+
+
+def install_hook(s, w, where):
+    """zz-anysector copied to DIR/where/ (the hook tells its role from its directory)."""
+    d = os.path.join(w.dir, "hooks", where)
+    os.makedirs(d, exist_ok=True)
+    dst = os.path.join(d, "zz-anysector")
+    shutil.copy(os.path.join(HOOKS, "zz-anysector"), dst)
+    return dst
+
+
+def t_hook_modes(s):
+    """The hooks run on postinst configure, postrm remove, every post-update (and without
+    DEB_MAINT_PARAMS), never on upgrade, purge or abort; the run they start updates the menu."""
+    w = World(s, "modes")
+    w.configure(disk="")
+    cases = [("postinst.d", "'configure' '6.1.76-1'", True), ("postinst.d", None, True),
+             ("postinst.d", "'abort-upgrade' '6.1.76-1'", False),
+             ("postrm.d", "'remove'", True), ("postrm.d", "'upgrade' '6.1.76-1'", False),
+             ("postrm.d", "'purge'", False), ("postrm.d", "", True),
+             ("post-update.d", "'upgrade' '6.1.76-1'", True)]
+    for where, params, runs in cases:
+        hook = install_hook(s, w, where)
+        env = w.env() if params is None else w.env(DEB_MAINT_PARAMS=params)
+        p = w.run(OLD, "/boot/vmlinuz-" + OLD, prog=hook, env=env)
+        s.eq(p.stderr.startswith("anysector: ANYSECTOR_DISK is not set"), runs,
+             "%s with DEB_MAINT_PARAMS=%r ran anysector-update (stderr %r)" % (where, params,
+                                                                               p.stderr))
+    w.configure()
+    w.install_kernel(OLD)
+    w.run(OLD, os.path.join(w.boot, "initrd.img-" + OLD), prog=install_hook(s, w, "post-update.d"))
+    expect_kernels(s, w, [OLD], "debian-" + OLD)
+    w.remove_kernel(OLD)
+    w.install_kernel(NEW)
+    w.run(NEW, "/boot/vmlinuz-" + NEW, prog=install_hook(s, w, "postinst.d"),
+          env=w.env(DEB_MAINT_PARAMS="'configure' '6.1.76-1'"))
+    expect_kernels(s, w, [NEW], "debian-" + NEW)
+    gone(s, w, OLD)
+    # the package removed, its conffiles left: nothing runs
+    p = w.run(NEW, prog=install_hook(s, w, "postrm.d"), env=w.env(PATH="/usr/bin:/bin"))
+    s.eq(p.stderr, "", "hook without anysector-update")
+
+
+def t_package_paths(s):
+    """`make install-hooks` (what debian/rules runs into the package) puts each file at its path
+    with its mode; debian/rules runs it; the package depends on jq."""
+    dest = s.path("destdir")
+    p = subprocess.run(["make", "--no-print-directory", "-C", paths.ROOT, "install-hooks",
+                        "DESTDIR=" + dest, "PREFIX=/usr"], capture_output=True, text=True)
+    s.eq(p.returncode, 0, "make install-hooks (%s)" % p.stderr)
+    want = {"usr/sbin/anysector-update": 0o755,
+            "usr/share/man/man8/anysector-update.8": 0o644,
+            "etc/default/anysector": 0o644,
+            "etc/kernel/postinst.d/zz-anysector": 0o755,
+            "etc/kernel/postrm.d/zz-anysector": 0o755,
+            "etc/initramfs/post-update.d/zz-anysector": 0o755}
+    got = {}
+    for top, _, files in os.walk(dest):
+        for f in files:
+            full = os.path.join(top, f)
+            got[os.path.relpath(full, dest)] = stat.S_IMODE(os.stat(full).st_mode)
+    s.eq(got, want, "installed files and modes")
+    with open(os.path.join(paths.ROOT, "debian", "rules")) as f:
+        s.check("install-hooks" in f.read(), "debian/rules does not run make install-hooks")
+    with open(os.path.join(paths.ROOT, "debian", "control")) as f:
+        s.check("jq," in f.read(), "debian/control's Depends lacks jq")
+
+
+def t_shellcheck(s):
+    if not have("shellcheck"):
+        s.fail("shellcheck is not installed (tools/deps.sh lists it)")
+        return
+    # the config file only sets variables (SC2034: unused here)
+    for name, skip in (("anysector-update", []), ("zz-anysector", []),
+                       ("default", ["-e", "SC2034"])):
+        p = subprocess.run(["shellcheck", "-s", "sh"] + skip + [os.path.join(HOOKS, name)],
+                           capture_output=True, text=True)
+        s.eq(p.returncode, 0, "shellcheck %s:\n%s" % (name, p.stdout))
+
+
+if __name__ == "__main__":
+    s = Suite("hooks")
+    sys.exit(s.run([t_kernel_lifecycle, t_new_initrd, t_waits_for_initrd, t_user_entries,
+                    t_not_configured, t_failures, t_hook_modes, t_package_paths, t_shellcheck]))

@@ -40,6 +40,10 @@ struct cfg_parser {
 	unsigned initrd_line;     /* the first initrd line */
 	unsigned partition_line;
 	bool unreadable;          /* the current entry has a line too broken to know its key */
+	int pin_target;           /* the pin slot of the file the last key line named (0 kernel or
+				   * efi, 1+i initrd i), -1 when it named none: what a "sha256"
+				   * line on the next key line pins */
+	int pin_prev;             /* pin_target as it was before the current line */
 };
 
 /* A counted piece of the text. */
@@ -311,6 +315,7 @@ static void cfg_key_what(struct cfg_parser *ps, const char *key, struct cfg_span
 	if (str_cmp(key, "chainload")) {
 		if (cfg_store(ps, key, v, e ? e->kernel : 0, CFG_PATH_MAX) && e)
 			e->kind = key[0] == 'e' ? CFG_KIND_EFI : CFG_KIND_LINUX;
+		ps->pin_target = 0;
 		return;
 	}
 	/* "hdN": BIOS disk 0x80 + N, its LBA 0; "N": partition N of the boot disk. */
@@ -326,6 +331,28 @@ static void cfg_key_what(struct cfg_parser *ps, const char *key, struct cfg_span
 		e->kind = CFG_KIND_CHAIN;
 		e->partition = disk ? 0 : n;
 		e->bios_disk = disk ? n : 0;
+	}
+}
+
+/* sha256 HEX: the pin of the file the key line above named. */
+static void cfg_key_sha256(struct cfg_parser *ps, struct cfg_span v)
+{
+	char show[SHOW_MAX];
+	uint8_t d[SHA256_BYTES];
+
+	if (ps->pin_prev < 0) {
+		cfg_err(ps, "cfg.not_here", CFG_TAG "sha256 must follow the kernel, efi or initrd line "
+			"whose file it pins", ps->line);
+		return;
+	}
+	if (!sha256_from_hex(v.p, v.n, d)) {
+		cfg_err(ps, "cfg.bad_value", CFG_TAG "sha256 '%s' is not 64 hexadecimal digits",
+			ps->line, span_show(v, show));
+		return;
+	}
+	if (ps->cur) {
+		memcpy(ps->cur->pin[ps->pin_prev], d, SHA256_BYTES);
+		ps->cur->pinned |= (uint8_t)(1u << ps->pin_prev);
 	}
 }
 
@@ -363,10 +390,12 @@ static void cfg_key_in_entry(struct cfg_parser *ps, const char *key, struct cfg_
 			return;
 		}
 		if (cfg_store(ps, "initrd", v, e ? e->initrd[ps->ninitrd] : 0, CFG_PATH_MAX)) {
-			ps->ninitrd++;
+			ps->pin_target = (int)++ps->ninitrd;
 			if (e)
 				e->ninitrd = ps->ninitrd;
 		}
+	} else if (str_cmp(key, "sha256") == 0) {
+		cfg_key_sha256(ps, v);
 	} else {
 		if (cfg_once(ps, "cmdline", &ps->cmdline_line))
 			cfg_store(ps, "cmdline", v, e ? e->cmdline : 0, CFG_CMDLINE_MAX);
@@ -374,7 +403,7 @@ static void cfg_key_in_entry(struct cfg_parser *ps, const char *key, struct cfg_
 }
 
 static const char *const cfg_entry_keys[] = { "title", "kernel", "initrd", "cmdline", "efi",
-					       "chainload", "partition" };
+					       "chainload", "partition", "sha256" };
 
 bool cfg_is_entry_key(const char *key, size_t n)
 {
@@ -390,6 +419,10 @@ static void cfg_line(struct cfg_parser *ps, struct cfg_span s)
 	s = span_trim(s);
 	if (!s.n || s.p[0] == '#')
 		return;
+	/* every key line ends what a sha256 line may pin; blank and comment lines do not */
+	ps->pin_prev = ps->pin_target;
+	ps->pin_target = -1;
+
 
 	for (size_t i = 0; i < s.n; i++) {
 		unsigned char ch = (unsigned char)s.p[i];
@@ -455,6 +488,7 @@ int cfg_parse_text(const char *text, size_t len, struct cfg *out, struct diag *d
 	memset(&ps, 0, sizeof ps);
 	ps.out = out;
 	ps.d = d;
+	ps.pin_target = -1;
 
 	size_t pos = 0;
 	/* A UTF-8 byte order mark, as Windows editors write it. */

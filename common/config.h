@@ -11,6 +11,12 @@
  *     initrd  /initrd.img        (may repeat: the files are concatenated, as Linux allows)
  *     cmdline root=LABEL=root console=ttyS0
  *
+ *   entry pinned              pins: each "sha256" line holds the SHA-256 of the file named on
+ *     kernel  /p/vmlinuz        the line above it (kernel, efi or initrd; blank and comment
+ *     sha256  9f86d081...       lines may stand between); the loaders refuse to boot a file
+ *     initrd  /p/initrd.img     whose hash differs (common/pin.h). 64 hex digits, either case.
+ *     sha256  2c26b46b...
+ *
  *   entry windows             an EFI application (UEFI only), its LoadOptions from cmdline;
  *     efi /EFI/Microsoft/Boot/bootmgfw.efi
  *     partition 3             optional: the file is on partition 3 of the boot disk (FAT)
@@ -40,6 +46,7 @@
 #include <stdint.h>
 
 #include "common/diag.h"
+#include "common/sha256.h"
 
 #define CFG_FILE_NAME "anysector.cfg"
 /* The largest anysector.cfg any part accepts: the loaders read it whole (stage2 into the 64 KiB
@@ -89,6 +96,9 @@ struct cfg_entry {
 	char initrd[CFG_MAX_INITRDS][CFG_PATH_MAX];
 	char cmdline[CFG_CMDLINE_MAX];
 	unsigned line;                /* where "entry" was written */
+	uint8_t pinned;               /* bit 0: the kernel (or EFI application) has a sha256 line;
+				       * bit 1+i: initrd i has one */
+	uint8_t pin[1 + CFG_MAX_INITRDS][SHA256_BYTES];  /* [0] the kernel's, [1+i] initrd i's */
 };
 
 struct cfg {

@@ -78,13 +78,16 @@ void entry_file_path(const char *name, const char *file, char *out, size_t cap)
 
 char *cfg_text_add_entry(const char *text, const char *name, const char *title,
 			 enum cfg_kind kind, const char *kernel, unsigned partition,
-			 const char *const *initrd, unsigned ninitrd, const char *cmdline)
+			 const char *const *initrd, unsigned ninitrd, const char *cmdline,
+			 unsigned pinned, const uint8_t (*pin)[SHA256_BYTES])
 {
+	char hex[SHA256_HEX_LEN + 1];
 	size_t len = strlen(text);
 	if (!title)
 		title = name;
 	/* the fixed text of every line below, with room to spare */
 	size_t cap = len + strlen(name) + strlen(title) + strlen(kernel) + 96 + ninitrd * 16 +
+		     (1 + ninitrd) * (SHA256_HEX_LEN + 16) +
 		     (cmdline ? strlen(cmdline) + 16 : 0);
 	for (unsigned i = 0; i < ninitrd; i++)
 		cap += strlen(initrd[i]);
@@ -93,10 +96,15 @@ char *cfg_text_add_entry(const char *text, const char *name, const char *title,
 			len && text[len - 1] != '\n' ? "\n" : "", name, title);
 	k += sprintf(out + k, "  %-7s %s\n", kind == CFG_KIND_EFI ? "efi" : kind == CFG_KIND_CHAIN ?
 		     "chainload" : "kernel", kernel);
+	if (pinned & 1u)
+		k += sprintf(out + k, "  sha256  %s\n", (sha256_hex(pin[0], hex), hex));
 	if (partition)
 		k += sprintf(out + k, "  partition %u\n", partition);
-	for (unsigned i = 0; i < ninitrd; i++)
+	for (unsigned i = 0; i < ninitrd; i++) {
 		k += sprintf(out + k, "  initrd  %s\n", initrd[i]);
+		if ((pinned >> (1 + i)) & 1u)
+			k += sprintf(out + k, "  sha256  %s\n", (sha256_hex(pin[1 + i], hex), hex));
+	}
 	if (cmdline && *cmdline)
 		sprintf(out + k, "  cmdline %s\n", cmdline);
 	return out;

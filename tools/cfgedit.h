@@ -27,10 +27,13 @@ void entry_file_path(const char *name, const char *file, char *out, size_t cap);
 
 /* text with an entry appended (title NULL: the name; cmdline NULL or "": none), malloc'd.
  * kind says which line names `kernel`: kernel, efi or chainload; partition (efi only, 0: none)
- * adds "partition N": the file is on that partition of the boot disk. */
+ * adds "partition N": the file is on that partition of the boot disk. Bit s of pinned puts
+ * "sha256 pin[s]" after the line of the file in pin slot s (common/pin.h: 0 the kernel, 1+i
+ * initrd i); pin may be NULL when pinned is 0. */
 char *cfg_text_add_entry(const char *text, const char *name, const char *title,
 			 enum cfg_kind kind, const char *kernel, unsigned partition,
-			 const char *const *initrd, unsigned ninitrd, const char *cmdline);
+			 const char *const *initrd, unsigned ninitrd, const char *cmdline,
+			 unsigned pinned, const uint8_t (*pin)[SHA256_BYTES]);
 
 /* text with the global line "KEY VALUE" (timeout, default, serial): the line with that key is
  * replaced where it stands (keys match without case), else one is added before the first entry

@@ -44,6 +44,7 @@ enum {
 	OPT_FROM,
 	OPT_HELP,
 	OPT_REPLACE,
+	OPT_PIN,
 	OPT_FAILED,         /* next_option: a shared option had a bad value (already reported) */
 };
 

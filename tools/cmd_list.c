@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common/errors.h"
+#include "common/pin.h"
 #include "tools/bootmenu.h"
 #include "tools/cli.h"
 #include "tools/inspect.h"
@@ -44,6 +45,15 @@ static const char *firmware_text(const struct boot_menu *m, unsigned i)
 	return bios && uefi ? "BIOS and UEFI" : bios ? "BIOS only" : "UEFI only";
 }
 
+/* The pin of slot s (common/pin.h) as hex into hex, or NULL when the file has none. */
+static const char *pin_text(const struct cfg_entry *e, unsigned s, char hex[SHA256_HEX_LEN + 1])
+{
+	if (!pin_has(e, s))
+		return NULL;
+	sha256_hex(e->pin[s], hex);
+	return hex;
+}
+
 static void print_human(const struct boot_menu *m, unsigned part, const struct report *r)
 {
 	const struct cfg *c = &m->cfg;
@@ -54,6 +64,7 @@ static void print_human(const struct boot_menu *m, unsigned part, const struct r
 	       m->cfg_text ? "" : ", no anysector.cfg");
 	for (unsigned i = 0; i < c->nentries; i++) {
 		const struct cfg_entry *e = &c->entries[i];
+		char hex[SHA256_HEX_LEN + 1];
 		printf("\n%c %u) %s\n", (int)i == def ? '*' : ' ', i + 1, e->name);
 		printf("     title    %s\n", m->src[i].bls ? m->src[i].b.e.title : e->title);
 		if (m->src[i].bls && m->src[i].b.key.version[0])
@@ -66,8 +77,13 @@ static void print_human(const struct boot_menu *m, unsigned part, const struct r
 			printf("     efi      %s on partition %u\n", e->kernel, e->partition);
 		else
 			printf("     %-8s %s\n", e->kind == CFG_KIND_EFI ? "efi" : "kernel", e->kernel);
-		for (unsigned k = 0; k < e->ninitrd; k++)
+		if (pin_text(e, PIN_KERNEL, hex))
+			printf("     sha256   %s\n", hex);
+		for (unsigned k = 0; k < e->ninitrd; k++) {
 			printf("     initrd   %s\n", e->initrd[k]);
+			if (pin_text(e, PIN_INITRD + k, hex))
+				printf("     sha256   %s\n", hex);
+		}
 		printf("     cmdline  %s\n", e->cmdline);
 		printf("     from     %s%s\n", m->src[i].path, (int)i == def ? " (the default)" : "");
 		printf("     shown    %s\n", firmware_text(m, i));
@@ -116,6 +132,20 @@ static void print_json(const struct boot_menu *m, const char *target, unsigned p
 		json_arr_begin(&j, "initrds");
 		for (unsigned k = 0; k < e->ninitrd; k++)
 			json_str(&j, NULL, e->initrd[k]);
+		json_arr_end(&j);
+		/* the pins (null: not pinned), initrd_sha256 in the order of initrds */
+		char hex[SHA256_HEX_LEN + 1];
+		if (pin_text(e, PIN_KERNEL, hex))
+			json_str(&j, "kernel_sha256", hex);
+		else
+			json_null(&j, "kernel_sha256");
+		json_arr_begin(&j, "initrd_sha256");
+		for (unsigned k = 0; k < e->ninitrd; k++) {
+			if (pin_text(e, PIN_INITRD + k, hex))
+				json_str(&j, NULL, hex);
+			else
+				json_null(&j, NULL);
+		}
 		json_arr_end(&j);
 		json_str(&j, "cmdline", e->cmdline);
 		json_bool(&j, "default", (int)i == def);

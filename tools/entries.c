@@ -51,6 +51,9 @@ enum opt_result entry_option(int opt, const char *arg, struct entry_list *l, con
 	case OPT_DEFAULT:
 		e->make_default = true;
 		return OPTION_TAKEN;
+	case OPT_PIN:
+		e->pin = true;
+		return OPTION_TAKEN;
 	case OPT_PARTITION: {
 		char *end;
 		unsigned long n = strtoul(arg, &end, 10);
@@ -75,11 +78,12 @@ int entry_finish(const struct entry_list *l, const char *cmd, bool kernel_requir
 {
 	const struct add_entry *e = &l->e[0];
 	if (!l->n && (kernel_required || e->ninitrd || e->cmdline || e->title || e->name ||
-		      e->make_default || e->partition))
+		      e->make_default || e->partition || e->pin))
 		return usage_error(cmd, "%s", kernel_required ? "--kernel is required (or --efi, or "
 							    "--chainload)"
 							    : "--initrd, --cmdline, --title, --name, "
-							      "--partition and --default need a --kernel");
+							      "--partition, --default and --pin need a "
+							      "--kernel");
 	for (unsigned i = 0; i < l->n; i++) {
 		e = &l->e[i];
 		if (e->kind != CFG_KIND_LINUX && e->ninitrd)
@@ -89,6 +93,10 @@ int entry_finish(const struct entry_list *l, const char *cmd, bool kernel_requir
 			return usage_error(cmd, "--partition goes with --efi (an EFI application on "
 					   "another partition), not with --%s",
 					   e->kind == CFG_KIND_LINUX ? "kernel" : "chainload");
+		if (e->pin && (e->kind == CFG_KIND_CHAIN || e->partition))
+			return usage_error(cmd, "--pin pins the files add copies to the boot partition; "
+					   "%s copies none", e->partition ? "--efi with --partition"
+					   : "--chainload");
 		if (e->kind == CFG_KIND_CHAIN && e->cmdline)
 			return usage_error(cmd, "--cmdline does not go with --chainload (a boot record "
 					   "takes none)");

@@ -26,7 +26,8 @@ int entry_finish(const struct entry_list *l, const char *cmd, bool kernel_requir
 	{ "cmdline", required_argument, NULL, OPT_CMDLINE },         \
 	{ "title", required_argument, NULL, OPT_TITLE },             \
 	{ "name", required_argument, NULL, OPT_NAME },               \
-	{ "default", no_argument, NULL, OPT_DEFAULT }
+	{ "default", no_argument, NULL, OPT_DEFAULT },               \
+	{ "pin", no_argument, NULL, OPT_PIN }
 
 #define ENTRY_HELP                                                                           \
 	"  --kernel FILE        a Linux kernel to copy to the ESP; each --kernel makes one entry\n" \
@@ -39,6 +40,9 @@ int entry_finish(const struct entry_list *l, const char *cmd, bool kernel_requir
 	"  --cmdline TEXT       its kernel command line (--efi: its LoadOptions)\n"              \
 	"  --title TEXT         its menu title (default: the entry name)\n"                         \
 	"  --name WORD          its entry name (default: from the kernel's file name)\n"            \
-	"  --default            make it the default entry\n"
+	"  --default            make it the default entry\n"                                      \
+	"  --pin                write the SHA-256 of its kernel (or EFI application) and\n"      \
+	"                       initrds into the entry: both loaders refuse to boot a file\n"    \
+	"                       that no longer matches (README \"Pinned hashes\")\n"
 
 #endif

@@ -9,9 +9,11 @@
 #include "common/errors.h"
 #include "common/fat.h"
 #include "common/le.h"
+#include "common/pin.h"
 #include "tools/bootmenu.h"
 #include "tools/efisig.h"
 #include "tools/espfs.h"
+#include "tools/hashfile.h"
 #include "tools/hostdev.h"
 #include "tools/util.h"
 
@@ -738,6 +740,23 @@ static void check_efi_files(struct fat_ctx *c, unsigned part, struct report *r)
 			      "partition %u: \\EFI\\BOOT\\mmx64.efi (MokManager) present", part);
 }
 
+/* The pinned files of e (common/pin.h) hashed as they are on the FAT: a file that differs is the
+ * loaders' own sentence, an error (the loaders would not boot it). */
+static void check_pins(struct fat_ctx *c, const struct cfg_entry *e, struct report *r)
+{
+	uint8_t got[SHA256_BYTES];
+	struct fat_file f;
+
+	for (unsigned s = 0; s <= e->ninitrd; s++) {
+		/* a missing file is said above; efi with partition N pins a file elsewhere */
+		if (!pin_has(e, s) || (s == PIN_KERNEL && e->partition) ||
+		    fat_open(&c->fs, pin_path(e, s), &f, NULL) || f.is_dir)
+			continue;
+		if (!fat_file_sha256(&c->fs, &f, got, &r->diag))
+			pin_compare(e, s, got, &r->diag);
+	}
+}
+
 /* The boot menu as the loaders build it (anysector.cfg, then /loader/entries): every problem
  * they would show, and the files its entries name. */
 static void check_config(struct hostdev *h, const struct disk_info *di,
@@ -781,6 +800,8 @@ static void check_config(struct hostdev *h, const struct disk_info *di,
 						      "%s entry '%s': initrd %s is not on the boot "
 						      "partition",
 						      m->src[i].path + 1, e->name, e->initrd[k]);
+			if (e->kind != CFG_KIND_CHAIN)
+				check_pins(c, e, r);
 		}
 		int def = cfg_default_index(&m->cfg);
 		report_printf(r, DIAG_INFO, "boot.config",

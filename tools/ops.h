@@ -59,6 +59,7 @@ struct add_entry {
 	const char *title;
 	const char *name;
 	bool make_default;
+	bool pin;                   /* --pin: sha256 lines for the kernel and each initrd */
 };
 
 /* Each returns 0 or an exit code (util.h).

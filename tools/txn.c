@@ -14,8 +14,10 @@
 #include "common/errors.h"
 #include "common/le.h"
 #include "common/linux.h"
+#include "common/pin.h"
 #include "tools/cfgedit.h"
 #include "tools/foreign.h"
+#include "tools/hashfile.h"
 #include "tools/espdir.h"
 #include "tools/journal.h"
 #include "tools/mounts.h"
@@ -669,6 +671,26 @@ static int entry_copy_files(struct txn *t, const struct add_entry *e, const char
 	return 0;
 }
 
+/* add --pin: the SHA-256 of the host files add copies (the bytes that land on the ESP), bit s of
+ * *pinned for pin slot s. Returns 0 or an exit code. */
+static int entry_pins(const struct add_entry *e, unsigned *pinned,
+		      uint8_t pin[1 + CFG_MAX_INITRDS][SHA256_BYTES])
+{
+	*pinned = 0;
+	if (!e->pin)
+		return 0;
+	for (unsigned s = 0; s <= e->ninitrd; s++) {
+		const char *file = s == PIN_KERNEL ? e->kernel : e->initrd[s - PIN_INITRD];
+		if (host_file_sha256(file, pin[s])) {
+			t_error("add.file", "%s: cannot read it to pin its SHA-256: %s", file,
+				strerror(errno));
+			return EXIT_ERRORS;
+		}
+		*pinned |= 1u << s;
+	}
+	return 0;
+}
+
 /* A chainload target: "hdN" (N < CFG_BIOS_DISKS) or a partition of this disk that exists. */
 static int chain_target_check(struct txn *t, const char *target)
 {
@@ -785,8 +807,12 @@ static int add_entry(struct txn *t, const struct add_entry *e, char **text)
 		snprintf(f.kernel, sizeof f.kernel, "%s", e->kernel);
 	else if ((rc = entry_copy_files(t, e, name, &f)))
 		return rc;
+	uint8_t pin[1 + CFG_MAX_INITRDS][SHA256_BYTES];
+	unsigned pinned;
+	if ((rc = entry_pins(e, &pinned, pin)))
+		return rc;
 	cur = cfg_text_add_entry(*text, name, e->title, e->kind, f.kernel, e->partition,
-				 f.initrd_list, e->ninitrd, e->cmdline);
+				 f.initrd_list, e->ninitrd, e->cmdline, pinned, pin);
 	free(*text);
 	*text = cur;
 	if (e->make_default) {
@@ -797,9 +823,10 @@ static int add_entry(struct txn *t, const struct add_entry *e, char **text)
 	char where[32] = "";
 	if (e->partition)
 		snprintf(where, sizeof where, " on partition %u", e->partition);
-	txn_summary(t, "entry '%s' (%s %s%s%s) %s %s on partition %u", name,
+	txn_summary(t, "entry '%s' (%s %s%s%s%s) %s %s on partition %u", name,
 		    e->kind == CFG_KIND_EFI ? "EFI application" : e->kind == CFG_KIND_CHAIN ?
 		    "chainload" : "kernel", e->kernel, where, e->ninitrd ? " and initrd" : "",
+		    pinned ? ", pinned by SHA-256" : "",
 		    replaced ? "replaced in" : "in", CFG_FILE_NAME, t->esp.number);
 	return 0;
 }

@@ -2,8 +2,9 @@
 """The entry kinds of `anysector add` on image files: --efi (copied to the ESP), --efi with
 --partition N (a file already on FAT partition N: nothing copied, the partition and the file
 must exist), --chainload PART|hdN, their usage errors and refusals, and `check` naming an efi
-entry whose file is missing from its partition. The boots themselves are in
-tests/qemu/chain.py. Run by `make test-add-kinds` (suite 42)."""
+entry whose file is missing from its partition; --pin (sha256 lines equal to sha256sum's, list
+shows them, check refuses a file changed on the FAT with the loaders' sentence). The boots
+themselves are in tests/qemu/chain.py and tests/qemu/secboot.py (pins). Run by `make test-add-kinds` (suite 42)."""
 import json
 import os
 import subprocess
@@ -125,9 +126,60 @@ def t_efi_on_partition(s):
                                              "of %s has no file %s" % (APP, img, APP)])
 
 
+def sha256sum(path):
+    return subprocess.run(["sha256sum", path], check=True, capture_output=True,
+                          text=True).stdout.split()[0]
+
+
+def mismatch(entry, path, got, pinned):
+    return ("entry '%s': the SHA-256 of %s (%s...) differs from the pinned one (%s...), so it "
+            "is not booted" % (entry, path, got[:8], pinned[:8]))
+
+
+def t_pin(s):
+    img, parts = new_disk(s, "pin.img", 512)
+    esp_off = parts[2][0] * 512
+    files = {}
+    for name, size in (("vmlinuz", 40000), ("one.img", 5000), ("two.img", 70000)):
+        files[name] = s.path(name)
+        open(files[name], "wb").write(os.urandom(size))
+    k, r1, r2 = files["vmlinuz"], files["one.img"], files["two.img"]
+    s.anysector("add", img, "--chainload", "3", "--pin", rc=64,
+                has=["--pin pins the files add copies", "--chainload copies none"])
+    s.anysector("add", img, "--pin", rc=64, has=["--kernel is required"])
+    s.anysector("add", img, "--kernel", k, "--initrd", r1, "--initrd", r2, "--name", "p",
+                "--pin", has=["entry 'p' (kernel %s and initrd, pinned by SHA-256)" % k])
+    hk, h1, h2 = sha256sum(k), sha256sum(r1), sha256sum(r2)
+    cfg = config(img, esp_off)
+    s.check("  kernel  /p/vmlinuz\n  sha256  %s\n  initrd  /p/one.img\n  sha256  %s\n"
+            "  initrd  /p/two.img\n  sha256  %s\n" % (hk, h1, h2) in cfg, "config: %r" % cfg)
+    # an unpinned entry next to it: no sha256 lines, nulls in the JSON
+    s.anysector("add", img, "--kernel", k, "--name", "plain")
+    e = {x["name"]: x for x in s.json("list", img)["entries"]}
+    s.eq((e["p"]["kernel_sha256"], e["p"]["initrd_sha256"]), (hk, [h1, h2]), "list's pins")
+    s.eq((e["plain"]["kernel_sha256"], e["plain"]["initrd_sha256"]), (None, []),
+         "list of an unpinned entry")
+    s.anysector("list", img, has=["     kernel   /p/vmlinuz\n     sha256   " + hk])
+    s.anysector("check", img, rc=0, has=["boot menu: 2 entries"])
+    # one byte of the kernel changed on the FAT, then of the second initrd
+    for name, path, pinned in (("vmlinuz", "/p/vmlinuz", hk), ("two.img", "/p/two.img", h2)):
+        data = bytearray(open(files[name], "rb").read())
+        data[len(data) // 2] ^= 0x01
+        bad = s.path("bad-" + name)
+        open(bad, "wb").write(data)
+        mtools.run(["mcopy", "-o", bad, "::" + path], img, esp_off, check=True)
+        s.anysector("check", img, rc=2, has=[mismatch("p", path, sha256sum(bad), pinned)])
+        mtools.run(["mcopy", "-o", files[name], "::" + path], img, esp_off, check=True)
+        s.anysector("check", img, rc=0, lacks=["SHA-256"])
+    # remove takes the sha256 lines with the entry
+    s.anysector("remove", img, "p")
+    cfg = config(img, esp_off)
+    s.check("sha256" not in cfg and "entry plain" in cfg, "config after remove: %r" % cfg)
+
+
 def main():
     s = Suite("add-kinds")
-    return s.run([t_efi_copied, t_chainload, t_efi_on_partition])
+    return s.run([t_efi_copied, t_chainload, t_efi_on_partition, t_pin])
 
 
 if __name__ == "__main__":

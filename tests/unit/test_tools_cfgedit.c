@@ -92,7 +92,7 @@ static void test_add_entry_text(void **state)
 	assert_non_null(c);
 
 	char *t = cfg_text_add_entry("# mine\ntimeout 5", "deb", "Debian", CFG_KIND_LINUX, "/deb/vmlinuz", 0, initrd, 2,
-				     "root=/dev/sda3 quiet");
+				     "root=/dev/sda3 quiet", 0, NULL);
 	assert_string_equal(t, "# mine\ntimeout 5\n\nentry deb\n  title   Debian\n"
 			       "  kernel  /deb/vmlinuz\n  initrd  /deb/ucode.img\n"
 			       "  initrd  /deb/initrd.img\n  cmdline root=/dev/sda3 quiet\n");
@@ -103,7 +103,8 @@ static void test_add_entry_text(void **state)
 	assert_string_equal(c->entries[0].cmdline, "root=/dev/sda3 quiet");
 
 	/* no title: the name; an empty command line: no line */
-	char *u = cfg_text_add_entry(t, "old", NULL, CFG_KIND_LINUX, "/old/vmlinuz", 0, NULL, 0, "");
+	char *u = cfg_text_add_entry(t, "old", NULL, CFG_KIND_LINUX, "/old/vmlinuz", 0, NULL, 0, "", 0,
+				     NULL);
 	assert_string_equal(u + strlen(t), "\nentry old\n  title   old\n  kernel  /old/vmlinuz\n");
 	assert_parses(u, c);
 	assert_int_equal(c->nentries, 2);
@@ -112,10 +113,11 @@ static void test_add_entry_text(void **state)
 
 	/* an EFI application on partition 3 (its LoadOptions), then a boot record */
 	char *v = cfg_text_add_entry(u, "shell", "Shell", CFG_KIND_EFI, "/EFI/tools/shell.efi", 3,
-				     NULL, 0, "-nostartup");
+				     NULL, 0, "-nostartup", 0, NULL);
 	assert_string_equal(v + strlen(u), "\nentry shell\n  title   Shell\n"
 			    "  efi     /EFI/tools/shell.efi\n  partition 3\n  cmdline -nostartup\n");
-	char *w = cfg_text_add_entry(v, "dos", NULL, CFG_KIND_CHAIN, "2", 0, NULL, 0, NULL);
+	char *w = cfg_text_add_entry(v, "dos", NULL, CFG_KIND_CHAIN, "2", 0, NULL, 0, NULL, 0,
+				     NULL);
 	assert_string_equal(w + strlen(v), "\nentry dos\n  title   dos\n  chainload 2\n");
 	assert_parses(w, c);
 	assert_int_equal(c->nentries, 4);
@@ -129,6 +131,42 @@ static void test_add_entry_text(void **state)
 	free(u);
 	free(v);
 	free(w);
+	free(c);
+}
+
+/* add --pin: a sha256 line after the kernel's line and after each pinned initrd's, which the
+ * parser reads back as those files' pins; cfg_text_remove_entry takes them out with the entry. */
+static void test_add_pinned_entry(void **state)
+{
+	(void)state;
+	const char *initrd[] = { "/p/one.img", "/p/two.img" };
+	uint8_t pin[1 + CFG_MAX_INITRDS][SHA256_BYTES];
+	struct cfg *c = calloc(1, sizeof *c);
+	assert_non_null(c);
+	for (unsigned s = 0; s < 3; s++)
+		memset(pin[s], 0x11 * (s + 1), SHA256_BYTES);
+
+	char *t = cfg_text_add_entry("", "p", NULL, CFG_KIND_LINUX, "/p/vmlinuz", 0, initrd, 2,
+				     "quiet", 1u | 4u, (const uint8_t (*)[SHA256_BYTES])pin);
+	assert_string_equal(t, "\nentry p\n  title   p\n  kernel  /p/vmlinuz\n"
+			       "  sha256  1111111111111111111111111111111111111111111111111111111111111111\n"
+			       "  initrd  /p/one.img\n  initrd  /p/two.img\n"
+			       "  sha256  3333333333333333333333333333333333333333333333333333333333333333\n"
+			       "  cmdline quiet\n");
+	assert_parses(t, c);
+	assert_int_equal(c->entries[0].pinned, 1u | 4u);
+	assert_memory_equal(c->entries[0].pin[0], pin[0], SHA256_BYTES);
+	assert_memory_equal(c->entries[0].pin[2], pin[2], SHA256_BYTES);
+
+	char *u = cfg_text_add_entry(t, "q", NULL, CFG_KIND_EFI, "/q/app.efi", 0, NULL, 0, NULL, 1u,
+				     (const uint8_t (*)[SHA256_BYTES])pin);
+	char *v = cfg_text_remove_entry(u, "p");
+	assert_non_null(v);
+	assert_string_equal(v, "\nentry q\n  title   q\n  efi     /q/app.efi\n"
+			       "  sha256  1111111111111111111111111111111111111111111111111111111111111111\n");
+	free(t);
+	free(u);
+	free(v);
 	free(c);
 }
 
@@ -172,6 +210,7 @@ int main(void)
 		cmocka_unit_test(test_name_pick),
 		cmocka_unit_test(test_file_names),
 		cmocka_unit_test(test_add_entry_text),
+		cmocka_unit_test(test_add_pinned_entry),
 		cmocka_unit_test(test_set_default),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,17 @@
+/* The SHA-256 of a whole file, read in pieces: a host file (add --pin) or a file on a FAT
+ * (check verifying pins). */
+#ifndef ANYSECTOR_TOOLS_HASHFILE_H
+#define ANYSECTOR_TOOLS_HASHFILE_H
+
+#include <stdint.h>
+
+#include "common/fat.h"
+#include "common/sha256.h"
+
+/* Returns 0 or AS_EIO (errno says why). */
+int host_file_sha256(const char *path, uint8_t out[SHA256_BYTES]);
+/* Returns 0 or the AS_* code of the failing fat_read (reported to d). */
+int fat_file_sha256(struct fat_fs *fs, const struct fat_file *f, uint8_t out[SHA256_BYTES],
+		    struct diag *d);
+
+#endif

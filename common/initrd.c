@@ -3,6 +3,7 @@
 #include "common/bits.h"
 #include "common/errors.h"
 #include "common/mem.h"
+#include "common/pin.h"
 
 int initrd_join_open(struct fat_fs *fs, const struct cfg_entry *e, struct initrd_join *j,
 		     struct diag *d)
@@ -38,5 +39,15 @@ int initrd_join_read(const struct initrd_join *j, const struct cfg_entry *e, uin
 			return rc;
 		memset(dst + j->off[i] + size, 0, (size_t)(end - j->off[i] - size));
 	}
+	return 0;
+}
+
+int initrd_join_pins(const struct initrd_join *j, const struct cfg_entry *e, const uint8_t *dst,
+		     struct diag *d)
+{
+	int rc;
+	for (unsigned i = 0; i < e->ninitrd; i++)
+		if ((rc = pin_check(e, PIN_INITRD + i, dst + j->off[i], (size_t)j->f[i].size, d)))
+			return rc;
 	return 0;
 }

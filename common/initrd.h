@@ -31,4 +31,9 @@ typedef int (*initrd_read_fn)(void *ctx, const char *path, const struct fat_file
 int initrd_join_read(const struct initrd_join *j, const struct cfg_entry *e, uint8_t *dst,
 		     initrd_read_fn read, void *ctx);
 
+/* Compares each pinned initrd as it lies in dst (filled by initrd_join_read) with its pin
+ * (common/pin.h): 0, or AS_EDENIED after the mismatch's sentence. */
+int initrd_join_pins(const struct initrd_join *j, const struct cfg_entry *e, const uint8_t *dst,
+		     struct diag *d);
+
 #endif

@@ -7,6 +7,7 @@
 #include "common/initrd.h"
 #include "common/le.h"
 #include "common/mem.h"
+#include "common/pin.h"
 #include "common/str.h"
 
 /* Loading more than this is surely a wrong file; it also keeps every size below 2^32. */
@@ -62,7 +63,8 @@ static int load_initrds(struct boot_volume *v, const struct cfg_entry *e, struct
 		return AS_ENOMEM;
 	}
 	struct read_ctx c = { v, d };
-	if ((rc = initrd_join_read(&j, e, out->data, read_initrd, &c)))
+	if ((rc = initrd_join_read(&j, e, out->data, read_initrd, &c)) ||
+	    (rc = initrd_join_pins(&j, e, out->data, d)))
 		return rc;
 	out->size = j.total;
 	return 0;
@@ -190,6 +192,9 @@ int boot_entry(struct boot_volume *v, const struct cfg_entry *e, const char *cmd
 			   what, e->kernel, v->name, as_strerror(rc));
 		goto out;
 	}
+	/* a pinned file is compared before anything of it runs (common/pin.h) */
+	if ((rc = pin_check(e, PIN_KERNEL, image, size, d)))
+		goto out;
 	if (e->ninitrd) {
 		if ((rc = load_initrds(v, e, &rd, d)))
 			goto out;

@@ -16,7 +16,8 @@ A case line (tests/qemu/cases/damaged.txt):
     xfail    the rest of the line: why the case is known to fail (a loader change is pending);
              it then counts as XFAIL when it fails and as FAIL ("XPASS") when it passes
 
-Each image is made with `$BUILD/tools/anysector mkimage` (GPT, the menu timeout 0), then damaged
+Each image is made with `$BUILD/tools/anysector mkimage` (GPT, the menu timeout 0, the entry
+pinned with --pin: every case that must boot boots a pinned entry), then damaged
 here in Python: the GPT, the FAT and the directory entries are found by parsing the image, never
 by fixed offsets. The QEMU command lines come from tests/lib/boot.py (snapshot=on: the
 image is never changed by a run). A passing case is judged again with each number its sentences
@@ -29,6 +30,7 @@ import argparse
 import concurrent.futures
 import dataclasses
 import fnmatch
+import hashlib
 import os
 import re
 import shlex
@@ -111,6 +113,15 @@ DAMAGES = {
     "config-missing-kernel": dict(end="stop", expect=[
         r"FAT: no '{base_re}' in '{dir_re}' \(path '{path_re}'\)\n",
         r"{path_re}[^\n]*not found"]),
+    # One byte of the pinned kernel (initrd) changed in its cluster on the FAT: the loader
+    # hashes the file it read, names the entry, the file and both hashes' first digits, and
+    # starts nothing (common/pin.c).
+    "pin-kernel": dict(end="stop", expect=[
+        r"entry 'd': the SHA-256 of {path_re} \({got8}\.\.\.\) differs from the pinned one "
+        r"\({pin8}\.\.\.\), so it is not booted\n"]),
+    "pin-initrd": dict(end="stop", expect=[
+        r"entry 'd': the SHA-256 of {path_re} \({got8}\.\.\.\) differs from the pinned one "
+        r"\({pin8}\.\.\.\), so it is not booted\n"]),
     # A 40 MiB initrd in a 32 MiB (SeaBIOS) or 64 MiB (OVMF) guest: refused before any of it
     # is read.
     "initrd-too-big": dict(end="stop", expect={
@@ -261,7 +272,8 @@ class BaseImages:
         if os.path.exists(out):
             os.unlink(out)
         cmd = tool.mkimage_command(out, IMAGE_SIZE, "gpt", case.logical, case.physical,
-                                   paths.STAGES, kernel, initrd, CMDLINE, 0, extra=["--name", "d"])
+                                   paths.STAGES, kernel, initrd, CMDLINE, 0,
+                                   extra=["--name", "d", "--pin"])
         r = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, text=True,
                            errors="replace", timeout=180)
         if r.returncode != 0:
@@ -281,7 +293,7 @@ def build_image(case, bases, workdir):
     base, kernel, initrd = bases.get(case)
     with open(base, "rb") as f:
         img = bytearray(f.read())
-    facts = damage(case, img)
+    facts = damage(case, img, {"kernel": kernel, "initrd": initrd})
     out = os.path.join(workdir, case.name + ".img")
     disk.write_sparse(out, img)
     facts["kernel_size"] = os.path.getsize(kernel)
@@ -292,12 +304,35 @@ def build_image(case, bases, workdir):
     return Built(out, facts)
 
 
-def read_cfg_paths(fat):
+def read_cfg(fat):
     name, slot, _, clus, size, _ = fat.find("/anysector.cfg")
-    text = bytes(fat.img[fat.cluster_off(clus):fat.cluster_off(clus) + size]).decode()
+    return bytes(fat.img[fat.cluster_off(clus):fat.cluster_off(clus) + size]).decode()
+
+
+def read_cfg_paths(fat):
+    text = read_cfg(fat)
     kernel = re.search(r"(?m)^\s*kernel\s+(\S+)", text)[1]
     initrd = re.search(r"(?m)^\s*initrd\s+(\S+)", text)[1]
     return kernel, initrd
+
+
+def change_pinned(fat, key, path, host_file):
+    """Flips one bit in the middle of the file's bytes in its cluster; the facts the sentence
+    names: the file, the first 8 hex digits of its new SHA-256 and of the pin (its sha256 line in
+    anysector.cfg, which mkimage --pin wrote)."""
+    m = re.search(r"(?m)^\s*%s\s+\S+\s*\n\s*sha256\s+([0-9a-f]{64})" % key, read_cfg(fat))
+    if not m:
+        raise CaseFailure(f"anysector.cfg has no sha256 line after its {key} line (mkimage --pin)")
+    with open(host_file, "rb") as f:
+        data = bytearray(f.read())
+    name, slot, _, first, size, _ = fat.find(path)
+    if size != len(data):
+        raise CaseFailure(f"{path} is {size} bytes on the FAT, {len(data)} on the host")
+    pos = len(data) // 2
+    data[pos] ^= 0x01
+    o = fat.cluster_off(fat.chain(first)[pos // fat.cluster_bytes]) + pos % fat.cluster_bytes
+    fat.img[o] ^= 0x01
+    return dict(path=path, got8=hashlib.sha256(data).hexdigest()[:8], pin8=m[1][:8])
 
 
 def write_cfg(fat, text):
@@ -311,7 +346,7 @@ def write_cfg(fat, text):
     struct.pack_into("<I", fat.img, slot + 28, len(data))
 
 
-def damage(case, img):
+def damage(case, img, host):
     lss = case.logical
     gpt = Gpt(img, lss)
     if not gpt.find(ESP_TYPE):
@@ -370,6 +405,9 @@ def damage(case, img):
         for o in lfn_slots + [slot]:
             img[o] = 0xE5
         facts["path"] = kernel
+    elif d in ("pin-kernel", "pin-initrd"):
+        key = d[4:]
+        facts.update(change_pinned(fat, key, facts[key], host[key]))
     elif d == "initrd-too-big":
         pass
     path = facts.get("path", kernel)

@@ -33,5 +33,16 @@ $(BUILD)/%/libcommon.a:
 	@mkdir -p $(@D)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
+# common/uart.h's register names for NASM (stage1/mbr.asm, tests/payload/bios/setup.asm,
+# tests/payload/chain/bootrec.asm): "#define UART_X value" -> "%define UART_X value", C comments
+# and the u suffix dropped, as stage1.mk makes bootinfo.inc. Assemble with -I$(NASM_INC_DIR)/.
+NASM_INC_DIR := $(BUILD)/inc
+UART_INC := $(NASM_INC_DIR)/uart.inc
+$(UART_INC): common/uart.h common/common.mk
+	@mkdir -p $(@D)
+	$(Q)sed -nE -e 's#/\*.*\*/##g' \
+		-e 's/^#define[[:space:]]+(UART_[A-Z0-9_]+)[[:space:]]+(.*[^[:space:]])[[:space:]]*$$/%define \1 \2/p' \
+		common/uart.h | sed -E 's/\b(0x[0-9A-Fa-f]+|[0-9]+)[uU]\b/\1/g' > $@.tmp && mv $@.tmp $@
+
 # The freestanding builds prove common/ needs nothing but the compiler's own headers.
 ALL_TARGETS += $(COMMON_HOST_LIB) $(COMMON_FS32_LIB) $(COMMON_EFI_LIB)

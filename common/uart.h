@@ -1,6 +1,7 @@
-/* The 16550 UART at COM1, as stage2 (stage2/console.c, stage2/unpack.c) and the BIOS test
- * payload (tests/payload/bios/, whose NASM setup gets these through a generated include) drive
- * it: one set of register names. Offsets are from the port base; with LCR's DLAB set, DATA and
+/* The 16550 UART at COM1, as stage2 (stage2/console.c, stage2/unpack.c), stage1's error path
+ * (stage1/mbr.asm) and the test payloads (tests/payload/bios/setup.asm,
+ * tests/payload/chain/bootrec.asm) drive it: one set of register names. The NASM sources get
+ * them as $(BUILD)/inc/uart.inc, generated from this file by common/common.mk. Offsets are from the port base; with LCR's DLAB set, DATA and
  * IER hold the baud divisor's low and high byte. */
 #ifndef ANYSECTOR_UART_H
 #define ANYSECTOR_UART_H

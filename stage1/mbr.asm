@@ -19,6 +19,7 @@
 ; int13, which preserves every register but the BX, CX and DH a call returns.
 
 %include "bootinfo.inc"
+%include "uart.inc"                     ; common/uart.h's register names
 
 bits 16
 cpu 386
@@ -115,27 +116,35 @@ fix_cs:
 
 error:
         mov     [msg+1], al
-        ; COM1: 115200 8N1 (divisor 1), FIFO on so four bytes need no waiting
-        mov     dx, 0x3FB
-        mov     al, 0x80
+        ; COM1: 115200 8N1 (divisor 1), FIFO on so four bytes need no waiting. DX walks the
+        ; registers DATA, IER, FCR, LCR one port up at a time (asserted below); only its low
+        ; byte changes.
+%if UART_IER != UART_DATA + 1 || UART_FCR != UART_IER + 1 || UART_LCR != UART_FCR + 1
+%error "stage1's UART setup steps DX through DATA, IER, FCR, LCR one port at a time"
+%endif
+%if (UART_COM1 + UART_DATA) >> 8 != (UART_COM1 + UART_LCR) >> 8
+%error "stage1's UART setup changes only DL between DATA and LCR"
+%endif
+        mov     dx, UART_COM1 + UART_LCR
+        mov     al, UART_LCR_DLAB
         out     dx, al
-        mov     dl, 0xF8
-        mov     al, 1
+        mov     dl, (UART_COM1 + UART_DATA) & 0xFF
+        mov     al, UART_CLOCK / 115200 ; divisor low byte (DLAB)
         out     dx, al
-        inc     dx
+        inc     dx                      ; IER: divisor high byte
         dec     ax
         out     dx, al
-        inc     dx
-        mov     al, 7
+        inc     dx                      ; FCR
+        mov     al, UART_FCR_FIFO_CLEAR
         out     dx, al
-        inc     dx
-        mov     al, 3
+        inc     dx                      ; LCR
+        mov     al, UART_LCR_8N1
         out     dx, al
         mov     si, msg
         cld
 .next:
         lodsb
-        mov     dl, 0xF8
+        mov     dl, (UART_COM1 + UART_DATA) & 0xFF
         out     dx, al
         mov     ah, 0x0E
         xor     bx, bx                  ; page 0

@@ -14,9 +14,9 @@ $(STAGE1_INC): common/bootinfo.h common/mbr.h stage1/stage1.mk
 		common/bootinfo.h common/mbr.h \
 		| sed -E 's/\b(0x[0-9A-Fa-f]+|[0-9]+)[uU]\b/\1/g' > $@.tmp && mv $@.tmp $@
 
-$(STAGE1_BIN): stage1/mbr.asm $(STAGE1_INC)
+$(STAGE1_BIN): stage1/mbr.asm $(STAGE1_INC) $(UART_INC)
 	@mkdir -p $(@D)
-	$(Q)$(NASM) -f bin -I$(BUILD)/stage1/ -l $(STAGE1_LST) -o $@ $<
+	$(Q)$(NASM) -f bin -I$(BUILD)/stage1/ -I$(NASM_INC_DIR)/ -l $(STAGE1_LST) -o $@ $<
 	$(Q)test "$$(stat -c %s $@)" = 512 || { echo "stage1: $@ is not 512 bytes" >&2; rm -f $@; exit 1; }
 
 ALL_TARGETS += $(STAGE1_BIN)

@@ -3,9 +3,9 @@
 # otherwise never take.
 STAGE1_CHS_BIN := $(BUILD)/tests/stage1/stage1-chs.bin
 
-$(STAGE1_CHS_BIN): stage1/mbr.asm $(STAGE1_INC)
+$(STAGE1_CHS_BIN): stage1/mbr.asm $(STAGE1_INC) $(UART_INC)
 	@mkdir -p $(@D)
-	$(Q)$(NASM) -f bin -DTEST_FORCE_CHS -I$(dir $(STAGE1_INC)) -o $@ $<
+	$(Q)$(NASM) -f bin -DTEST_FORCE_CHS -I$(dir $(STAGE1_INC)) -I$(NASM_INC_DIR)/ -o $@ $<
 
 # The stage2 cases also need the installer, the assembled stages and the BIOS test payload
 # (their rules live in tools/ and tests/payload/; these are the agreed artifact paths).

@@ -24,13 +24,9 @@ $(PAYLOAD_BIOS_DIR)/pm.elf: $(PAYLOAD_BIOS_DIR)/entry32.o $(PAYLOAD_BIOS_DIR)/pa
 		-T tests/payload/bios/payload.ld -o $@ $(filter %.o %.a,$^) $(PAYLOAD_BIOS_LIBGCC)
 $(PAYLOAD_BIOS_DIR)/pm.bin: $(PAYLOAD_BIOS_DIR)/pm.elf
 	$(Q)objcopy -O binary $< $@
-# common/uart.h's register names for NASM, made as stage1.mk makes bootinfo.inc.
-$(PAYLOAD_BIOS_DIR)/uart.inc: common/uart.h tests/payload/bios/payload.mk
-	@mkdir -p $(@D)
-	$(Q)sed -nE -e 's#/\*.*\*/##g' \
-		-e 's/^#define[[:space:]]+(UART_[A-Z0-9_]+)[[:space:]]+(.*[^[:space:]])[[:space:]]*$$/%define \1 \2/p' \
-		common/uart.h | sed -E 's/\b(0x[0-9A-Fa-f]+|[0-9]+)[uU]\b/\1/g' > $@.tmp && mv $@.tmp $@
-$(PAYLOAD_BIOS): tests/payload/bios/setup.asm $(PAYLOAD_BIOS_DIR)/pm.bin $(PAYLOAD_BIOS_DIR)/uart.inc
-	$(Q)$(NASM) -f bin -i $(PAYLOAD_BIOS_DIR)/ -DINIT_SIZE=$(PAYLOAD_BIOS_INIT_SIZE) -o $@ $<
+# setup.asm includes pm.bin and common/uart.h's register names (UART_INC, common/common.mk).
+$(PAYLOAD_BIOS): tests/payload/bios/setup.asm $(PAYLOAD_BIOS_DIR)/pm.bin $(UART_INC)
+	$(Q)$(NASM) -f bin -i $(PAYLOAD_BIOS_DIR)/ -i $(NASM_INC_DIR)/ \
+		-DINIT_SIZE=$(PAYLOAD_BIOS_INIT_SIZE) -o $@ $<
 
 ALL_TARGETS += $(PAYLOAD_BIOS)

@@ -6,6 +6,8 @@
 bits 16
 org 0x7C00
 
+%include "uart.inc"                     ; common/uart.h's register names
+
 start:
         cli
         mov     eax, [si + 8]           ; the entry's start LBA, while DS:SI is still the caller's
@@ -56,13 +58,13 @@ nibble:
 putc:
         push    dx
         push    ax
-        mov     dx, 0x3FD
+        mov     dx, UART_COM1 + UART_LSR
 .wait:
         in      al, dx
-        test    al, 0x20
+        test    al, UART_LSR_THR_EMPTY
         jz      .wait
         pop     ax
-        mov     dx, 0x3F8
+        mov     dx, UART_COM1 + UART_DATA
         out     dx, al
         pop     dx
         ret

@@ -240,7 +240,8 @@ def t_waits_for_initrd(s):
 
 def t_user_entries(s):
     """Entries the hook does not own survive every run, even one named like a version; a
-    default the user chose stays with ANYSECTOR_DEFAULT=keep; no kernel leaves the menu alone."""
+    default the user chose stays with ANYSECTOR_DEFAULT=keep unless its entry goes; no kernel
+    leaves the menu alone."""
     w = World(s, "user")
     s.anysector("add", w.img, "--kernel", os.path.join(w.dir, "vmlinuz-user"), "--name", NEW,
                 "--cmdline", "x", "--initrd", os.path.join(w.dir, "vmlinuz-user"))
@@ -253,13 +254,19 @@ def t_user_entries(s):
     w.install_kernel(NEW)
     w.run()
     s.eq(w.menu().get("default"), NEW, "the user's default with ANYSECTOR_DEFAULT=keep")
+    # a default on an entry about to go moves to the newest kernel, not to the first entry
+    s.anysector("set-default", w.img, "debian-" + OLD)
+    w.configure(ANYSECTOR_DEFAULT="keep", ANYSECTOR_KEEP=1)
+    w.run()
+    s.eq(w.names(), ["mine", NEW, "debian-" + NEW], "menu with KEEP=1")
+    s.eq(w.menu().get("default"), "debian-" + NEW, "default after its entry went (keep)")
     w.remove_kernel(OLD)
     w.remove_kernel(NEW)
     before = sha256(w.img)
     p = w.run()
     s.check(p.stderr.startswith("anysector: no kernel"), "no line about no kernel: %r" % p.stderr)
     s.eq(sha256(w.img), before, "image SHA-256 with no kernel installed")
-    s.eq(w.names(), ["mine", NEW, "debian-" + OLD, "debian-" + NEW], "menu with no kernel")
+    s.eq(w.names(), ["mine", NEW, "debian-" + NEW], "menu with no kernel")
 
 
 def one_line(s, p, starts, has, what):

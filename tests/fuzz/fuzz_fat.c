@@ -3,7 +3,7 @@
  * so any hang is the reader's.
  *
  * Input format (so that FAT16/32 images of many megabytes fit in a small input; seeds are made by
- * tests/fuzz/corpus/make_fat_seeds.sh):
+ * `python3 tests/fuzz/corpus/make_seeds.py fat`):
  *   byte 0      bits 0-1: device sector size 512 << n; bit 7: the rest is a raw image at 0
  *   bytes 1-4   device size in 4 KiB units (le32, capped)
  *   then segments until the input ends: le32 offset in 512-byte units, le16 length, data.

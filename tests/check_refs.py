@@ -57,6 +57,8 @@ def built_from_source(name):
 
 
 def check(path, tops):
+    if os.path.normpath(path) == "tests/check_refs.py":
+        return  # its examples and ALLOW name what is not in the tree on purpose
     try:
         text = open(path, encoding="utf-8").read()
     except (UnicodeDecodeError, OSError):

@@ -85,6 +85,7 @@ class World:
     def env(self, **extra):
         e = dict(os.environ, ANYSECTOR_CONFIG=self.config, ANYSECTOR_BOOT_DIR=self.boot,
                  ANYSECTOR_STATE_DIR=self.state, ANYSECTOR_BIN=paths.ASAN_ANYSECTOR,
+                 ANYSECTOR_ISCHROOT="false",
                  PATH=HOOKS + os.pathsep + os.environ.get("PATH", ""))
         e.pop("DEB_MAINT_PARAMS", None)
         e.update(extra)
@@ -277,7 +278,8 @@ def one_line(s, p, starts, has, what):
 
 
 def t_not_configured(s):
-    """No disk set, the disk absent: exit 0, one line on stderr, nothing written."""
+    """No disk set, the disk absent, a hook in a chroot: exit 0, one line on stderr, nothing
+    written."""
     w = World(s, "unconf")
     w.install_kernel(OLD)
     before = sha256(w.img)
@@ -288,6 +290,10 @@ def t_not_configured(s):
     w.configure(disk=os.path.join(w.dir, "absent"))
     one_line(s, w.run(), "anysector: %s (ANYSECTOR_DISK) is absent" % os.path.join(w.dir, "absent"),
              ["anysector-update"], "disk absent")
+    w.configure()
+    hook = install_hook(s, w, "postinst.d")
+    one_line(s, w.run(OLD, prog=hook, env=w.env(ANYSECTOR_ISCHROOT="true")),
+             "anysector: this is a chroot", ["anysector-update"], "hook in a chroot")
     s.eq(sha256(w.img), before, "image SHA-256 when not configured")
 
 
@@ -366,6 +372,74 @@ def t_hook_modes(s):
     s.eq(p.stderr, "", "hook without anysector-update")
 
 
+FAKE_INITRAMFS_TOOLS = r"""#!/bin/sh
+# initramfs-tools' kernel hook as far as the order matters: on configure it makes the initrd
+# and runs the post-update.d hooks, on remove it deletes the initrd
+set -e
+eval set -- "$DEB_MAINT_PARAMS" '"$@"'
+mode=$1
+shift $(($# - 2))
+case $0:$mode in
+*/postinst.d/*:configure)
+	printf 'initrd %s %s
+' "$1" "$SALT" >"$ANYSECTOR_BOOT_DIR/initrd.img-$1"
+	run-parts --arg="$1" --arg="$ANYSECTOR_BOOT_DIR/initrd.img-$1" "$HOOK_ROOT/post-update.d" ;;
+*/postrm.d/*:remove) rm -f "$ANYSECTOR_BOOT_DIR/initrd.img-$1" ;;
+esac
+"""
+
+
+def complaints(p):
+    """stderr's lines from the hooks, but anysector's warnings that the test kernels are no real
+    kernels and run-parts --report's names of the scripts that printed something."""
+    return [x for x in p.stderr.splitlines()
+            if not x.startswith("anysector: warning:") and not x.endswith(":")]
+
+
+def t_run_parts(s):
+    """A kernel package's postinst and postrm as Debian's linux-image scripts run them
+    (run-parts --exit-on-error with DEB_MAINT_PARAMS="$*", unquoted), beside a stand-in for
+    initramfs-tools' hook that makes the initrd and runs post-update.d first: the new kernel's
+    entry holds the initrd made in that run; the upgrade's postrm changes nothing; remove
+    takes the entry and its files away."""
+    w = World(s, "runparts")
+    root = os.path.join(w.dir, "hooks")
+    for where in ("postinst.d", "postrm.d"):
+        install_hook(s, w, where)
+        fake = os.path.join(root, where, "initramfs-tools")
+        with open(fake, "w") as f:
+            f.write(FAKE_INITRAMFS_TOOLS)
+        os.chmod(fake, 0o755)
+    install_hook(s, w, "post-update.d")
+
+    def package(script, version, params, salt="1"):
+        env = w.env(DEB_MAINT_PARAMS=params, HOOK_ROOT=root, SALT=salt)
+        image = os.path.join(w.boot, "vmlinuz-" + version)
+        return w.run("--report", "--exit-on-error", "--arg=" + version, "--arg=" + image,
+                     os.path.join(root, script), prog="run-parts", env=env)
+
+    for v in (OLD, NEW):
+        w.install_kernel(v, initrd=False)
+        p = package("postinst.d", v, "configure 6.1.76-1")
+        s.eq(complaints(p), [], "postinst of %s: complaints" % v)
+    expect_kernels(s, w, [OLD, NEW], "debian-" + NEW)
+    s.check(w.esp_file("/debian-%s/initrd.img-%s" % (NEW, NEW)).startswith(b"initrd " + NEW.encode()),
+            "the entry's initrd is the one the initramfs hook made")
+    before = sha256(w.img)
+    s.eq(package("postrm.d", NEW, "upgrade 6.1.76-2").stderr, "", "postrm upgrade: stderr")
+    s.eq(sha256(w.img), before, "image SHA-256 after postrm upgrade")
+    package("postinst.d", NEW, "configure 6.1.76-1", salt="2")
+    s.check(w.esp_file("/debian-%s/initrd.img-%s" % (NEW, NEW)).endswith(b" 2\n"),
+            "the reinstalled kernel's entry holds its new initrd")
+    # dpkg has removed the kernel; the postrm's initramfs-tools hook deletes the initrd
+    os.unlink(os.path.join(w.boot, "vmlinuz-" + NEW))
+    s.eq(complaints(package("postrm.d", NEW, "remove")), [], "postrm remove: complaints")
+    s.check(not os.path.exists(os.path.join(w.boot, "initrd.img-" + NEW)), "initrd deleted")
+    expect_kernels(s, w, [OLD], "debian-" + OLD)
+    gone(s, w, NEW)
+    s.eq(package("postrm.d", NEW, "purge").stderr, "", "postrm purge: stderr")
+
+
 def t_package_paths(s):
     """`make install-hooks` (what debian/rules runs into the package) puts each file at its path
     with its mode; debian/rules runs it; the package depends on jq."""
@@ -406,4 +480,5 @@ def t_shellcheck(s):
 if __name__ == "__main__":
     s = Suite("hooks")
     sys.exit(s.run([t_kernel_lifecycle, t_new_initrd, t_waits_for_initrd, t_user_entries,
-                    t_not_configured, t_failures, t_hook_modes, t_package_paths, t_shellcheck]))
+                    t_not_configured, t_failures, t_hook_modes, t_run_parts, t_package_paths,
+                    t_shellcheck]))

@@ -7,7 +7,8 @@
 # Disks: A is 4Kn (virtio-blk, 4096/4096) with a GPT written by sgdisk on a 4096-byte loop device:
 # partition 1 "ESP" at LBA 256 (1 MiB aligned; FAT16 holding anysector.efi, startup.nsh,
 # anysector.cfg) and partition 2 "misaligned" at LBA 10497 (physically aligned, as every 4Kn LBA
-# is, but not on 1 MiB). B is 512e (virtio-blk, 512/4096) with partition 1 "early" at LBA 63
+# is, but not on 1 MiB; a FAT12 holding /EFI/tool.efi, for anysector.cfg's efi entries on
+# partition 2: check must name the one whose file is not there). B is 512e (virtio-blk, 512/4096) with partition 1 "early" at LBA 63
 # (the classic misalignment) and partition 2 "aligned" at LBA 4096; its primary GPT header is
 # damaged and the disk read-only (so OVMF cannot repair it from the backup,
 # docs/FIRMWARE.md "OVMF"):
@@ -39,7 +40,7 @@ vars=/usr/share/OVMF/OVMF_VARS_4M.fd
 for f in "$code" "$vars"; do
 	[ -r "$f" ] || skip_all "$f is missing (Debian package ovmf)"
 done
-for t in qemu-system-x86_64 sgdisk mkfs.fat mcopy losetup partx; do
+for t in qemu-system-x86_64 sgdisk mkfs.fat mcopy mmd losetup partx; do
 	command -v $t >/dev/null 2>&1 || skip_all "$t is missing (tools/deps.sh installs it)"
 done
 [ "$(id -u)" = 0 ] || skip_all "building the 4Kn disk needs a loop device, which needs root"
@@ -78,14 +79,22 @@ printf '%s\r\n' \
 	'echo "AS-STATUS boot1 %lasterror%"' \
 	'reset -s' > "$nsh"
 cfg=$work/anysector.cfg
-printf 'timeout 5\ndefault demo\n\nentry demo\n  title Shell test entry\n  kernel /vmlinuz\n  cmdline console=ttyS0 marker=cfg-cat-ok\n' > "$cfg"
+printf '%s\n' 'timeout 5' 'default demo' '' 'entry demo' '  title Shell test entry' \
+	'  kernel /vmlinuz' '  cmdline console=ttyS0 marker=cfg-cat-ok' '' \
+	'entry tool' '  title An EFI application on partition 2' '  efi /EFI/tool.efi' \
+	'  partition 2' '' \
+	'entry gone' '  title An EFI application partition 2 does not have' \
+	'  efi /EFI/gone.efi' '  partition 2' > "$cfg"
 printf 'not a kernel\n' > "$work/vmlinuz"
 if ! { sgdisk -a 1 -n 1:256:+40M -t 1:ef00 -c 1:ESP -n 2:10497:+4M -t 2:8300 -c 2:misaligned \
 		"$dev" >"$work/sgdisk-a.log" 2>&1 &&
 	partx -a "$dev" &&
 	mkfs.fat -F 16 -S 4096 -s 1 "${dev}p1" >"$work/mkfs.log" 2>&1 &&
 	mcopy -i "${dev}p1" "$efi" ::/anysector.efi 2>>"$work/mtools.log" &&
-	mcopy -i "${dev}p1" "$nsh" "$cfg" "$work/vmlinuz" ::/ 2>>"$work/mtools.log"; }; then
+	mcopy -i "${dev}p1" "$nsh" "$cfg" "$work/vmlinuz" ::/ 2>>"$work/mtools.log" &&
+	mkfs.fat -S 4096 -s 1 "${dev}p2" >>"$work/mkfs.log" 2>&1 &&
+	mmd -i "${dev}p2" ::/EFI 2>>"$work/mtools.log" &&
+	mcopy -i "${dev}p2" "$efi" ::/EFI/tool.efi 2>>"$work/mtools.log"; }; then
 	echo "FAIL building the 4Kn test disk:"; cat "$work"/*.log
 	fail=1
 	result
@@ -124,6 +133,13 @@ expect() { # description, fixed string that must appear as a line (leading blank
 		echo "FAIL $1: no line \"$2\""; fail=$((fail + 1))
 	fi
 }
+expect_none() { # description, extended regex that must match no line of the log
+	if grep -qE -- "$2" "$text"; then
+		echo "FAIL $1: a line matches /$2/"; fail=$((fail + 1))
+	else
+		echo "ok   $1"; pass=$((pass + 1))
+	fi
+}
 expect_re() { # description, extended regex somewhere in the log
 	if grep -qE -- "$2" "$text"; then
 		echo "ok   $1"; pass=$((pass + 1))
@@ -152,9 +168,12 @@ expect_re "check names the 1 MiB misalignment" \
 expect_re "check names the physical misalignment" \
 	'^warning: device [0-9]+ partition 1 starts at LBA 63, not on a physical sector boundary \(4096-byte sectors, alignment offset 0\); the next aligned start is LBA 64$'
 expect "check reads this partition's config" \
-	'the menu is valid: entries 1, default demo, timeout 5 s'
-expect "check summary" 'check: 0 errors, 4 warnings'
-expect "check exit status (warnings)" 'AS-STATUS check 0x1'
+	'the menu is valid: entries 3, default demo, timeout 5 s'
+expect "check names an efi entry whose file partition 2 does not have" \
+	'error: entry gone: EFI application /EFI/gone.efi is not a file on partition 2'
+expect_none "check finds the efi entry's file on partition 2" 'entry tool:'
+expect "check summary" 'check: 1 errors, 4 warnings'
+expect "check exit status (errors)" 'AS-STATUS check 0x2'
 expect 'unknown command is named' 'anysector: unknown command "frobnicate"'
 expect_re "unknown command prints usage" '^usage: anysector.efi '
 expect "unknown command exit status (EFI_INVALID_PARAMETER)" 'AS-STATUS unknown 0x2'

@@ -3,10 +3,11 @@
 and a disk image made by `anysector mkimage` (ASan+UBSan build, placeholder stages), no root:
 anysector-update's entries per kept kernel, the newest the default in dpkg's version order,
 removed kernels' entries and ESP files gone, the user's own entry kept, a second run changing no
-byte of the image; the hook wrapper's DEB_MAINT_PARAMS rules; the sentences and exit codes when
-unconfigured, the disk absent, anysector failing; what `make install-hooks` (debian/rules) puts
-where, with which modes; shellcheck on the scripts. Outcomes: `anysector list --json`, the ESP's
-files read back with mtools, the image's SHA-256, exit codes and stderr.
+byte of the image; the hook wrapper's DEB_MAINT_PARAMS rules and a kernel package's run-parts;
+the sentences and exit codes when unconfigured, the disk absent, in a chroot, anysector failing;
+what `make install-hooks` (debian/rules) puts where, and the .deb's files, modes and conffiles
+(built once per tree, about a minute); shellcheck on the scripts. Outcomes: `anysector list
+--json`, the ESP's files read back with mtools, the image's SHA-256, exit codes and stderr.
 """
 import os
 import shutil
@@ -465,6 +466,42 @@ def t_package_paths(s):
         s.check("jq," in f.read(), "debian/control's Depends lacks jq")
 
 
+PACKAGED = {"./usr/sbin/anysector-update": "-rwxr-xr-x",
+            "./usr/share/man/man8/anysector-update.8.gz": "-rw-r--r--",
+            "./etc/default/anysector": "-rw-r--r--",
+            "./etc/kernel/postinst.d/zz-anysector": "-rwxr-xr-x",
+            "./etc/kernel/postrm.d/zz-anysector": "-rwxr-xr-x",
+            "./etc/initramfs/post-update.d/zz-anysector": "-rwxr-xr-x"}
+
+
+def t_package_deb(s):
+    """The .deb itself (tools/mkdeb.sh --if-changed: built once per tree, shared with the
+    Debian-system tests and `make deb`): the hooks at their paths with their modes, owned by
+    root, the /etc files conffiles, jq among the dependencies."""
+    p = subprocess.run([os.path.join(paths.ROOT, "tools", "mkdeb.sh"), "--no-lintian",
+                        "--if-changed", paths.BUILD], capture_output=True, text=True,
+                       timeout=3600)
+    if not s.check(p.returncode == 0, "mkdeb.sh failed:\n" + (p.stdout + p.stderr)[-3000:]):
+        return
+    deb = p.stdout.split()[-1]
+    listing = subprocess.run(["dpkg-deb", "-c", deb], capture_output=True, text=True).stdout
+    got = {}
+    for line in listing.splitlines():
+        f = line.split()
+        if f and f[-1] in PACKAGED:
+            got[f[-1]] = (f[0], f[1])
+    s.eq(got, {k: (v, "root/root") for k, v in PACKAGED.items()}, "the package's hook files")
+    ctl = s.path("deb-control")
+    subprocess.run(["dpkg-deb", "-e", deb, ctl], check=True)
+    with open(os.path.join(ctl, "conffiles")) as f:
+        conffiles = sorted(f.read().split())
+    s.eq(conffiles, sorted(k[1:] for k in PACKAGED if k.startswith("./etc/")), "conffiles")
+    depends = subprocess.run(["dpkg-deb", "-f", deb, "Depends"], capture_output=True,
+                             text=True).stdout
+    s.check("jq" in [d.strip().split()[0] for d in depends.split(",") if d.strip()],
+            "Depends lacks jq: %r" % depends)
+
+
 def t_shellcheck(s):
     if not have("shellcheck"):
         s.fail("shellcheck is not installed (tools/deps.sh lists it)")
@@ -481,4 +518,4 @@ if __name__ == "__main__":
     s = Suite("hooks")
     sys.exit(s.run([t_kernel_lifecycle, t_new_initrd, t_waits_for_initrd, t_user_entries,
                     t_not_configured, t_failures, t_hook_modes, t_run_parts, t_package_paths,
-                    t_shellcheck]))
+                    t_package_deb, t_shellcheck]))

@@ -4,7 +4,8 @@
 must exist), --chainload PART|hdN, their usage errors and refusals, and `check` naming an efi
 entry whose file is missing from its partition; --pin (sha256 lines equal to sha256sum's, list
 shows them, check refuses a file changed on the FAT with the loaders' sentence). The boots
-themselves are in tests/qemu/chain.py and tests/qemu/damaged.py (pins). Run by `make test-add-kinds` (suite 42)."""
+themselves are in tests/qemu/chain.py and tests/qemu/damaged.py (pins). Run by
+`make test-add-kinds` (suite 42)."""
 import json
 import os
 import subprocess

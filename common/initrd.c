@@ -47,7 +47,8 @@ int initrd_join_pins(const struct initrd_join *j, const struct cfg_entry *e, con
 {
 	int rc;
 	for (unsigned i = 0; i < e->ninitrd; i++)
-		if ((rc = pin_check(e, PIN_INITRD + i, dst + j->off[i], (size_t)j->f[i].size, d)))
+		if ((rc = pin_check(e, PIN_INITRD + i, dst + j->off[i], (size_t)j->f[i].size, 0,
+				    0, d)))
 			return rc;
 	return 0;
 }

@@ -31,8 +31,10 @@ const char *pin_path(const struct cfg_entry *e, unsigned slot);
 int pin_compare(const struct cfg_entry *e, unsigned slot, const uint8_t got[SHA256_BYTES],
 		struct diag *d);
 
-/* Hashes data[0..len) and compares it (pin_compare); an unpinned slot is not hashed. */
-int pin_check(const struct cfg_entry *e, unsigned slot, const void *data, size_t len,
-	      struct diag *d);
+/* Hashes the file lying in memory in up to two pieces, a[0..alen) then b[0..blen) (stage2's
+ * kernel: its real-mode setup and the rest at 1 MiB; otherwise blen 0), and compares it
+ * (pin_compare); an unpinned slot is not hashed. */
+int pin_check(const struct cfg_entry *e, unsigned slot, const void *a, size_t alen,
+	      const void *b, size_t blen, struct diag *d);
 
 #endif

@@ -1,5 +1,6 @@
 /* SHA-256 (FIPS 180-4), freestanding: the digests that pin an entry's files (anysector.cfg's
- * sha256 lines), computed by stage2 and BOOTX64.EFI as each file is read and by the installer. */
+ * sha256 lines), computed by stage2 and BOOTX64.EFI once each file is in memory and by the
+ * installer. */
 #ifndef ANYSECTOR_SHA256_H
 #define ANYSECTOR_SHA256_H
 

@@ -193,7 +193,7 @@ int boot_entry(struct boot_volume *v, const struct cfg_entry *e, const char *cmd
 		goto out;
 	}
 	/* a pinned file is compared before anything of it runs (common/pin.h) */
-	if ((rc = pin_check(e, PIN_KERNEL, image, size, d)))
+	if ((rc = pin_check(e, PIN_KERNEL, image, size, NULL, 0, d)))
 		goto out;
 	if (e->ninitrd) {
 		if ((rc = load_initrds(v, e, &rd, d)))

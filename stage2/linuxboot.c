@@ -14,6 +14,7 @@
 #include "common/le.h"
 #include "common/linux.h"
 #include "common/mem.h"
+#include "common/pin.h"
 #include "common/str.h"
 #include "stage2/bioscall.h"
 #include "stage2/console.h"
@@ -141,7 +142,12 @@ int linux_boot(struct fat_fs *fs, const struct cfg_entry *e, const char *cmdline
 		   LINUX_KERNEL_ADDR, h.version >> 8, h.version & 0xFF);
 	if ((rc = load(fs, e->kernel, &kf, h.setup_bytes, LINUX_KERNEL_ADDR, (uint32_t)h.kernel_bytes)))
 		return rc;
-	if ((rc = initrd_join_read(&rd, e, (uint8_t *)(uintptr_t)initrd_addr, load_initrd, fs)))
+	/* A pinned kernel is hashed where it lies, in its two pieces, and each pinned initrd once
+	 * read, before anything of them runs (common/pin.h); nothing unpinned is hashed. */
+	if ((rc = pin_check(e, PIN_KERNEL, rm, h.setup_bytes, (const void *)LINUX_KERNEL_ADDR,
+			    (size_t)h.kernel_bytes, &con_diag)) ||
+	    (rc = initrd_join_read(&rd, e, (uint8_t *)(uintptr_t)initrd_addr, load_initrd, fs)) ||
+	    (rc = initrd_join_pins(&rd, e, (const uint8_t *)(uintptr_t)initrd_addr, &con_diag)))
 		return rc;
 
 	memcpy(rm + CMDLINE_OFF, cmdline, cmdline_len + 1);

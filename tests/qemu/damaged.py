@@ -114,8 +114,8 @@ DAMAGES = {
         r"FAT: no '{base_re}' in '{dir_re}' \(path '{path_re}'\)\n",
         r"{path_re}[^\n]*not found"]),
     # One byte of the pinned kernel (initrd) changed in its cluster on the FAT: the loader
-    # hashes the file it read, names the entry, the file and both hashes' first digits, and
-    # starts nothing (common/pin.c).
+    # (stage2 or BOOTX64.EFI) hashes the file it read, names the entry, the file and both
+    # hashes' first digits, and starts nothing (common/pin.c).
     "pin-kernel": dict(end="stop", expect=[
         r"entry 'd': the SHA-256 of {path_re} \({got8}\.\.\.\) differs from the pinned one "
         r"\({pin8}\.\.\.\), so it is not booted\n"]),

@@ -222,6 +222,34 @@ def t_new_initrd(s):
     shutil.rmtree(w.state)
     w.run()
     s.eq(w.names(), ["mine", "debian-" + OLD], "menu after the state was lost")
+    # --dry-run: anysector prints the writes of a newer kernel's entry, nothing changes
+    w.install_kernel(NEW)
+    before, state = sha256(w.img), read(os.path.join(w.state, "update.state"))
+    p = w.run("--dry-run")
+    s.check("would add or replace entry 'debian-%s'" % NEW in p.stdout and
+            "would make 'debian-%s' the default" % NEW in p.stdout and "write LBA" in p.stdout,
+            "--dry-run output: %r" % p.stdout)
+    s.eq((sha256(w.img), read(os.path.join(w.state, "update.state"))), (before, state),
+         "image SHA-256 and state after --dry-run")
+
+
+def t_adopts_prefixed_entry(s):
+    """An entry made beforehand under the hook's name (mkimage --name debian-VERSION, as an
+    image build would) becomes the hook's: replaced once, then left alone, removed with its
+    kernel."""
+    w = World(s, "adopt")
+    w.install_kernel(OLD)
+    s.anysector("add", w.img, "--kernel", os.path.join(w.boot, "vmlinuz-" + OLD), "--initrd",
+                os.path.join(w.boot, "initrd.img-" + OLD), "--name", "debian-" + OLD,
+                "--cmdline", "root=/dev/sda2")
+    w.run()
+    expect_kernels(s, w, [OLD], "debian-" + OLD)
+    idempotent(s, w, "adopted entry")
+    w.install_kernel(NEW)
+    w.configure(ANYSECTOR_KEEP=1)
+    w.run()
+    expect_kernels(s, w, [NEW], "debian-" + NEW)
+    gone(s, w, OLD)
 
 
 def t_waits_for_initrd(s):
@@ -516,6 +544,7 @@ def t_shellcheck(s):
 
 if __name__ == "__main__":
     s = Suite("hooks")
-    sys.exit(s.run([t_kernel_lifecycle, t_new_initrd, t_waits_for_initrd, t_user_entries,
+    sys.exit(s.run([t_kernel_lifecycle, t_new_initrd, t_waits_for_initrd, t_adopts_prefixed_entry,
+                    t_user_entries,
                     t_not_configured, t_failures, t_hook_modes, t_run_parts, t_package_paths,
                     t_package_deb, t_shellcheck]))

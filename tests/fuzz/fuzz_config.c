@@ -58,6 +58,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				    : !e->kernel[0] || (e->partition && e->kind != CFG_KIND_EFI) ||
 				      (e->ninitrd && e->kind != CFG_KIND_LINUX))
 				__builtin_trap();
+			/* a pin belongs to a file the entry names: its kernel or one of its initrds */
+			if ((e->pinned >> (1 + e->ninitrd)) || (e->kind == CFG_KIND_CHAIN && e->pinned))
+				__builtin_trap();
 		}
 		if (c.timeout > CFG_TIMEOUT_MAX)
 			__builtin_trap();

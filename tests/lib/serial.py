@@ -1,11 +1,13 @@
 """A guest whose COM1 is a socket: the harness reads what the loaders print and types keys as
-a terminal would (the boot menu's tests, tests/qemu/menu_keys.py and tests/qemu/chain.py)."""
+a terminal would (tests/qemu/menu_keys.py, chain.py, memtest.py, secboot.py), and run_cases,
+those harnesses' one loop over their cases."""
 import os
 import socket
 import subprocess
+import tempfile
 import time
 
-from lib import console, qemu
+from lib import console, paths, qemu, results
 
 ESC = b"\x1b"
 UP, DOWN, RIGHT, LEFT = b"\x1b[A", b"\x1b[B", b"\x1b[C", b"\x1b[D"
@@ -91,3 +93,56 @@ class Guest:
         except Exception:
             pass
         self.sock.close()
+
+
+CASE_ERRORS = (OSError, RuntimeError, subprocess.CalledProcessError)
+TAIL_LINES = 15
+
+
+def failure_text(e):
+    """An exception that ended a case, as the case's reason (a failed command's stderr too)."""
+    text = f"{type(e).__name__}: {e}"
+    err = getattr(e, "stderr", None)
+    if err:
+        text += "\n" + (err.decode(errors="replace") if isinstance(err, bytes) else err)
+    return text
+
+
+def run_cases(suite, cases, missing=lambda name: [], skip_note=None):
+    """Runs each (name, case) in a fresh temporary directory under $BUILD/qemu and prints
+    "PASS|FAIL|SKIP seconds name". case(work) returns (why, guest): why is None when the case
+    passed, else the reason; guest (a Guest, or None) is closed here, and a failure shows the
+    tail of its serial text. An OSError, RuntimeError or CalledProcessError fails the case with
+    its text. missing(name) lists the files or programs the case needs that are not there: the
+    case then SKIPs with skip_note ("Debian package X; run make deps"), or FAILs when there is
+    no note. Returns results.finish(suite, ...): 1 on any failure, else 0."""
+    os.makedirs(paths.build("qemu"), exist_ok=True)
+    npass = nfail = nskip = 0
+    for name, case in cases:
+        gone = missing(name)
+        if gone and skip_note:
+            nskip += 1
+            print(f"SKIP         {name}: missing {', '.join(gone)} ({skip_note})")
+            continue
+        start = time.time()
+        why, g = (f"missing: {', '.join(gone)}", None) if gone else (None, None)
+        if not gone:
+            with tempfile.TemporaryDirectory(dir=paths.build("qemu")) as work:
+                try:
+                    why, g = case(work)
+                except CASE_ERRORS as e:
+                    why = failure_text(e)
+                finally:
+                    if g:
+                        g.close()
+        took = time.time() - start
+        if why:
+            nfail += 1
+            print(f"FAIL  {took:5.1f}s  {name}\n    {why}")
+            if g:
+                print("    serial log tail:\n" + "\n".join(
+                    "      " + line for line in console.tail(g.text(), TAIL_LINES).splitlines()))
+        else:
+            npass += 1
+            print(f"PASS  {took:5.1f}s  {name}")
+    return results.finish(suite, npass, nfail, nskip)

@@ -73,6 +73,21 @@ class Suite:
     def eq(self, got, want, what):
         return self.check(got == want, "%s: got %r, want %r" % (what, got, want))
 
+    def table_clean(self, dev, what, gpt=True):
+        """The partition table's own validators find nothing: `sgdisk -v` (a GPT only) says
+        "No problems found", `sfdisk --verify` exits 0 with "No errors detected"."""
+        if gpt:
+            r = subprocess.run(["sgdisk", "-v", dev], capture_output=True, text=True)
+            self.check("No problems found" in r.stdout, what + ": sgdisk -v:\n" + r.stdout)
+        r = subprocess.run(["sfdisk", "--verify", dev], capture_output=True, text=True)
+        self.check(r.returncode == 0 and "No errors detected" in r.stdout,
+                   what + ": sfdisk --verify:\n" + r.stdout + r.stderr)
+
+    def fat_clean(self, path, what):
+        """`fsck.fat -n` of the FAT at path (a partition device or a file) exits 0."""
+        r = subprocess.run(["fsck.fat", "-n", path], capture_output=True, text=True)
+        self.check(r.returncode == 0, what + ": fsck.fat -n:\n" + r.stdout + r.stderr)
+
     def anysector(self, *args, rc=0, has=(), lacks=(), stdin=None):
         """Runs anysector; asserts the exit code and that the output (stdout+stderr) contains
         every string of has and none of lacks. Returns (stdout, stderr)."""

@@ -28,12 +28,11 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
-import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from lib import console, mtools, paths, qemu, results  # noqa: E402
+from lib import console, mtools, paths, qemu  # noqa: E402
+from lib import serial  # noqa: E402
 from lib.serial import Guest  # noqa: E402
 
 PAYLOAD = {"seabios": paths.BIOS_PAYLOAD, "ovmf": paths.EFI_PAYLOAD}
@@ -236,28 +235,7 @@ CASES = [("seabios-nvme-4Kn-chain-partition", case_partition),
 def main():
     missing = [p for p in (paths.ANYSECTOR, BOOTREC, *PAYLOAD.values())
                if not os.path.exists(p)] + qemu.missing()
-    os.makedirs(paths.build("qemu"), exist_ok=True)
-    npass = nfail = 0
-    for name, fn in CASES:
-        start = time.time()
-        why, g = (f"missing: {', '.join(missing)}", None) if missing else (None, None)
-        if not why:
-            with tempfile.TemporaryDirectory(dir=paths.build("qemu")) as work:
-                try:
-                    why, g = fn(work)
-                except (OSError, RuntimeError, subprocess.CalledProcessError) as e:
-                    why = f"{type(e).__name__}: {e}" + (f"\n{e.stderr}" if getattr(e, "stderr", None) else "")
-        took = time.time() - start
-        if why:
-            nfail += 1
-            print(f"FAIL  {took:5.1f}s  {name}\n    {why}")
-            if g:
-                print("    serial log tail:\n" + "\n".join(
-                    "      " + line for line in console.tail(g.text(), 15).splitlines()))
-        else:
-            npass += 1
-            print(f"PASS  {took:5.1f}s  {name}")
-    return results.finish("qemu-chain", npass, nfail)
+    return serial.run_cases("qemu-chain", CASES, missing=lambda name: missing)
 
 
 if __name__ == "__main__":

@@ -9,12 +9,12 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from lib import console, paths, qemu, results  # noqa: E402
+from lib import paths, qemu  # noqa: E402
+from lib import serial  # noqa: E402
 from lib.serial import Guest  # noqa: E402
 
 MEMTEST = {"seabios": ("--kernel", "/boot/memtest86+x64.bin"),
@@ -43,35 +43,13 @@ def case(firmware, work):
 
 
 def main():
-    npass = nfail = nskip = 0
-    os.makedirs(paths.build("qemu"), exist_ok=True)
-    for firmware in ("seabios", "ovmf"):
-        name = f"{firmware}-nvme-4Kn-memtest86+"
-        start = time.time()
-        missing = [p for p in (paths.ANYSECTOR, MEMTEST[firmware][1]) if not os.path.exists(p)]
-        missing += qemu.missing()
-        if missing:
-            nskip += 1
-            print(f"SKIP         {name}: missing {', '.join(missing)} (Debian package "
-                  "memtest86+; run make deps)")
-            continue
-        g = None
-        with tempfile.TemporaryDirectory(dir=paths.build("qemu")) as work:
-            try:
-                why, g = case(firmware, work)
-            except (OSError, RuntimeError, subprocess.CalledProcessError) as e:
-                why = f"{type(e).__name__}: {e}"
-        took = time.time() - start
-        if why:
-            nfail += 1
-            print(f"FAIL  {took:5.1f}s  {name}\n    {why}")
-            if g:
-                print("    serial log tail:\n" + "\n".join(
-                    "      " + line for line in console.tail(g.text(), 12).splitlines()))
-        else:
-            npass += 1
-            print(f"PASS  {took:5.1f}s  {name}")
-    return results.finish("qemu-memtest", npass, nfail, nskip)
+    def missing(name):
+        need = (paths.ANYSECTOR, MEMTEST[name.split("-")[0]][1])
+        return [p for p in need if not os.path.exists(p)] + qemu.missing()
+    cases = [(f"{fw}-nvme-4Kn-memtest86+", lambda work, fw=fw: case(fw, work))
+             for fw in ("seabios", "ovmf")]
+    return serial.run_cases("qemu-memtest", cases, missing,
+                            skip_note="Debian package memtest86+; run make deps")
 
 
 if __name__ == "__main__":

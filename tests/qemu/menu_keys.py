@@ -24,14 +24,14 @@ import os
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 import zlib
 
 sys.dont_write_bytecode = True    # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from lib import console as check, paths, qemu as qemu_cmd, results  # noqa: E402
-from lib.serial import (BACKSPACE, DELETE, DOWN, END, END_VT, ESC, HOME, HOME_VT, LEFT,  # noqa: E402
+from lib import console as check, paths, qemu as qemu_cmd  # noqa: E402
+from lib import serial  # noqa: E402
+from lib.serial import (BACKSPACE, DELETE, DOWN, END_VT, ESC, HOME, HOME_VT, LEFT,  # noqa: E402
                         RIGHT, UP, Guest)
 
 ANYSECTOR = paths.ANYSECTOR
@@ -185,46 +185,36 @@ INITRD_SIZE = len(INITRD_DATA)
 INITRD_CRC = zlib.crc32(INITRD_DATA)
 
 
+def menu_case(firmware, fn, editor):
+    """The case as serial.run_cases runs it: fn(g) types at a guest of the menu's image."""
+    def run(work):
+        monitor = os.path.join(work, "monitor.sock")
+        g = Guest(firmware, make_image(firmware, work, editor), work,
+                  ["-monitor", f"unix:{monitor},server=on,wait=off"])
+        g.monitor = monitor
+        g.firmware = firmware
+        try:
+            why = fn(g)
+        except serial.CASE_ERRORS as e:
+            why = serial.failure_text(e)
+        except BaseException:
+            g.close()
+            raise
+        if why and g.proc.poll() is not None:
+            why += f" (QEMU exited with status {g.proc.returncode})"
+        return why, g
+    return run
+
+
 def main():
     os.makedirs(os.path.dirname(INITRD), exist_ok=True)
     with open(INITRD, "wb") as f:
         f.write(INITRD_DATA)
     missing = [p for p in [ANYSECTOR, *PAYLOAD.values()] if not os.path.exists(p)]
     missing += qemu_cmd.missing()
-    npass = nfail = 0
-    for firmware in ("seabios", "ovmf"):
-        for name, fn, editor in CASES:
-            label = f"{firmware}-nvme-4Kn-menu-{name}"
-            start = time.time()
-            why = f"missing: {', '.join(missing)}" if missing else None
-            g = None
-            if not why:
-                with tempfile.TemporaryDirectory(dir=paths.build("qemu")) as work:
-                    try:
-                        monitor = os.path.join(work, "monitor.sock")
-                        g = Guest(firmware, make_image(firmware, work, editor), work,
-                                  ["-monitor", f"unix:{monitor},server=on,wait=off"])
-                        g.monitor = monitor
-                        g.firmware = firmware
-                        why = fn(g)
-                    except (OSError, RuntimeError, subprocess.CalledProcessError) as e:
-                        why = f"{type(e).__name__}: {e}"
-                    finally:
-                        if g:
-                            if why and g.proc.poll() is not None:
-                                why += f" (QEMU exited with status {g.proc.returncode})"
-                            g.close()
-            took = time.time() - start
-            if why:
-                nfail += 1
-                print(f"FAIL  {took:5.1f}s  {label}\n    {why}")
-                if g:
-                    print("    serial log tail:\n" + "\n".join(
-                        "      " + l for l in check.tail(g.text(), 15).splitlines()))
-            else:
-                npass += 1
-                print(f"PASS  {took:5.1f}s  {label}")
-    return results.finish("qemu-menu", npass, nfail)
+    cases = [(f"{firmware}-nvme-4Kn-menu-{name}", menu_case(firmware, fn, editor))
+             for firmware in ("seabios", "ovmf") for name, fn, editor in CASES]
+    return serial.run_cases("qemu-menu", cases, lambda name: missing)
 
 
 if __name__ == "__main__":

@@ -21,7 +21,8 @@ import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from lib import console, gpt, initramfs, keys, mtools, paths, payloads, qemu, results  # noqa: E402
+from lib import console, gpt, initramfs, keys, mtools, paths, payloads, qemu  # noqa: E402
+from lib import serial  # noqa: E402
 from lib.serial import Guest  # noqa: E402
 
 FW = "ovmf-secboot"
@@ -156,7 +157,6 @@ CASES = [("sb-signed-kernel", t_signed_kernel), ("sb-unsigned-kernel", t_unsigne
 
 def main(argv):
     only = set(argv)
-    npass = nfail = nskip = 0
     os.makedirs(paths.build("qemu"), exist_ok=True)
     needed = [paths.ANYSECTOR, paths.EFI_PAYLOAD, qemu.OVMF_SB_CODE, qemu.OVMF_SB_VARS,
               keys.SNAKEOIL_KEY, keys.SHIM_UNSIGNED] + qemu.missing()
@@ -164,35 +164,11 @@ def main(argv):
     gone = [p for p in needed if not os.path.exists(p)]
     with tempfile.TemporaryDirectory(dir=paths.build("qemu")) as keydir:
         key, cert = keys.snakeoil(keydir) if not gone else (None, None)
-        for name, fn in CASES:
-            if only and name not in only:
-                continue
-            if gone:
-                nskip += 1
-                print(f"SKIP         {name}: missing {', '.join(gone)} (Debian packages ovmf, "
-                      "shim-unsigned, sbsigntool, linux-image-cloud-amd64; run make deps)")
-                continue
-            start = time.time()
-            g = None
-            with tempfile.TemporaryDirectory(dir=paths.build("qemu")) as work:
-                try:
-                    why, g = fn(work, key, cert)
-                except (OSError, RuntimeError, subprocess.CalledProcessError) as e:
-                    why = f"{type(e).__name__}: {e}"
-                finally:
-                    if g:
-                        g.close()
-            took = time.time() - start
-            if why:
-                nfail += 1
-                print(f"FAIL  {took:5.1f}s  {name}\n    {why}")
-                if g:
-                    print("    serial log tail:\n" + "\n".join(
-                        "      " + line for line in console.tail(g.text(), 14).splitlines()))
-            else:
-                npass += 1
-                print(f"PASS  {took:5.1f}s  {name}")
-    return results.finish("qemu-secboot", npass, nfail, nskip)
+        cases = [(name, lambda work, fn=fn: fn(work, key, cert)) for name, fn in CASES
+                 if not only or name in only]
+        return serial.run_cases("qemu-secboot", cases, lambda name: gone,
+                                skip_note="Debian packages ovmf, shim-unsigned, sbsigntool, "
+                                "linux-image-cloud-amd64; run make deps")
 
 
 if __name__ == "__main__":

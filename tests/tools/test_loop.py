@@ -60,12 +60,7 @@ def t_loop_layouts(s):
                 j = s.json("check", lo.dev, rc=0)
                 s.check("kernel" in j["topology"]["source"], what + ": topology not from the kernel")
                 s.eq(j["topology"]["logical_sector_size"], lss, what + ": LSS from the device")
-                if label == "gpt":
-                    r = subprocess.run(["sgdisk", "-v", lo.dev], capture_output=True, text=True)
-                    s.check("No problems found" in r.stdout, what + ": sgdisk -v: " + r.stdout)
-                r = subprocess.run(["sfdisk", "--verify", lo.dev], capture_output=True, text=True)
-                s.check(r.returncode == 0 and "No errors detected" in r.stdout,
-                        what + ": sfdisk --verify: " + r.stdout + r.stderr)
+                s.table_clean(lo.dev, what, gpt=label == "gpt")
                 lo.scan()
                 for p in j["partitions"]:
                     sysdir = "/sys/block/%s/%sp%d" % (lo.name, lo.name, p["number"])
@@ -76,9 +71,7 @@ def t_loop_layouts(s):
                     s.eq(int(open(sysdir + "/start").read()), p["start"] * lss // 512,
                          what + ": kernel's start of partition %d" % p["number"])
                     if p["boot_partition"]:
-                        r = subprocess.run(["fsck.fat", "-n", "%sp%d" % (lo.dev, p["number"])],
-                                           capture_output=True, text=True)
-                        s.check(r.returncode == 0, what + ": fsck.fat -n: " + r.stdout + r.stderr)
+                        s.fat_clean("%sp%d" % (lo.dev, p["number"]), what)
                 got = ours(s, j)
             want = sfdisk_layout(s, lss, label)
             s.eq(got, want, what + ": our layout vs sfdisk's")

@@ -22,7 +22,6 @@
  * sectors at a time, and each AH=42h call costs the BIOS a whole command (on 512-byte sectors
  * the two GPT arrays alone were 66 of 1351 calls). */
 #define READ_AHEAD_BYTES 16384u
-#define READ_AHEAD_TRIES 2
 
 /* One BIOS drive (a blockdev's priv). */
 struct int13_drive {
@@ -106,11 +105,11 @@ static void int13_note(struct blockdev *dev, uint64_t lba, uint32_t count, unsig
 			   dev->sector_size, d->status, tries);
 }
 
-/* A one-shot read (common/blockdev.c retries a failure) through the bounce buffer, served from
- * what it holds when it can, reading ahead when the request is small. A read-ahead that fails
- * is tried once more after a reset (and says so when that works, naming the range it read), then
- * read-ahead stays off and the exact request is read: a bad sector beyond a request never fails
- * it. */
+/* A one-shot read through the bounce buffer, served from what it holds when it can, reading
+ * ahead when the request is small. The first read-ahead that fails turns read-ahead off for the
+ * rest of the boot and fails the request: common/blockdev.c's retries (the one retry policy)
+ * then read exactly what was asked, so a bad sector beyond a request never fails it, and a
+ * persistently bad sector costs one read-ahead plus the BDEV_READ_TRIES tries that are told. */
 static int int13_read(struct blockdev *dev, uint64_t lba, uint32_t count, void *buf)
 {
 	uint32_t ss = dev->sector_size;
@@ -125,21 +124,12 @@ static int int13_read(struct blockdev *dev, uint64_t lba, uint32_t count, void *
 		ahead = dev->max_io;
 	if (ahead > dev->sectors - lba)
 		ahead = (uint32_t)(dev->sectors - lba);
-	if (disk.read_ahead && count < ahead) {
-		for (unsigned t = 1; t <= READ_AHEAD_TRIES; t++) {
-			if (t > 1)
-				int13_reset(dev);
-			if (int13_call(dev, lba, ahead)) {
-				if (t > 1)
-					int13_note(dev, lba, ahead, t, true);
-				memcpy(buf, __bounce, (size_t)count * ss);
-				return 0;
-			}
-		}
-		disk.read_ahead = false;
-	}
-	if (!int13_call(dev, lba, count))
+	bool ra = disk.read_ahead && count < ahead;
+	if (!int13_call(dev, lba, ra ? ahead : count)) {
+		if (ra)
+			disk.read_ahead = false;
 		return AS_EIO;
+	}
 	memcpy(buf, __bounce, (size_t)count * ss);
 	return 0;
 }

@@ -42,6 +42,9 @@ READ_ERROR_RE = re.compile(r"reading (?P<path>\S+) failed: (?:disk 0x[0-9a-f]+|t
                            r"read LBA (?P<lba>\d+)[^\n]*")
 BACKUP_GPT_RE = re.compile(r"warning: primary GPT header at LBA 1 is invalid \([^)\n]*\); using "
                            r"the backup GPT header at LBA (?P<lba>\d+)")
+GAVE_UP_SECTOR_RE = re.compile(r"disk 0x[0-9a-f]{2}: cannot read LBA (?P<lba>\d+) \(\d+-byte "
+                               r"sectors\): BIOS int 13h error 0x[0-9a-f]{2} after (?P<tries>\d+) "
+                               r"tries")
 INT13_COUNTS_RE = re.compile(r"(?m)^disk 0x(?P<drive>[0-9a-f]{2}): (?P<calls>\d+) int 13h AH=42h "
                              r"calls, (?P<bytes>\d+) bytes read\nstarting the kernel: ")
 
@@ -170,6 +173,21 @@ def check_retry(serial, bad_lba):
     said = "; ".join(m.group(0) for m in lines) or "none"
     return (f"no line says LBA {bad_lba} was read on a later try, so the injected error did not "
             f"happen or was not retried (retry lines: {said})")
+
+
+def check_sector_reads(serial, bad_lba, reads):
+    """None when stage2 gave up on bad_lba "after N tries" and the disk saw N or N + 1 reads of
+    it: the tries it tells, and at most one read-ahead that met the sector first (the first
+    failed read-ahead turns read-ahead off; retrying is common/blockdev.c's alone). reads:
+    qemu.read_trace_count over the whole boot."""
+    m = next((m for m in GAVE_UP_SECTOR_RE.finditer(serial) if int(m["lba"]) == bad_lba), None)
+    if not m:
+        return f"no \"disk 0x..: cannot read LBA {bad_lba} ... after N tries\" line from stage2"
+    tries = int(m["tries"])
+    if not tries <= reads <= tries + 1:
+        return (f"the disk saw {reads} reads of LBA {bad_lba}; stage2 said {tries} tries, so "
+                f"{tries} or {tries + 1} (one read-ahead) were expected")
+    return None
 
 
 def check_backup_gpt(serial, backup_lba):

@@ -11,6 +11,7 @@ always ended (docs/FIRMWARE.md "SeaBIOS" and "OVMF": the measured behaviour this
 """
 import dataclasses
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -109,8 +110,28 @@ def base_args(serial, memory_mb=256):
 
 def log_paths(base):
     """The files one run leaves: base.serial.log, .debugcon.log, .qemu.log (QEMU's own
-    messages) and .cmd (the command line)."""
-    return {k: f"{base}.{k}" for k in ("serial.log", "debugcon.log", "qemu.log", "cmd")}
+    messages), .cmd (the command line) and, when traced (read_trace_args), .reads.log."""
+    return {k: f"{base}.{k}"
+            for k in ("serial.log", "debugcon.log", "qemu.log", "cmd", "reads.log")}
+
+
+# QEMU's trace event for each read a disk front-end asks of the block layer (one line per
+# guest request: IDE's per-sector PIO transfers are one each), with its byte offset and length.
+READ_TRACE_EVENT = "blk_co_preadv"
+READ_TRACE_RE = re.compile(READ_TRACE_EVENT
+                           + r" .*\boffset (?P<offset>\d+) bytes (?P<bytes>\d+)")
+
+
+def read_trace_args(path):
+    """Traces every read of the disk to path (read_trace_count counts them)."""
+    return ["-trace", f"enable={READ_TRACE_EVENT},file={path}"]
+
+
+def read_trace_count(trace, sector):
+    """How many traced reads include the BLKDEBUG_UNIT-byte unit `sector` of the image."""
+    at = sector * BLKDEBUG_UNIT
+    return sum(1 for m in READ_TRACE_RE.finditer(trace)
+               if int(m["offset"]) <= at < int(m["offset"]) + int(m["bytes"]))
 
 
 # After its first write (OVMF rewriting the primary GPT from the backup), this many reads pass

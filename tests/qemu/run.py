@@ -194,7 +194,7 @@ class Runner:
         writable = bool(fault) and fault.kind == "after-repair"
         cmd = boot.command(case.firmware, case.frontend, image, case.logical, case.physical, logs,
                            vars_copy, 512 if case.payload == "linux" else 256, blkdebug=rules,
-                           snapshot=not writable)
+                           snapshot=not writable, trace_reads=self.counts_reads(case))
         note = ""
         if fault:
             note = f"# {rules}:\n" + "".join("# " + ln + "\n" for ln in fault.rules().split("\n"))
@@ -273,8 +273,19 @@ class Runner:
         if case.fault_outcome == "retry":
             return console.check_retry(serial, fault.lba)
         if case.fault_outcome == "backup-gpt":
-            return console.check_backup_gpt(serial, fault.backup_lba)
+            why = console.check_backup_gpt(serial, fault.backup_lba)
+            if why or not self.counts_reads(case):
+                return why
+            reads = qemu.read_trace_count(console.read_log(self.log_paths(case.name)["reads.log"]),
+                                          fault.sector)
+            return console.check_sector_reads(serial, fault.lba, reads)
         return None
+
+    @staticmethod
+    def counts_reads(case):
+        """stage2 gives up on an unreadable GPT sector, which it reads one at a time: how often
+        the disk was asked for it is checked (console.check_sector_reads)."""
+        return case.firmware == "seabios" and case.fault_outcome == "backup-gpt"
 
     def judge_read_error(self, case, fault, stopped, serial, debugcon):
         why = console.check_read_error(serial, debugcon, fault.file_name, fault.lba)

@@ -272,6 +272,20 @@ def fault_checks(runner):
     expect(console.check_backup_gpt(backup, 16383) is None, "the right backup warning was rejected")
     expect(console.check_backup_gpt(backup, 16384) and console.check_backup_gpt("", 16383),
            "a wrong or missing backup warning was accepted")
+    gave_up = ("disk 0x80: cannot read LBA 2 (512-byte sectors): BIOS int 13h error 0x0c after 3 "
+               "tries\n")
+    expect(console.check_sector_reads(gave_up, 2, 3) is None
+           and console.check_sector_reads(gave_up, 2, 4) is None,
+           "the tries stage2 told, with or without one read-ahead, were rejected")
+    expect(console.check_sector_reads(gave_up, 2, 5) and console.check_sector_reads(gave_up, 2, 2)
+           and console.check_sector_reads(gave_up, 3, 4) and console.check_sector_reads("", 2, 3),
+           "a sector read again beyond its tries (a second read-ahead retry), fewer reads than "
+           "told, another LBA or no give-up line was accepted")
+    trace = "".join(f"blk_co_preadv blk 0x55c2 bs 0x55c3 offset {o} bytes {n} flags 0x0\n"
+                    for o, n in ((0, 16384), (1024, 512), (512, 512), (1536, 512), (4096, 4096)))
+    expect(qemu.read_trace_count(trace, 2) == 2 and qemu.read_trace_count(trace, 8) == 2
+           and qemu.read_trace_count(trace, 32) == 0,
+           "the read trace is not counted by the 512-byte units each read covers")
     bios_err = ("reading /payload.bzimage/payload-initrd.bin failed: disk 0x80 cannot read "
                 "LBA 12350 (BIOS int 13h error 0x0c after 3 tries)\n"
                 "booting 1) failed: device I/O error\n\nanysector boot menu\n"

@@ -233,15 +233,7 @@ static void print_json(struct hostdev *h, struct disk_info *di, const struct rep
 		json_u64(&j, "stage2_length", di->s2_length);
 	}
 	json_obj_end(&j);
-	json_arr_begin(&j, "problems");
-	for (unsigned i = 0; i < r->n; i++) {
-		json_obj_begin(&j, NULL);
-		json_str(&j, "level", report_level_name(r->items[i].level));
-		json_str(&j, "code", r->items[i].code);
-		json_str(&j, "message", r->items[i].msg);
-		json_obj_end(&j);
-	}
-	json_arr_end(&j);
+	report_json(r, &j);
 	json_u64(&j, "errors", r->diag.errors);
 	json_u64(&j, "warnings", r->diag.warnings);
 	json_i64(&j, "status", status);
@@ -389,15 +381,7 @@ static int info_or_check(int argc, char **argv, bool check)
 			json_init(&j, stdout);
 			json_obj_begin(&j, NULL);
 			json_str(&j, "target", argv[optind]);
-			json_arr_begin(&j, "problems");
-			for (unsigned i = 0; i < g_report->n; i++) {
-				json_obj_begin(&j, NULL);
-				json_str(&j, "level", report_level_name(g_report->items[i].level));
-				json_str(&j, "code", g_report->items[i].code);
-				json_str(&j, "message", g_report->items[i].msg);
-				json_obj_end(&j);
-			}
-			json_arr_end(&j);
+			report_json(g_report, &j);
 			json_i64(&j, "status", rc);
 			json_obj_end(&j);
 			json_finish(&j);

@@ -171,15 +171,7 @@ static void print_json(const struct boot_menu *m, const char *target, unsigned p
 		json_obj_end(&j);
 	}
 	json_arr_end(&j);
-	json_arr_begin(&j, "problems");
-	for (unsigned i = 0; i < r->n; i++) {
-		json_obj_begin(&j, NULL);
-		json_str(&j, "level", report_level_name(r->items[i].level));
-		json_str(&j, "code", r->items[i].code);
-		json_str(&j, "message", r->items[i].msg);
-		json_obj_end(&j);
-	}
-	json_arr_end(&j);
+	report_json(r, &j);
 	json_i64(&j, "status", status);
 	json_obj_end(&j);
 	json_finish(&j);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tools/json.h"
 #include "tools/util.h"
 
 struct report *g_report;
@@ -107,4 +108,17 @@ bool report_has(const struct report *r, const char *code)
 		if (!strcmp(r->items[i].code, code))
 			return true;
 	return false;
+}
+
+void report_json(const struct report *r, struct json *j)
+{
+	json_arr_begin(j, "problems");
+	for (unsigned i = 0; i < r->n; i++) {
+		json_obj_begin(j, NULL);
+		json_str(j, "level", report_level_name(r->items[i].level));
+		json_str(j, "code", r->items[i].code);
+		json_str(j, "message", r->items[i].msg);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
 }

@@ -34,6 +34,9 @@ void report_free(struct report *r);
 void report_add(struct report *r, enum diag_level level, const char *code, const char *msg);
 void report_printf(struct report *r, enum diag_level level, const char *code, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+/* The items as the "problems" array of a --json document: level, code and message each. */
+struct json;
+void report_json(const struct report *r, struct json *j);
 /* The highest level reported, or -1 when nothing was. */
 int report_worst(const struct report *r);
 /* The first item at level >= min (NULL when none). */

@@ -6,7 +6,8 @@
 #  3. no struct cast over on-disk buffers in common/ ("(struct x *)buf" patterns);
 #  4. every file a tracked file names exists in the tree;
 #  5. no compiled Python tracked, harnesses share tests/lib;
-#  6. every suite has its own number, and the tree quotes it right.
+#  6. every suite has its own number, and the tree quotes it right;
+#  7. array lengths through ARRAY_SIZE.
 set -u
 cd "$(dirname "$0")/.."
 fail=0; pass=0
@@ -165,6 +166,19 @@ if [ -n "$dups$quoted" ]; then
 	fail=$((fail + 1))
 else
 	echo "ok   every suite has its own two-digit number, quoted right wherever it is quoted"
+	pass=$((pass + 1))
+fi
+
+# 7. An array's length is common/bits.h's ARRAY_SIZE, not a hand-written sizeof quotient.
+arr=$(printf '%s\n' "$files" | grep -E '\.(c|h)$' | grep -vxF common/bits.h \
+	| xargs grep -nE 'sizeof[[:space:]]*\(?[[:space:]]*[A-Za-z_][A-Za-z0-9_.>-]*[[:space:]]*\)?[[:space:]]*/[[:space:]]*sizeof' \
+	|| true)
+if [ -n "$arr" ]; then
+	echo "FAIL an array length written by hand (use ARRAY_SIZE from common/bits.h):"
+	printf '%s\n' "$arr" | sed 's/^/  /'
+	fail=$((fail + 1))
+else
+	echo "ok   array lengths through ARRAY_SIZE"
 	pass=$((pass + 1))
 fi
 

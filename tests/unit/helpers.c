@@ -6,6 +6,8 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "common/errors.h"
+
 static void capture_emit(struct diag *d, enum diag_level level, const char *code, const char *msg)
 {
 	struct capture *c = d->ctx;
@@ -42,6 +44,25 @@ void capture_dump(const struct capture *c)
 	for (unsigned i = 0; i < c->n; i++)
 		fprintf(stderr, "  [%s] %s: %s\n", lv[c->items[i].level], c->items[i].code,
 			c->items[i].msg);
+}
+
+int parse_cfg(const char *text, struct cfg *c, struct capture *cap)
+{
+	capture_init(cap);
+	return cfg_parse(text, strlen(text), c, &cap->diag);
+}
+
+const struct cfg *cfg_rejected(const char *text, const char *code, const char *want)
+{
+	static struct cfg c;
+	struct capture cap;
+	int rc = parse_cfg(text, &c, &cap);
+	if (rc != AS_ECORRUPT || !capture_has(&cap, code, want) || cap.diag.errors != 1) {
+		capture_dump(&cap);
+		fail_msg("rc %d, %u errors; wanted one %s containing \"%s\" for:\n%s", rc,
+			 cap.diag.errors, code, want, text);
+	}
+	return &c;
 }
 
 struct test_disk *test_disk_new(uint64_t size, uint32_t lss, uint32_t pss, uint32_t aoff,

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "common/blockdev.h"
+#include "common/config.h"
 #include "common/diag.h"
 #include "common/memdisk.h"
 
@@ -39,6 +40,13 @@ void capture_dump(const struct capture *c);
 				 (substr) ? (const char *)(substr) : "any text"); \
 		}                                                                 \
 	} while (0)
+
+/* anysector.cfg text parsed into c, every diagnostic into cap (set up here). Returns cfg_parse's
+ * answer. */
+int parse_cfg(const char *text, struct cfg *c, struct capture *cap);
+/* Fails the test unless text is refused (AS_ECORRUPT) with exactly one error, of this code,
+ * whose sentence contains want. Returns what the parser left (until the next call). */
+const struct cfg *cfg_rejected(const char *text, const char *code, const char *want);
 
 /* A memory disk of `size` bytes (zeroed) with the given geometry; free with test_disk_free. */
 struct test_disk {

@@ -14,20 +14,7 @@ static struct cfg cfg;
 
 static int parse(const char *text, struct capture *cap)
 {
-	capture_init(cap);
-	return cfg_parse(text, strlen(text), &cfg, &cap->diag);
-}
-
-/* Parses text expecting exactly one error with this code, whose sentence contains want. */
-static void expect_error(const char *text, const char *code, const char *want)
-{
-	struct capture cap;
-	int rc = parse(text, &cap);
-	if (rc != AS_ECORRUPT || !capture_has(&cap, code, want) || cap.diag.errors != 1) {
-		capture_dump(&cap);
-		fail_msg("rc %d, %u errors; wanted one %s containing \"%s\" for:\n%s", rc,
-			 cap.diag.errors, code, want, text);
-	}
+	return parse_cfg(text, &cfg, cap);
 }
 
 static void test_design_example(void **state)
@@ -127,46 +114,46 @@ static void test_not_nul_terminated(void **state)
 static void test_each_error_has_its_line(void **state)
 {
 	(void)state;
-	expect_error("timeout 3\nentry a\n kernel /k\n\n\n\nkernal /x\n", "cfg.unknown_key",
+	cfg_rejected("timeout 3\nentry a\n kernel /k\n\n\n\nkernal /x\n", "cfg.unknown_key",
 		     "anysector.cfg line 7: unknown key 'kernal'");
-	expect_error("timeout abc\nentry a\nkernel /k\n", "cfg.bad_value",
+	cfg_rejected("timeout abc\nentry a\nkernel /k\n", "cfg.bad_value",
 		     "anysector.cfg line 1: timeout 'abc'");
-	expect_error("timeout 3601\nentry a\nkernel /k\n", "cfg.bad_value", "line 1: timeout");
-	expect_error("timeout -1\nentry a\nkernel /k\n", "cfg.bad_value", "line 1: timeout");
-	expect_error("timeout 99999999999999999999999\nentry a\nkernel /k\n", "cfg.bad_value",
+	cfg_rejected("timeout 3601\nentry a\nkernel /k\n", "cfg.bad_value", "line 1: timeout");
+	cfg_rejected("timeout -1\nentry a\nkernel /k\n", "cfg.bad_value", "line 1: timeout");
+	cfg_rejected("timeout 99999999999999999999999\nentry a\nkernel /k\n", "cfg.bad_value",
 		     "line 1");
-	expect_error("\nserial 12345\nentry a\nkernel /k\n", "cfg.bad_value",
+	cfg_rejected("\nserial 12345\nentry a\nkernel /k\n", "cfg.bad_value",
 		     "line 2: serial '12345'");
-	expect_error("serial fast\nentry a\nkernel /k\n", "cfg.bad_value", "line 1: serial");
-	expect_error("entry a\nkernel /k\ndefault b\n", "cfg.default",
+	cfg_rejected("serial fast\nentry a\nkernel /k\n", "cfg.bad_value", "line 1: serial");
+	cfg_rejected("entry a\nkernel /k\ndefault b\n", "cfg.default",
 		     "line 3: default 'b' names no entry");
-	expect_error("entry a\nkernel /k\nentry a\nkernel /k2\n", "cfg.duplicate",
+	cfg_rejected("entry a\nkernel /k\nentry a\nkernel /k2\n", "cfg.duplicate",
 		     "line 3: entry 'a' already defined on line 1");
-	expect_error("entry a\ntitle x\n\nentry b\nkernel /k\n", "cfg.no_kernel",
+	cfg_rejected("entry a\ntitle x\n\nentry b\nkernel /k\n", "cfg.no_kernel",
 		     "line 1: entry 'a' has no kernel");
-	expect_error("entry a\nkernel /k\nkernel /k2\n", "cfg.duplicate",
+	cfg_rejected("entry a\nkernel /k\nkernel /k2\n", "cfg.duplicate",
 		     "line 3: kernel already given on line 2");
-	expect_error("timeout 1\ntimeout 2\nentry a\nkernel /k\n", "cfg.duplicate",
+	cfg_rejected("timeout 1\ntimeout 2\nentry a\nkernel /k\n", "cfg.duplicate",
 		     "line 2: timeout already given on line 1");
-	expect_error("kernel /k\nentry a\nkernel /k\n", "cfg.outside_entry",
+	cfg_rejected("kernel /k\nentry a\nkernel /k\n", "cfg.outside_entry",
 		     "line 1: kernel outside an entry");
-	expect_error("entry a\nkernel\n", "cfg.missing_value", "line 2: kernel needs a value");
-	expect_error("entry a\nkernel /k\ncmdline\n", "cfg.missing_value",
+	cfg_rejected("entry a\nkernel\n", "cfg.missing_value", "line 2: kernel needs a value");
+	cfg_rejected("entry a\nkernel /k\ncmdline\n", "cfg.missing_value",
 		     "line 3: cmdline needs a value");
-	expect_error("entry two words\nkernel /k\nentry b\nkernel /k\n", "cfg.bad_value",
+	cfg_rejected("entry two words\nkernel /k\nentry b\nkernel /k\n", "cfg.bad_value",
 		     "line 1: entry name 'two words' must be one word");
-	expect_error("entry a\nkernel /k\ninitrd /1\ninitrd /2\ninitrd /3\ninitrd /4\ninitrd /5\n",
+	cfg_rejected("entry a\nkernel /k\ninitrd /1\ninitrd /2\ninitrd /3\ninitrd /4\ninitrd /5\n",
 		     "cfg.too_many", "line 7: more than 4 initrd lines");
-	expect_error("entry a\nkernel /k\x01\n", "cfg.control_char",
+	cfg_rejected("entry a\nkernel /k\x01\n", "cfg.control_char",
 		     "line 2: control character 0x01");
-	expect_error("editor maybe\nentry a\nkernel /k\n", "cfg.bad_value",
+	cfg_rejected("editor maybe\nentry a\nkernel /k\n", "cfg.bad_value",
 		     "line 1: editor 'maybe' is not 'on' or 'off'");
-	expect_error("editor on\nentry a\nkernel /k\neditor off\n", "cfg.duplicate",
+	cfg_rejected("editor on\nentry a\nkernel /k\neditor off\n", "cfg.duplicate",
 		     "line 4: editor already given on line 1");
-	expect_error("entry a\nkernel /k\neditor\n", "cfg.missing_value",
+	cfg_rejected("entry a\nkernel /k\neditor\n", "cfg.missing_value",
 		     "line 3: editor needs a value");
-	expect_error("# nothing here\n\n", "cfg.no_entry", "no entry");
-	expect_error("", "cfg.no_entry", "line 1: no entry");
+	cfg_rejected("# nothing here\n\n", "cfg.no_entry", "no entry");
+	cfg_rejected("", "cfg.no_entry", "line 1: no entry");
 }
 
 static void test_nul_byte_rejected(void **state)
@@ -223,7 +210,7 @@ static void test_too_long_values(void **state)
 	memset(v, 'n', CFG_NAME_MAX);
 	v[CFG_NAME_MAX] = 0;
 	snprintf(text, 4 * CFG_CMDLINE_MAX, "entry %s\nkernel /k\n", v);
-	expect_error(text, "cfg.too_long", "line 1: entry name value is 64 characters, the limit is 63");
+	cfg_rejected(text, "cfg.too_long", "line 1: entry name value is 64 characters, the limit is 63");
 	v[CFG_NAME_MAX - 1] = 0;
 	snprintf(text, 4 * CFG_CMDLINE_MAX, "default %s\nentry %s\nkernel /k\n", v, v);
 	struct capture cap;
@@ -240,8 +227,9 @@ static void test_too_many_entries(void **state)
 	size_t n = 0;
 	for (int i = 0; i <= CFG_MAX_ENTRIES; i++)
 		n += (size_t)snprintf(text + n, sizeof text - n, "entry e%d\nkernel /k%d\n", i, i);
-	expect_error(text, "cfg.too_many", "line 33: entry 'e16' is one more than the 16 allowed");
-	assert_int_equal(cfg.nentries, CFG_MAX_ENTRIES);
+	const struct cfg *c = cfg_rejected(text, "cfg.too_many",
+					   "line 33: entry 'e16' is one more than the 16 allowed");
+	assert_int_equal(c->nentries, CFG_MAX_ENTRIES);
 }
 
 static void test_reports_every_error(void **state)
@@ -287,27 +275,27 @@ static void test_entry_kinds(void **state)
 	assert_true(cfg_entry_runs_on(&cfg.entries[3], CFG_FW_BIOS));
 	assert_false(cfg_entry_runs_on(&cfg.entries[3], CFG_FW_UEFI));
 
-	expect_error("entry a\nkernel /k\nefi /e\n", "cfg.duplicate",
+	cfg_rejected("entry a\nkernel /k\nefi /e\n", "cfg.duplicate",
 		     "line 3: efi, but line 2 already has kernel");
-	expect_error("entry a\nchainload 1\nchainload 2\n", "cfg.duplicate",
+	cfg_rejected("entry a\nchainload 1\nchainload 2\n", "cfg.duplicate",
 		     "line 3: chainload already given on line 2");
-	expect_error("entry a\nchainload 0\n", "cfg.bad_value", "line 2: chainload '0' is not");
-	expect_error("entry a\nchainload hd16\n", "cfg.bad_value", "line 2: chainload 'hd16'");
-	expect_error("entry a\nchainload hd\n", "cfg.bad_value", "line 2: chainload 'hd'");
-	expect_error("entry a\nchainload 129\n", "cfg.bad_value", "line 2: chainload '129'");
-	expect_error("entry a\nchainload sda2\n", "cfg.bad_value", "line 2: chainload 'sda2'");
-	expect_error("entry a\ninitrd /i\nefi /e\n", "cfg.not_here",
+	cfg_rejected("entry a\nchainload 0\n", "cfg.bad_value", "line 2: chainload '0' is not");
+	cfg_rejected("entry a\nchainload hd16\n", "cfg.bad_value", "line 2: chainload 'hd16'");
+	cfg_rejected("entry a\nchainload hd\n", "cfg.bad_value", "line 2: chainload 'hd'");
+	cfg_rejected("entry a\nchainload 129\n", "cfg.bad_value", "line 2: chainload '129'");
+	cfg_rejected("entry a\nchainload sda2\n", "cfg.bad_value", "line 2: chainload 'sda2'");
+	cfg_rejected("entry a\ninitrd /i\nefi /e\n", "cfg.not_here",
 		     "line 2: initrd goes with a kernel, not with efi");
-	expect_error("entry a\nchainload 1\ninitrd /i\n", "cfg.not_here",
+	cfg_rejected("entry a\nchainload 1\ninitrd /i\n", "cfg.not_here",
 		     "line 3: initrd goes with a kernel, not with chainload");
-	expect_error("entry a\nchainload 1\ncmdline x\n", "cfg.not_here",
+	cfg_rejected("entry a\nchainload 1\ncmdline x\n", "cfg.not_here",
 		     "line 3: a boot record takes no cmdline");
-	expect_error("entry a\nkernel /k\npartition 2\n", "cfg.not_here",
+	cfg_rejected("entry a\nkernel /k\npartition 2\n", "cfg.not_here",
 		     "line 3: partition goes with efi, not with kernel");
-	expect_error("entry a\nefi /e\npartition 0\n", "cfg.bad_value",
+	cfg_rejected("entry a\nefi /e\npartition 0\n", "cfg.bad_value",
 		     "line 3: partition '0' is not a partition number from 1 to 128");
-	expect_error("entry a\nefi\n", "cfg.missing_value", "line 2: efi needs a value");
-	expect_error("entry a\ntitle x\n", "cfg.no_kernel",
+	cfg_rejected("entry a\nefi\n", "cfg.missing_value", "line 2: efi needs a value");
+	cfg_rejected("entry a\ntitle x\n", "cfg.no_kernel",
 		     "line 1: entry 'a' has no kernel (nor efi or chainload line)");
 }
 

@@ -19,19 +19,7 @@ static struct cfg cfg;
 
 static int parse(const char *text, struct capture *cap)
 {
-	capture_init(cap);
-	return cfg_parse(text, strlen(text), &cfg, &cap->diag);
-}
-
-static void expect_error(const char *text, const char *code, const char *want)
-{
-	struct capture cap;
-	int rc = parse(text, &cap);
-	if (rc != AS_ECORRUPT || !capture_has(&cap, code, want) || cap.diag.errors != 1) {
-		capture_dump(&cap);
-		fail_msg("rc %d, %u errors; wanted one %s containing \"%s\" for:\n%s", rc,
-			 cap.diag.errors, code, want, text);
-	}
+	return parse_cfg(text, &cfg, cap);
 }
 
 static void test_pins_parse(void **state)
@@ -79,26 +67,26 @@ static void test_pins_parse(void **state)
 static void test_pin_errors(void **state)
 {
 	(void)state;
-	expect_error("entry a\n  title A\n  sha256 " H_ABC "\n  kernel /k\n", "cfg.not_here",
+	cfg_rejected("entry a\n  title A\n  sha256 " H_ABC "\n  kernel /k\n", "cfg.not_here",
 		     "line 3: sha256 must follow the kernel, efi or initrd line");
-	expect_error("entry a\n  kernel /k\n  cmdline x\n  sha256 " H_ABC "\n", "cfg.not_here",
+	cfg_rejected("entry a\n  kernel /k\n  cmdline x\n  sha256 " H_ABC "\n", "cfg.not_here",
 		     "line 4: sha256 must follow");
-	expect_error("entry a\n  kernel /k\n  sha256 " H_ABC "\n  sha256 " H_ABC "\n",
+	cfg_rejected("entry a\n  kernel /k\n  sha256 " H_ABC "\n  sha256 " H_ABC "\n",
 		     "cfg.not_here", "line 4: sha256 must follow");
-	expect_error("entry a\n  chainload 2\n  sha256 " H_ABC "\n", "cfg.not_here",
+	cfg_rejected("entry a\n  chainload 2\n  sha256 " H_ABC "\n", "cfg.not_here",
 		     "line 3: sha256 must follow");
-	expect_error("entry a\n  kernel /k\n  sha256 ba7816bf\n", "cfg.bad_value",
+	cfg_rejected("entry a\n  kernel /k\n  sha256 ba7816bf\n", "cfg.bad_value",
 		     "line 3: sha256 'ba7816bf' is not 64 hexadecimal digits");
-	expect_error("entry a\n  kernel /k\n  sha256 " H_ABC "0\n", "cfg.bad_value",
+	cfg_rejected("entry a\n  kernel /k\n  sha256 " H_ABC "0\n", "cfg.bad_value",
 		     "is not 64 hexadecimal digits");
-	expect_error("entry a\n  kernel /k\n  sha256 zz7816bf8f01cfea414140de5dae2223b00361a396177a"
+	cfg_rejected("entry a\n  kernel /k\n  sha256 zz7816bf8f01cfea414140de5dae2223b00361a396177a"
 		     "9cb410ff61f20015ad\n", "cfg.bad_value", "is not 64 hexadecimal digits");
-	expect_error("sha256 " H_ABC "\nentry a\n  kernel /k\n", "cfg.outside_entry",
+	cfg_rejected("sha256 " H_ABC "\nentry a\n  kernel /k\n", "cfg.outside_entry",
 		     "line 1: sha256 outside an entry");
 	/* a new entry ends what the previous one's last file line offered */
-	expect_error("entry a\n  kernel /k\nentry b\n  sha256 " H_ABC "\n  kernel /k\n",
+	cfg_rejected("entry a\n  kernel /k\nentry b\n  sha256 " H_ABC "\n  kernel /k\n",
 		     "cfg.not_here", "line 4: sha256 must follow");
-	expect_error("entry a\n  kernel /k\n  sha256\n", "cfg.missing_value", "sha256 needs a value");
+	cfg_rejected("entry a\n  kernel /k\n  sha256\n", "cfg.missing_value", "sha256 needs a value");
 }
 
 static void test_compare(void **state)

@@ -7,7 +7,8 @@
 #  4. every file a tracked file names exists in the tree;
 #  5. no compiled Python tracked, harnesses share tests/lib;
 #  6. every suite has its own number, and the tree quotes it right;
-#  7. array lengths through ARRAY_SIZE.
+#  7. array lengths through ARRAY_SIZE;
+#  8. every int function of tools/*.h says what it returns (tools/util.h's convention).
 set -u
 cd "$(dirname "$0")/.."
 fail=0; pass=0
@@ -180,6 +181,32 @@ if [ -n "$arr" ]; then
 else
 	echo "ok   array lengths through ARRAY_SIZE"
 	pass=$((pass + 1))
+fi
+
+# 8. tools/util.h's return convention is stated at every int function of tools/*.h: the comment
+#    block right above it (or above its group of declarations) says what it returns ("Returns 0
+#    or an exit code", "an AS_* code", "or -1", "Each returns ...", "The same ...").
+undoc=$(python3 - tools/*.h <<'PY'
+import re, sys
+for h in sys.argv[1:]:
+    lines = open(h).read().split("\n")
+    for i, line in enumerate(lines):
+        m = re.match(r"(?:typedef )?int \(?\*?(\w+)\)?\(", line)
+        if not m:
+            continue
+        j, block = i - 1, []
+        while j >= 0 and lines[j].strip():
+            block.append(lines[j])
+            j -= 1
+        if not re.search(r"[Rr]eturn|exit code|AS_[A-Z]|-1\b|The same", " ".join(block)):
+            print(f"  {h}:{i + 1}: {m.group(1)}")
+PY
+)
+if [ -n "$undoc" ]; then
+	echo "FAIL int functions of tools/ that do not say what they return (tools/util.h):"
+	echo "$undoc"; fail=$((fail + 1))
+else
+	echo "ok   every int function of tools/*.h says what it returns"; pass=$((pass + 1))
 fi
 
 [ -n "${RESULTS:-}" ] && echo "pass=$pass fail=$fail skip=0" > "$RESULTS/hygiene"

@@ -189,27 +189,9 @@ int espdir_list(struct esp_session *s, const char *dir, esp_list_cb cb, void *ct
 	return rc;
 }
 
-int espdir_mkdir_p(struct esp_session *s, const char *dir)
+int espdir_mkdir(struct esp_session *s, const char *dir)
 {
-	char path[FAT_PATH_MAX + 32];
-	bool is_dir;
-
-	snprintf(path, sizeof path, "%s", dir);
-	for (char *p = path + 1;; p++) {
-		if (*p && *p != '/')
-			continue;
-		char saved = *p;
-		*p = 0;
-		if (!espdir_exists(s, path, &is_dir)) {
-			record(s, DIR_OP_MKDIR, path);
-		} else if (!is_dir) {
-			t_error("esp.not_dir", "%s on the ESP is a file, not a directory", path);
-			return EXIT_ERRORS;
-		}
-		if (!saved)
-			break;
-		*p = saved;
-	}
+	record(s, DIR_OP_MKDIR, dir);
 	return 0;
 }
 

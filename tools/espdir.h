@@ -26,7 +26,8 @@ struct dir_op {
 bool espdir_exists(struct esp_session *s, const char *path, bool *is_dir);
 int espdir_read_file(struct esp_session *s, const char *path, char **buf, size_t *len);
 int espdir_list(struct esp_session *s, const char *dir, esp_list_cb cb, void *ctx);
-int espdir_mkdir_p(struct esp_session *s, const char *dir);
+/* Records making the one directory dir (esp_mkdir_p walks the path). Returns 0. */
+int espdir_mkdir(struct esp_session *s, const char *dir);
 int espdir_put(struct esp_session *s, const char *src, const char *dst);
 int espdir_delete(struct esp_session *s, const char *path);
 int espdir_rmdir(struct esp_session *s, const char *path);

@@ -236,13 +236,20 @@ static int mtool(const char *what, const char *const argv[])
 	return 0;
 }
 
+/* Runs "tool -i COPY ::path" (mmd, mdel, mrd) on the copy. Returns 0 or an exit code. */
+static int mtool_on(struct esp_session *s, const char *tool, const char *path, const char *what)
+{
+	char target[1100];
+	snprintf(target, sizeof target, "::%s", path);
+	const char *argv[] = { tool, "-i", s->path, target, NULL };
+	return mtool(what, argv);
+}
+
 int esp_mkdir_p(struct esp_session *s, const char *dir)
 {
-	char path[1024], target[1100];
+	char path[1024];
 	bool is_dir;
 
-	if (s->mounted)
-		return espdir_mkdir_p(s, dir);
 	snprintf(path, sizeof path, "%s", dir);
 	for (char *p = path + 1;; p++) {
 		if (*p && *p != '/')
@@ -250,9 +257,8 @@ int esp_mkdir_p(struct esp_session *s, const char *dir)
 		char saved = *p;
 		*p = 0;
 		if (!esp_exists(s, path, &is_dir)) {
-			snprintf(target, sizeof target, "::%s", path);
-			const char *argv[] = { "mmd", "-i", s->path, target, NULL };
-			int rc = mtool("creating a directory on the ESP", argv);
+			int rc = s->mounted ? espdir_mkdir(s, path)
+					    : mtool_on(s, "mmd", path, "creating a directory on the ESP");
 			if (rc)
 				return rc;
 		} else if (!is_dir) {
@@ -268,22 +274,16 @@ int esp_mkdir_p(struct esp_session *s, const char *dir)
 
 int esp_delete(struct esp_session *s, const char *path)
 {
-	char target[1100];
 	if (s->mounted)
 		return espdir_delete(s, path);
-	snprintf(target, sizeof target, "::%s", path);
-	const char *argv[] = { "mdel", "-i", s->path, target, NULL };
-	return mtool("deleting a file on the ESP", argv);
+	return mtool_on(s, "mdel", path, "deleting a file on the ESP");
 }
 
 int esp_rmdir(struct esp_session *s, const char *path)
 {
-	char target[1100];
 	if (s->mounted)
 		return espdir_rmdir(s, path);
-	snprintf(target, sizeof target, "::%s", path);
-	const char *argv[] = { "mrd", "-i", s->path, target, NULL };
-	return mtool("removing a directory on the ESP", argv);
+	return mtool_on(s, "mrd", path, "removing a directory on the ESP");
 }
 
 /* Replacing a file goes through a temporary name: the new copy is written beside the old one

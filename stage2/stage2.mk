@@ -16,11 +16,15 @@ STAGE2_COMMON_OBJS := $(patsubst common/%.c,$(BUILD)/stage2/common/%.o,$(COMMON_
 # (docs/DESIGN.md "stage2's size budget" has each one's measured saving): -march=i386 (mostly its
 # tuning: no cmov, narrower moves, code that compresses better), a 4-byte stack alignment
 # (nothing in stage2 needs SSE's), arguments in registers (-mregparm=3: the functions head.asm
-# defines or calls are ASMLINKAGE, stage2/bioscall.h) and -Oz. DIAG_NO_CODES: the console shows
-# diagnostics' sentences, never their codes (common/diag.h).
+# defines or calls are ASMLINKAGE, stage2/bioscall.h), -Oz, and nine of -Oz's passes turned off,
+# each of which made the packed image larger (STAGE2_PACK_FLAGS). DIAG_NO_CODES: the console
+# shows diagnostics' sentences, never their codes (common/diag.h).
+STAGE2_PACK_FLAGS := -fno-tree-dominator-opts -fno-code-hoisting -fno-thread-jumps -fconserve-stack \
+	-fno-optimize-sibling-calls -fno-caller-saves -fno-defer-pop -fno-move-loop-invariants \
+	-fno-shrink-wrap
 STAGE2_CFLAGS := $(filter-out -march=% -Os,$(FS32_CFLAGS)) -Oz -march=i386 \
 	-mpreferred-stack-boundary=2 -mregparm=3 -ffunction-sections -fdata-sections --param=min-pagesize=0 \
-	-DDIAG_NO_CODES
+	$(STAGE2_PACK_FLAGS) -DDIAG_NO_CODES
 # The legacy DOS layout leaves LBAs 1..62 free before the first partition at LBA 63.
 STAGE2_SIZE_GOAL := 31744
 # Where stage1 loads stage2 and the address it must end below: common/bootinfo.h is the one

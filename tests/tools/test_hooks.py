@@ -66,10 +66,11 @@ class World:
         with open(self.config, "w") as f:
             f.writelines(lines)
 
-    def install_kernel(self, version, initrd=True, salt=b""):
-        """A kernel package's files: distinct bytes per version (and per salt)."""
+    def install_kernel(self, version, initrd=True, salt=b"", size=None):
+        """A kernel package's files: distinct bytes per version (and per salt); size: a kernel
+        of that many random bytes."""
         with open(os.path.join(self.boot, "vmlinuz-" + version), "wb") as f:
-            f.write(b"MZ" + (version.encode() + salt) * 3000)
+            f.write(b"MZ" + (os.urandom(size) if size else (version.encode() + salt) * 3000))
         if initrd:
             self.write_initrd(version, salt)
 
@@ -266,6 +267,34 @@ def t_waits_for_initrd(s):
     w.write_initrd(NEW)
     w.run()
     expect_kernels(s, w, [OLD, NEW], "debian-" + NEW)
+
+
+def t_full_esp(s):
+    """A third kernel that does not fit beside two (16 MiB kernels, a 45 MiB ESP): the add
+    fails, the entry of the kernel no longer kept goes first, the add is tried again; with
+    KEEP=1 (no kept kernel with an entry meanwhile) the menu stays as it was, with the
+    sentence."""
+    w = World(s, "full")
+    for v in (OLD, NEW):
+        w.install_kernel(v, size=16 << 20)
+    w.run()
+    expect_kernels(s, w, [OLD, NEW], "debian-" + NEW)
+    w.install_kernel(NEWER, size=16 << 20)
+    p = w.run()
+    s.check("adding entry 'debian-%s' failed; the entries of kernels no longer kept go first"
+            % NEWER in p.stderr, "no line about the retry: %r" % p.stderr[-2000:])
+    expect_kernels(s, w, [NEW, NEWER], "debian-" + NEWER)
+    gone(s, w, OLD)
+    idempotent(s, w, "after the retry")
+    # KEEP=1: no kept kernel has an entry to boot meanwhile, so nothing is removed to make room
+    w.configure(ANYSECTOR_KEEP=1)
+    w.install_kernel("6.1.0-11-amd64", size=16 << 20)
+    before = sha256(w.img)
+    p = w.run(rc=2)
+    last = p.stderr.splitlines()[-1] if p.stderr else ""
+    s.check(last.startswith(FAILED % w.img) and "6.1.0-11-amd64" in last and
+            last.endswith(BY_HAND), "KEEP=1 on a full ESP: last stderr line %r" % last)
+    s.eq(sha256(w.img), before, "image SHA-256 when the only kept kernel does not fit")
 
 
 def t_user_entries(s):
@@ -545,6 +574,6 @@ def t_shellcheck(s):
 if __name__ == "__main__":
     s = Suite("hooks")
     sys.exit(s.run([t_kernel_lifecycle, t_new_initrd, t_waits_for_initrd, t_adopts_prefixed_entry,
-                    t_user_entries,
+                    t_full_esp, t_user_entries,
                     t_not_configured, t_failures, t_hook_modes, t_run_parts, t_package_paths,
                     t_package_deb, t_shellcheck]))

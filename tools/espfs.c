@@ -29,6 +29,18 @@ static int remount(struct esp_session *s)
 	return fat_mount(&s->img.dev, s->fs, NULL);
 }
 
+/* Every kind of session starts from this: partition number of h, [first_lba, +sectors). */
+static void session_init(struct esp_session *s, struct hostdev *h, uint64_t first_lba,
+			 uint64_t sectors, unsigned number)
+{
+	memset(s, 0, sizeof *s);
+	s->h = h;
+	s->first_lba = first_lba;
+	s->sectors = sectors;
+	s->number = number;
+	s->img.fd = -1;
+}
+
 int esp_open(struct esp_session *s, struct hostdev *h, uint64_t first_lba, uint64_t sectors,
 	     unsigned number)
 {
@@ -37,12 +49,7 @@ int esp_open(struct esp_session *s, struct hostdev *h, uint64_t first_lba, uint6
 	uint8_t *buf = xmalloc(CHUNK);
 	int fd, rc = 0;
 
-	memset(s, 0, sizeof *s);
-	s->h = h;
-	s->first_lba = first_lba;
-	s->sectors = sectors;
-	s->number = number;
-	s->img.fd = -1;
+	session_init(s, h, first_lba, sectors, number);
 	snprintf(s->path, sizeof s->path, "%s/anysector-esp-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	fd = mkstemp(s->path);
 	if (fd < 0) {
@@ -97,12 +104,7 @@ int esp_open(struct esp_session *s, struct hostdev *h, uint64_t first_lba, uint6
 int esp_open_mounted(struct esp_session *s, struct hostdev *h, uint64_t first_lba,
 		     uint64_t sectors, unsigned number, const char *dir)
 {
-	memset(s, 0, sizeof *s);
-	s->h = h;
-	s->first_lba = first_lba;
-	s->sectors = sectors;
-	s->number = number;
-	s->img.fd = -1;
+	session_init(s, h, first_lba, sectors, number);
 	s->mounted = true;
 	snprintf(s->mount_dir, sizeof s->mount_dir, "%s", dir);
 	if (access(dir, R_OK | X_OK)) {
@@ -136,12 +138,7 @@ void esp_close(struct esp_session *s)
 int esp_view(struct esp_session *s, struct hostdev *h, uint64_t first_lba, uint64_t sectors,
 	     unsigned number, struct fat_fs *fs)
 {
-	memset(s, 0, sizeof *s);
-	s->h = h;
-	s->first_lba = first_lba;
-	s->sectors = sectors;
-	s->number = number;
-	s->img.fd = -1;
+	session_init(s, h, first_lba, sectors, number);
 	s->view = true;
 	s->fs = fs;
 	if (!fs) {

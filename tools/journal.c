@@ -55,24 +55,14 @@ int journal_pick_path(const struct hostdev *h, const char *given, char *out, siz
 	return EXIT_REFUSED;
 }
 
-/* Writes all of buf and adds it to the running CRC. Returns 0 or AS_EIO (errno says why). */
-static int write_all(int fd, const void *buf, size_t len, uint32_t *crc)
+/* Writes all of buf at *off, moves *off past it and adds it to the running CRC. Returns 0 or
+ * AS_EIO (errno says why). */
+static int write_all(int fd, const void *buf, size_t len, uint64_t *off, uint32_t *crc)
 {
-	const uint8_t *p = buf;
 	*crc = crc32_update(*crc, buf, len);
-	while (len) {
-		ssize_t n = write(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			if (!n)
-				errno = EIO;
-			return AS_EIO;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
+	int rc = pwrite_full(fd, buf, len, *off);
+	*off += len;
+	return rc;
 }
 
 /* Makes the directory entry of a new file durable. Returns 0 or AS_EIO (errno says why). */
@@ -92,6 +82,7 @@ int journal_write(const char *path, struct hostdev *h, const struct plan *p)
 {
 	uint8_t hdr[JOURNAL_HDR_SIZE] = { 0 }, rec[JOURNAL_REC_SIZE], tr[JOURNAL_TRAILER_SIZE];
 	uint32_t lss = h->topo.lss, crc = 0;
+	uint64_t off = 0;
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 
 	if (fd < 0) {
@@ -106,7 +97,7 @@ int journal_write(const char *path, struct hostdev *h, const struct plan *p)
 	le32_store(hdr + 24, p->n);
 	le64_store(hdr + 32, (uint64_t)time(NULL));
 	le32_store(hdr + 60, crc32(hdr, 60));
-	bool ok = !write_all(fd, hdr, sizeof hdr, &crc);
+	bool ok = !write_all(fd, hdr, sizeof hdr, &off, &crc);
 	for (unsigned i = 0; ok && i < p->n; i++) {
 		const struct write_op *o = &p->ops[i];
 		size_t len = (size_t)(o->count * lss);
@@ -127,13 +118,14 @@ int journal_write(const char *path, struct hostdev *h, const struct plan *p)
 		le32_store(rec + 16, crc32(old, len));
 		le32_store(rec + 20, crc32(o->data, len));
 		le32_store(rec + 28, crc32(rec, 28));
-		ok = !write_all(fd, rec, sizeof rec, &crc) && !write_all(fd, old, len, &crc);
+		ok = !write_all(fd, rec, sizeof rec, &off, &crc) &&
+		     !write_all(fd, old, len, &off, &crc);
 		free(old);
 	}
 	memcpy(tr, JOURNAL_END_MAGIC, 8);
 	le32_store(tr + 8, p->n);
 	le32_store(tr + 12, crc);
-	ok = ok && !write_all(fd, tr, sizeof tr, &crc) && !fsync(fd);
+	ok = ok && !write_all(fd, tr, sizeof tr, &off, &crc) && !fsync(fd);
 	if (close(fd))
 		ok = false;
 	if (!ok || sync_dir_of(path)) {

@@ -383,6 +383,9 @@ def t_failures(s):
     one_line(s, p, FAILED % w.img, ["ANYSECTOR_KEEP", BY_HAND], "bad KEEP")
     w.configure(ANYSECTOR_CMDLINE="")
     one_line(s, w.run(rc=2), FAILED % w.img, ["ANYSECTOR_CMDLINE", BY_HAND], "no cmdline")
+    w.configure(ANYSECTOR_TITLE='"unterminated')
+    one_line(s, w.run(rc=2), "anysector: the boot menu was not updated",
+             ["could not be read as a shell fragment", BY_HAND], "config syntax error")
     w.configure()
     p = w.run(rc=2, env=w.env(ANYSECTOR_BIN=os.path.join(w.dir, "no-such-anysector")))
     one_line(s, p, FAILED % w.img, ["is not installed", BY_HAND], "no installer")

@@ -8,14 +8,7 @@
 
 #include "common/align.h"
 #include "common/le.h"
-
-static void emit(struct diag *d, enum diag_level level, const char *code, const char *msg)
-{
-	(void)d;
-	(void)level;
-	if (!code || !code[0] || !msg[0] || strlen(msg) >= DIAG_MSG_MAX)
-		__builtin_trap();
-}
+#include "tests/fuzz/fuzz_diag.h"
 
 static void check_lba(const struct topology *t, uint64_t grain, uint64_t lba)
 {
@@ -36,7 +29,7 @@ static void check_lba(const struct topology *t, uint64_t grain, uint64_t lba)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct diag d = { .emit = emit };
+	struct diag d = { .emit = fuzz_emit };
 	struct topology t;
 
 	if (size < 20 + 32)

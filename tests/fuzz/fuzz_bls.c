@@ -7,20 +7,7 @@
 #include <string.h>
 
 #include "common/bls.h"
-
-static void emit(struct diag *d, enum diag_level level, const char *code, const char *msg)
-{
-	(void)d;
-	(void)level;
-	if (!code || !msg[0] || strlen(msg) >= DIAG_MSG_MAX)
-		__builtin_trap();
-}
-
-static void check_str(const char *s, size_t cap)
-{
-	if (strnlen(s, cap) >= cap)
-		__builtin_trap();
-}
+#include "tests/fuzz/fuzz_diag.h"
 
 static int sign(int v)
 {
@@ -33,7 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static struct cfg c;
 	static struct bls_menu m;
 	static char a[256], b[256];
-	struct diag diag = { .emit = emit };
+	struct diag diag = { .emit = fuzz_emit };
 	struct bls_loader l;
 	const char *text = (const char *)data;
 
@@ -42,12 +29,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (diag.errors || e.e.kernel[0] != '/' || e.e.ninitrd > CFG_MAX_INITRDS ||
 		    strcmp(e.key.id, "f") || e.key.tries_left != 1 || e.key.tries_done != 2)
 			__builtin_trap();
-		check_str(e.e.title, sizeof e.e.title);
-		check_str(e.e.kernel, sizeof e.e.kernel);
-		check_str(e.e.cmdline, sizeof e.e.cmdline);
-		check_str(e.key.version, sizeof e.key.version);
-		check_str(e.key.sort_key, sizeof e.key.sort_key);
-		check_str(e.key.machine_id, sizeof e.key.machine_id);
+		fuzz_check_str(e.e.title, sizeof e.e.title);
+		fuzz_check_str(e.e.kernel, sizeof e.e.kernel);
+		fuzz_check_str(e.e.cmdline, sizeof e.e.cmdline);
+		fuzz_check_str(e.key.version, sizeof e.key.version);
+		fuzz_check_str(e.key.sort_key, sizeof e.key.sort_key);
+		fuzz_check_str(e.key.machine_id, sizeof e.key.machine_id);
 		for (unsigned i = 0; i < e.e.ninitrd; i++)
 			if (e.e.initrd[i][0] != '/')
 				__builtin_trap();
@@ -57,7 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		bls_loader_parse(text, size, &l, &diag);
 		if (l.has_timeout && l.timeout > CFG_TIMEOUT_MAX)
 			__builtin_trap();
-		check_str(l.default_pattern, sizeof l.default_pattern);
+		fuzz_check_str(l.default_pattern, sizeof l.default_pattern);
 		bls_menu_finish(&m, &c, &l);
 		if (c.nentries != 1 || strcmp(c.entries[0].kernel, e.e.kernel) ||
 		    cfg_menu_check(&c, &diag))

@@ -5,42 +5,29 @@
 #include <string.h>
 
 #include "common/config.h"
-
-static void emit(struct diag *d, enum diag_level level, const char *code, const char *msg)
-{
-	(void)d;
-	(void)level;
-	if (!code || !msg[0] || strlen(msg) >= DIAG_MSG_MAX)
-		__builtin_trap();
-}
-
-static void check_str(const char *s, size_t cap)
-{
-	if (strnlen(s, cap) >= cap)
-		__builtin_trap();
-}
+#include "tests/fuzz/fuzz_diag.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct cfg c;
-	struct diag diag = { .emit = emit };
+	struct diag diag = { .emit = fuzz_emit };
 
 	int rc = cfg_parse((const char *)data, size, &c, &diag);
 	if ((rc == 0) != (diag.errors == 0))
 		__builtin_trap();
 	if (c.nentries > CFG_MAX_ENTRIES)
 		__builtin_trap();
-	check_str(c.default_name, sizeof c.default_name);
+	fuzz_check_str(c.default_name, sizeof c.default_name);
 	for (unsigned i = 0; i < c.nentries; i++) {
 		const struct cfg_entry *e = &c.entries[i];
-		check_str(e->name, sizeof e->name);
-		check_str(e->title, sizeof e->title);
-		check_str(e->kernel, sizeof e->kernel);
-		check_str(e->cmdline, sizeof e->cmdline);
+		fuzz_check_str(e->name, sizeof e->name);
+		fuzz_check_str(e->title, sizeof e->title);
+		fuzz_check_str(e->kernel, sizeof e->kernel);
+		fuzz_check_str(e->cmdline, sizeof e->cmdline);
 		if (e->ninitrd > CFG_MAX_INITRDS)
 			__builtin_trap();
 		for (unsigned k = 0; k < e->ninitrd; k++)
-			check_str(e->initrd[k], sizeof e->initrd[k]);
+			fuzz_check_str(e->initrd[k], sizeof e->initrd[k]);
 	}
 	if (rc == 0) {
 		int d = cfg_default_index(&c);

@@ -16,6 +16,7 @@
 #include "common/errors.h"
 #include "common/fat.h"
 #include "common/le.h"
+#include "tests/fuzz/fuzz_diag.h"
 
 #define MAX_DEV_BYTES (288ull << 20)  /* room for a FAT32 with 4 KiB sectors (65525 clusters) */
 #define MAX_SEGMENTS 64
@@ -58,16 +59,7 @@ static uint8_t readbuf[READ_CAP];
 static uint8_t scratch[4096];
 static unsigned nfiles, ndirs, nopens;
 
-static void emit(struct diag *d, enum diag_level level, const char *code, const char *msg)
-{
-	(void)d;
-	(void)level;
-	/* every sentence is terminated and non-empty */
-	if (!code || !msg[0] || strlen(msg) >= DIAG_MSG_MAX)
-		__builtin_trap();
-}
-
-static struct diag diag = { .emit = emit };
+static struct diag diag = { .emit = fuzz_emit };
 
 static void read_file(const struct fat_file *f)
 {

@@ -17,16 +17,8 @@
 #include "common/errors.h"
 #include "common/gpt.h"
 #include "common/memdisk.h"
+#include "tests/fuzz/fuzz_diag.h"
 #include "tests/fuzz/fuzz_disk.h"
-
-static void check_emit(struct diag *d, enum diag_level level, const char *code, const char *msg)
-{
-	(void)d;
-	if (!code || !code[0] || !msg || !msg[0] || level > DIAG_ERROR)
-		__builtin_trap();
-	if (strlen(msg) >= DIAG_MSG_MAX)
-		__builtin_trap();
-}
 
 /* What a successful read promises about its entries. */
 static void check_accepted(const struct gpt *g, uint64_t sectors)
@@ -100,7 +92,7 @@ static void reseal(uint8_t *img, uint64_t sectors, uint32_t lss, uint64_t lba)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct gpt g;
-	struct diag d = { .emit = check_emit };
+	struct diag d = { .emit = fuzz_emit };
 	struct fuzz_disk fd;
 
 	if (size < 2)

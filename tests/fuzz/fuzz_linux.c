@@ -6,18 +6,11 @@
 
 #include "common/le.h"
 #include "common/linux.h"
-
-static void emit(struct diag *d, enum diag_level level, const char *code, const char *msg)
-{
-	(void)d;
-	(void)level;
-	if (!code || !msg[0] || strlen(msg) >= DIAG_MSG_MAX)
-		__builtin_trap();
-}
+#include "tests/fuzz/fuzz_diag.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct diag diag = { .emit = emit };
+	struct diag diag = { .emit = fuzz_emit };
 	struct linux_header h;
 
 	if (size < 4)

@@ -10,15 +10,8 @@
 #include "common/label.h"
 #include "common/mbr.h"
 #include "common/memdisk.h"
+#include "tests/fuzz/fuzz_diag.h"
 #include "tests/fuzz/fuzz_disk.h"
-
-static void check_emit(struct diag *d, enum diag_level level, const char *code, const char *msg)
-{
-	(void)d;
-	if (!code || !code[0] || !msg || !msg[0] || level > DIAG_ERROR ||
-	    strlen(msg) >= DIAG_MSG_MAX)
-		__builtin_trap();
-}
 
 static void check_accepted(const struct mbr_table *t, uint64_t sectors)
 {
@@ -57,7 +50,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const uint32_t sizes[] = { 512, 4096 };
 	static struct mbr_table t;
-	struct diag d = { .emit = check_emit };
+	struct diag d = { .emit = fuzz_emit };
 
 	/* Pure codecs on the first record. */
 	if (size >= MBR_RECORD_SIZE) {

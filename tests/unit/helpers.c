@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "common/errors.h"
@@ -44,6 +45,19 @@ void capture_dump(const struct capture *c)
 	for (unsigned i = 0; i < c->n; i++)
 		fprintf(stderr, "  [%s] %s: %s\n", lv[c->items[i].level], c->items[i].code,
 			c->items[i].msg);
+}
+
+int test_workdir(char *dir, size_t cap, const char *sub, const char *tag)
+{
+	const char *build = getenv("BUILD");
+	snprintf(dir, cap, "%s/%s", build && *build ? build : "build", sub);
+	mkdir(dir, 0755);
+	size_t n = strlen(dir);
+	snprintf(dir + n, cap - n, "/%s.XXXXXX", tag);
+	if (mkdtemp(dir))
+		return 0;
+	dir[0] = 0; /* nothing for a teardown to remove */
+	return -1;
 }
 
 int parse_cfg(const char *text, struct cfg *c, struct capture *cap)

@@ -48,6 +48,11 @@ int parse_cfg(const char *text, struct cfg *c, struct capture *cap);
  * whose sentence contains want. Returns what the parser left (until the next call). */
 const struct cfg *cfg_rejected(const char *text, const char *code, const char *want);
 
+/* A new directory $BUILD/sub/tag.XXXXXX (BUILD from the environment, "build" without it; sub is
+ * made when missing), its path into dir[cap]. Returns 0, or -1 (errno says why; dir is then
+ * ""). */
+int test_workdir(char *dir, size_t cap, const char *sub, const char *tag);
+
 /* A memory disk of `size` bytes (zeroed) with the given geometry; free with test_disk_free. */
 struct test_disk {
 	struct blockdev dev;

@@ -206,11 +206,7 @@ static void test_load_from_fat(void **state)
 		printf("SKIP: mkfs.fat or mtools not installed\n");
 		skip();
 	}
-	const char *build = getenv("BUILD");
-	snprintf(workdir, sizeof workdir, "%s/test-data", build && *build ? build : "build");
-	mkdir(workdir, 0755);
-	strncat(workdir, "/bls.XXXXXX", sizeof workdir - strlen(workdir) - 1);
-	assert_non_null(mkdtemp(workdir));
+	assert_int_equal(test_workdir(workdir, sizeof workdir, "test-data", "bls"), 0);
 	setenv("MTOOLS_SKIP_CHECK", "1", 1);
 	char img[600];
 	snprintf(img, sizeof img, "%s/esp.img", workdir);

@@ -182,8 +182,6 @@ static int build_image(const struct image_spec *s)
 static int group_setup(void **state)
 {
 	(void)state;
-	const char *build = getenv("BUILD");
-	char tmpl[512];
 
 	memset(long200, 0, sizeof long200);
 	strcpy(long200, "/boot/long-");
@@ -194,14 +192,10 @@ static int group_setup(void **state)
 		skip_reason = "mkfs.fat or mtools (mcopy, mmd) not installed";
 		return 0;
 	}
-	snprintf(tmpl, sizeof tmpl, "%s/test-data", build && *build ? build : "build");
-	mkdir(tmpl, 0755);
-	strncat(tmpl, "/fat.XXXXXX", sizeof tmpl - strlen(tmpl) - 1);
-	if (!mkdtemp(tmpl)) {
+	if (test_workdir(workdir, sizeof workdir, "test-data", "fat")) {
 		skip_reason = "cannot create a directory under $BUILD/test-data";
 		return 0;
 	}
-	snprintf(workdir, sizeof workdir, "%s", tmpl);
 	setenv("MTOOLS_SKIP_CHECK", "1", 1);
 	for (size_t i = 0; i < NIMAGES; i++) {
 		if (build_image(&images[i])) {

@@ -31,17 +31,13 @@ static uint8_t pattern(size_t file, size_t i)
 static int setup(void **state)
 {
 	(void)state;
-	const char *build = getenv("BUILD");
 	char img[600], cmd[4096];
 
 	if (!have_program("mkfs.fat") || !have_program("mcopy")) {
 		skip_reason = "mkfs.fat or mtools not installed";
 		return 0;
 	}
-	snprintf(workdir, sizeof workdir, "%s/test-data", build && *build ? build : "build");
-	mkdir(workdir, 0755);
-	strncat(workdir, "/initrd.XXXXXX", sizeof workdir - strlen(workdir) - 1);
-	if (!mkdtemp(workdir))
+	if (test_workdir(workdir, sizeof workdir, "test-data", "initrd"))
 		return -1;
 	snprintf(img, sizeof img, "%s/esp.img", workdir);
 	setenv("MTOOLS_SKIP_CHECK", "1", 1);

@@ -24,11 +24,7 @@ static int setup(void **state)
 {
 	tools_setup(state);
 	/* temporary files live under $BUILD (the Makefile exports it) */
-	const char *build = getenv("BUILD") ? getenv("BUILD") : "build";
-	snprintf(dir, sizeof dir, "%s/tmp", build);
-	mkdir(dir, 0755);
-	snprintf(dir, sizeof dir, "%s/tmp/unit-journal-XXXXXX", build);
-	assert_non_null(mkdtemp(dir));
+	assert_int_equal(test_workdir(dir, sizeof dir, "tmp", "unit-journal"), 0);
 	snprintf(img, sizeof img, "%s/disk.img", dir);
 	snprintf(jpath, sizeof jpath, "%s/disk.journal", dir);
 	return 0;

@@ -25,11 +25,7 @@ static char dir[512], img[600];
 static int setup(void **state)
 {
 	tools_setup(state);
-	const char *build = getenv("BUILD") ? getenv("BUILD") : "build";
-	snprintf(dir, sizeof dir, "%s/tmp", build);
-	mkdir(dir, 0755);
-	snprintf(dir, sizeof dir, "%s/tmp/unit-probe-XXXXXX", build);
-	assert_non_null(mkdtemp(dir));
+	assert_int_equal(test_workdir(dir, sizeof dir, "tmp", "unit-probe"), 0);
 	snprintf(img, sizeof img, "%s/disk.img", dir);
 	return 0;
 }

@@ -54,7 +54,7 @@ struct parse {
 
 static void bad(struct parse *ps, const char *what, const char *key)
 {
-	diag_report(ps->d, ps->level, DIAG_CODE("bls.bad_line"), "%s line %u: %s%s", ps->file, ps->line, key,
+	diag_report(ps->d, ps->level, "bls.bad_line", "%s line %u: %s%s", ps->file, ps->line, key,
 		    what);
 	ps->bad = true;
 }

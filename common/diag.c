@@ -3,8 +3,14 @@
 #include "common/errors.h"
 #include "common/fmt.h"
 
+#ifdef DIAG_NO_CODES
+void diag_text(struct diag *d, enum diag_level level, const char *fmt, ...)
+{
+	const char *code = "";
+#else
 void diag_report(struct diag *d, enum diag_level level, const char *code, const char *fmt, ...)
 {
+#endif
 	char msg[DIAG_MSG_MAX];
 	fmt_va_list ap;
 

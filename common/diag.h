@@ -25,21 +25,24 @@ struct diag {
 
 #define DIAG_MSG_MAX 256
 
-void diag_report(struct diag *d, enum diag_level level, const char *code, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-/* A code as a call site gives it. stage2 defines DIAG_NO_CODES: its console shows only the
- * sentence (stage2/console.c diag_to_console), and the codes' text was about 500 bytes of its
- * packed image. A module that decides by a code passes it to diag_report itself
- * (common/gpt_read.c). */
+/* stage2 defines DIAG_NO_CODES: its console shows only the sentence (stage2/console.c
+ * diag_to_console), so there a code is not even passed: diag_report drops it (diag_text gets
+ * the rest, and the sink sees ""), and DIAG_CODE(code), for a code handed on through another
+ * function first (common/config.c cfg_err), is "". The codes' text and their arguments were
+ * about 600 bytes of its packed image. Nothing may decide by a code there. */
 #ifdef DIAG_NO_CODES
+void diag_text(struct diag *d, enum diag_level level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+#define diag_report(d, level, code, ...) ((void)(code), diag_text((d), (level), __VA_ARGS__))
 #define DIAG_CODE(code) ""
 #else
+void diag_report(struct diag *d, enum diag_level level, const char *code, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 #define DIAG_CODE(code) (code)
 #endif
 
-#define diag_error(d, code, ...) diag_report((d), DIAG_ERROR, DIAG_CODE(code), __VA_ARGS__)
-#define diag_warn(d, code, ...) diag_report((d), DIAG_WARN, DIAG_CODE(code), __VA_ARGS__)
-#define diag_info(d, code, ...) diag_report((d), DIAG_INFO, DIAG_CODE(code), __VA_ARGS__)
+#define diag_error(d, code, ...) diag_report((d), DIAG_ERROR, (code), __VA_ARGS__)
+#define diag_warn(d, code, ...) diag_report((d), DIAG_WARN, (code), __VA_ARGS__)
+#define diag_info(d, code, ...) diag_report((d), DIAG_INFO, (code), __VA_ARGS__)
 
 #endif

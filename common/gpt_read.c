@@ -8,9 +8,30 @@
 #include "common/crc32.h"
 #include "common/errors.h"
 #include "common/mem.h"
-#include "common/str.h"
 
 #define U32_MAX 0xFFFFFFFFull
+
+/* What made a header unusable, told in the sentences about the other header (reasons[]). Each
+ * is also the diag code "gpt." followed by its name. */
+enum gpt_why {
+	WHY_none,
+	WHY_io,
+	WHY_signature,
+	WHY_header_size,
+	WHY_header_crc,
+	WHY_revision,
+	WHY_my_lba,
+	WHY_alternate_lba,
+	WHY_usable_range,
+	WHY_entry_size,
+	WHY_array_size,
+	WHY_array_location,
+	WHY_array_crc,
+	WHY_too_many,
+	WHY_entry_order,
+	WHY_entry_range,
+	WHY_overlap,
+};
 
 /* One header check in progress. */
 struct check {
@@ -20,24 +41,26 @@ struct check {
 	uint64_t last;           /* last LBA of the disk */
 	struct gpt_header h;
 	bool header_trusted;     /* signature, size and CRC good: AlternateLBA means something */
-	const char *why;         /* code of the first fatal problem */
+	enum gpt_why why;        /* the first fatal problem */
 	int rc;
+	/* Levels of the fatal problems and of a missing signature: errors, except under gpt_read,
+	 * where a header it can do without has warnings and no signature (no GPT at all) is only
+	 * information. */
+	enum diag_level fatal, no_sig_level;
 };
 
-static void note(struct check *c, int rc, const char *code)
+static void note(struct check *c, int rc, enum gpt_why why)
 {
 	if (!c->why)
-		c->why = code;
+		c->why = why;
 	if (!c->rc || rc == AS_ECORRUPT)
 		c->rc = rc;
 }
 
-/* The code goes to diag_report as it is (not through DIAG_CODE): note keeps it for reason_of,
- * and relay_emit decides a level by it. */
-#define FAIL(c, rc, code, ...)                                          \
-	do {                                                            \
-		diag_report((c)->d, DIAG_ERROR, (code), __VA_ARGS__);   \
-		note((c), (rc), (code));                                \
+#define FAIL(c, rc, why, ...)                                                   \
+	do {                                                                    \
+		diag_report((c)->d, (c)->fatal, "gpt." #why, __VA_ARGS__);     \
+		note((c), (rc), WHY_##why);                                     \
 	} while (0)
 
 /* Inclusive ranges [a0, a1] and [b0, b1] share a sector. */
@@ -65,26 +88,26 @@ static int check_header_integrity(struct check *c)
 	int rc;
 
 	if (c->lba > c->last) {
-		diag_report(c->d, DIAG_ERROR, "gpt.signature",
+		diag_report(c->d, c->no_sig_level, "gpt.signature",
 			    "no GPT header at LBA %llu: the disk has only %llu sectors",
 			    (unsigned long long)c->lba, (unsigned long long)dev->sectors);
-		note(c, AS_ENOENT, "gpt.signature");
+		note(c, AS_ENOENT, WHY_signature);
 		return c->rc;
 	}
 	if ((rc = bdev_read(dev, c->lba, 1, dev->scratch))) {
-		FAIL(c, rc, "gpt.io", "GPT header at LBA %llu could not be read: %s",
+		FAIL(c, rc, io, "GPT header at LBA %llu could not be read: %s",
 		     (unsigned long long)c->lba, as_strerror(rc));
 		return rc;
 	}
 	gpt_header_decode(raw, &c->h);
 	if (c->h.signature != GPT_SIGNATURE) {
-		diag_report(c->d, DIAG_ERROR, "gpt.signature",
+		diag_report(c->d, c->no_sig_level, "gpt.signature",
 			    "GPT header at LBA %llu: no \"EFI PART\" signature", (unsigned long long)c->lba);
-		note(c, AS_ENOENT, "gpt.signature");
+		note(c, AS_ENOENT, WHY_signature);
 		return c->rc;
 	}
 	if (c->h.header_size < GPT_HEADER_SIZE || c->h.header_size > dev->sector_size) {
-		FAIL(c, AS_ECORRUPT, "gpt.header_size",
+		FAIL(c, AS_ECORRUPT, header_size,
 		     "GPT header at LBA %llu: HeaderSize %u is outside %u..%u (the sector size)",
 		     (unsigned long long)c->lba, (unsigned)c->h.header_size, GPT_HEADER_SIZE,
 		     (unsigned)dev->sector_size);
@@ -92,7 +115,7 @@ static int check_header_integrity(struct check *c)
 	}
 	uint32_t crc = gpt_header_crc(raw, c->h.header_size);
 	if (crc != c->h.header_crc) {
-		FAIL(c, AS_ECORRUPT, "gpt.header_crc",
+		FAIL(c, AS_ECORRUPT, header_crc,
 		     "GPT header at LBA %llu: header CRC32 is 0x%08X but the %u header bytes give "
 		     "0x%08X",
 		     (unsigned long long)c->lba, (unsigned)c->h.header_crc,
@@ -117,7 +140,7 @@ static void check_header_fields(struct check *c)
 				  "0x%08X; reading it as 1.0",
 				  at, (unsigned)h->revision, GPT_REVISION);
 		else
-			FAIL(c, AS_EUNSUPP, "gpt.revision",
+			FAIL(c, AS_EUNSUPP, revision,
 			     "GPT header at LBA %llu: revision 0x%08X is not 0x%08X", at,
 			     (unsigned)h->revision, GPT_REVISION);
 	}
@@ -125,13 +148,13 @@ static void check_header_fields(struct check *c)
 		diag_warn(c->d, "gpt.reserved", "GPT header at LBA %llu: reserved field is 0x%08X, not 0",
 			  at, (unsigned)h->reserved);
 	if (h->my_lba != c->lba)
-		FAIL(c, AS_ECORRUPT, "gpt.my_lba", "GPT header at LBA %llu: MyLBA is %llu", at,
+		FAIL(c, AS_ECORRUPT, my_lba, "GPT header at LBA %llu: MyLBA is %llu", at,
 		     (unsigned long long)h->my_lba);
 
 	/* The other header lives at the other end of the disk. */
 	if (primary) {
 		if (h->alternate_lba <= 1 || h->alternate_lba > c->last)
-			FAIL(c, AS_ECORRUPT, "gpt.alternate_lba",
+			FAIL(c, AS_ECORRUPT, alternate_lba,
 			     "GPT header at LBA %llu: AlternateLBA %llu is outside 2..%llu", at,
 			     (unsigned long long)h->alternate_lba, (unsigned long long)c->last);
 		else if (h->alternate_lba != c->last)
@@ -140,24 +163,24 @@ static void check_header_fields(struct check *c)
 				  "(the disk may have grown)",
 				  at, (unsigned long long)h->alternate_lba, (unsigned long long)c->last);
 	} else if (h->alternate_lba != 1) {
-		FAIL(c, AS_ECORRUPT, "gpt.alternate_lba",
+		FAIL(c, AS_ECORRUPT, alternate_lba,
 		     "GPT header at LBA %llu: AlternateLBA %llu, a backup header must point at LBA 1",
 		     at, (unsigned long long)h->alternate_lba);
 	}
 
 	/* The usable range: inside the disk, clear of LBA 0 and both headers. */
 	if (h->first_usable > h->last_usable)
-		FAIL(c, AS_ECORRUPT, "gpt.usable_range",
+		FAIL(c, AS_ECORRUPT, usable_range,
 		     "GPT header at LBA %llu: FirstUsableLBA %llu is above LastUsableLBA %llu", at,
 		     (unsigned long long)h->first_usable, (unsigned long long)h->last_usable);
 	else if (h->last_usable > c->last)
-		FAIL(c, AS_ECORRUPT, "gpt.usable_range",
+		FAIL(c, AS_ECORRUPT, usable_range,
 		     "GPT header at LBA %llu: LastUsableLBA %llu is past the last LBA %llu", at,
 		     (unsigned long long)h->last_usable, (unsigned long long)c->last);
 	else if (h->first_usable == 0 ||
 		 ranges_meet(h->first_usable, h->last_usable, c->lba, c->lba) ||
 		 ranges_meet(h->first_usable, h->last_usable, h->alternate_lba, h->alternate_lba))
-		FAIL(c, AS_ECORRUPT, "gpt.usable_range",
+		FAIL(c, AS_ECORRUPT, usable_range,
 		     "GPT header at LBA %llu: usable range %llu..%llu covers LBA 0 or a GPT header "
 		     "(LBA %llu, %llu)",
 		     at, (unsigned long long)h->first_usable, (unsigned long long)h->last_usable, at,
@@ -167,11 +190,11 @@ static void check_header_fields(struct check *c)
 	bool size_ok = false;
 	if (h->entry_size < GPT_ENTRY_SIZE || h->entry_size % GPT_ENTRY_SIZE ||
 	    !is_pow2(h->entry_size / GPT_ENTRY_SIZE))
-		FAIL(c, AS_ECORRUPT, "gpt.entry_size",
+		FAIL(c, AS_ECORRUPT, entry_size,
 		     "GPT header at LBA %llu: entry size %u is not 128 times a power of two", at,
 		     (unsigned)h->entry_size);
 	else if (h->entry_size > GPT_MAX_ENTRY_SIZE)
-		FAIL(c, AS_EUNSUPP, "gpt.entry_size",
+		FAIL(c, AS_EUNSUPP, entry_size,
 		     "GPT header at LBA %llu: entry size %u is larger than the %u we support", at,
 		     (unsigned)h->entry_size, GPT_MAX_ENTRY_SIZE);
 	else
@@ -181,13 +204,13 @@ static void check_header_fields(struct check *c)
 
 	uint64_t bytes = array_bytes(h);
 	if (bytes > U32_MAX) {
-		FAIL(c, AS_ECORRUPT, "gpt.array_size",
+		FAIL(c, AS_ECORRUPT, array_size,
 		     "GPT header at LBA %llu: %u entries of %u bytes overflow 32 bits (%llu bytes)", at,
 		     (unsigned)h->num_entries, (unsigned)h->entry_size, (unsigned long long)bytes);
 		return;
 	}
 	if (bytes > GPT_MAX_ARRAY_BYTES) {
-		FAIL(c, AS_EUNSUPP, "gpt.array_size",
+		FAIL(c, AS_EUNSUPP, array_size,
 		     "GPT header at LBA %llu: entry array of %llu bytes is larger than the %u we "
 		     "support",
 		     at, (unsigned long long)bytes, GPT_MAX_ARRAY_BYTES);
@@ -200,7 +223,7 @@ static void check_header_fields(struct check *c)
 		return;
 	uint64_t a0 = h->entries_lba;
 	if (a0 == 0 || a0 > c->last || n > c->last - a0 + 1) {
-		FAIL(c, AS_ECORRUPT, "gpt.array_location",
+		FAIL(c, AS_ECORRUPT, array_location,
 		     "GPT header at LBA %llu: entry array at LBA %llu (%llu sectors) is not inside "
 		     "1..%llu",
 		     at, (unsigned long long)a0, (unsigned long long)n, (unsigned long long)c->last);
@@ -209,14 +232,14 @@ static void check_header_fields(struct check *c)
 	uint64_t a1 = a0 + n - 1;
 	if (ranges_meet(a0, a1, c->lba, c->lba) ||
 	    ranges_meet(a0, a1, h->alternate_lba, h->alternate_lba))
-		FAIL(c, AS_ECORRUPT, "gpt.array_location",
+		FAIL(c, AS_ECORRUPT, array_location,
 		     "GPT header at LBA %llu: entry array LBA %llu..%llu covers a GPT header (LBA "
 		     "%llu, %llu)",
 		     at, (unsigned long long)a0, (unsigned long long)a1, at,
 		     (unsigned long long)h->alternate_lba);
 	else if (h->first_usable <= h->last_usable &&
 		 ranges_meet(a0, a1, h->first_usable, h->last_usable))
-		FAIL(c, AS_ECORRUPT, "gpt.array_location",
+		FAIL(c, AS_ECORRUPT, array_location,
 		     "GPT header at LBA %llu: entry array LBA %llu..%llu overlaps the usable range "
 		     "%llu..%llu",
 		     at, (unsigned long long)a0, (unsigned long long)a1,
@@ -239,7 +262,7 @@ static int stream_array(struct check *c, struct gpt *out)
 	for (uint64_t s = 0; s < n; s++) {
 		uint64_t lba = h->entries_lba + s;
 		if ((rc = bdev_read(dev, lba, 1, dev->scratch))) {
-			FAIL(c, rc, "gpt.io", "GPT entry array sector at LBA %llu could not be read: %s",
+			FAIL(c, rc, io, "GPT entry array sector at LBA %llu could not be read: %s",
 			     (unsigned long long)lba, as_strerror(rc));
 			return rc;
 		}
@@ -264,7 +287,7 @@ static int stream_array(struct check *c, struct gpt *out)
 		}
 	}
 	if (crc != h->entries_crc) {
-		FAIL(c, AS_ECORRUPT, "gpt.array_crc",
+		FAIL(c, AS_ECORRUPT, array_crc,
 		     "GPT header at LBA %llu: entry array CRC32 is 0x%08X but its %llu bytes at LBA "
 		     "%llu give 0x%08X",
 		     (unsigned long long)c->lba, (unsigned)h->entries_crc, (unsigned long long)bytes,
@@ -272,7 +295,7 @@ static int stream_array(struct check *c, struct gpt *out)
 		return c->rc;
 	}
 	if (too_many) {
-		FAIL(c, AS_EUNSUPP, "gpt.too_many",
+		FAIL(c, AS_EUNSUPP, too_many,
 		     "GPT header at LBA %llu: more than %u used entries", (unsigned long long)c->lba,
 		     GPT_MAX_PARTS);
 		return c->rc;
@@ -285,15 +308,15 @@ static void check_one_entry(struct check *c, unsigned num, const struct gpt_entr
 	unsigned long long at = c->lba;
 
 	if (e->first_lba > e->last_lba)
-		FAIL(c, AS_ECORRUPT, "gpt.entry_order",
+		FAIL(c, AS_ECORRUPT, entry_order,
 		     "GPT at LBA %llu, entry %u: first LBA %llu is above last LBA %llu", at, num,
 		     (unsigned long long)e->first_lba, (unsigned long long)e->last_lba);
 	else if (e->first_lba < c->h.first_usable)
-		FAIL(c, AS_ECORRUPT, "gpt.entry_range",
+		FAIL(c, AS_ECORRUPT, entry_range,
 		     "GPT at LBA %llu, entry %u: start LBA %llu is below first usable %llu", at, num,
 		     (unsigned long long)e->first_lba, (unsigned long long)c->h.first_usable);
 	else if (e->last_lba > c->h.last_usable)
-		FAIL(c, AS_ECORRUPT, "gpt.entry_range",
+		FAIL(c, AS_ECORRUPT, entry_range,
 		     "GPT at LBA %llu, entry %u: end LBA %llu beyond last usable %llu", at, num,
 		     (unsigned long long)e->last_lba, (unsigned long long)c->h.last_usable);
 }
@@ -305,7 +328,7 @@ static void check_pair(struct check *c, unsigned na, const struct gpt_entry *a, 
 		return; /* already told */
 	if (!ranges_meet(a->first_lba, a->last_lba, b->first_lba, b->last_lba))
 		return;
-	FAIL(c, AS_ECORRUPT, "gpt.overlap",
+	FAIL(c, AS_ECORRUPT, overlap,
 	     "GPT at LBA %llu: entries %u (LBA %llu..%llu) and %u (LBA %llu..%llu) overlap",
 	     (unsigned long long)c->lba, na, (unsigned long long)a->first_lba,
 	     (unsigned long long)a->last_lba, nb, (unsigned long long)b->first_lba,
@@ -329,7 +352,7 @@ static int read_entry(struct check *c, uint32_t index, struct gpt_entry *e)
 	int rc = bdev_read_bytes(c->dev, off, raw, sizeof raw);
 
 	if (rc) {
-		FAIL(c, rc, "gpt.io", "GPT entry %u at byte %llu could not be read: %s", index + 1,
+		FAIL(c, rc, io, "GPT entry %u at byte %llu could not be read: %s", index + 1,
 		     (unsigned long long)off, as_strerror(rc));
 		return rc;
 	}
@@ -352,7 +375,7 @@ static void check_entries_by_reading(struct check *c)
 		if (!gpt_entry_used(&a))
 			continue;
 		if (nused == GPT_MAX_PARTS) {
-			FAIL(c, AS_EUNSUPP, "gpt.too_many", "GPT header at LBA %llu: more than %u used entries",
+			FAIL(c, AS_EUNSUPP, too_many, "GPT header at LBA %llu: more than %u used entries",
 			     (unsigned long long)c->lba, GPT_MAX_PARTS);
 			return;
 		}
@@ -372,9 +395,9 @@ static void check_entries_by_reading(struct check *c)
 
 /* The whole check of the header at lba. check_entries false skips the per-entry rules (the
  * caller knows the array equals one already checked, or checks them itself without a struct
- * gpt: gpt_read_at). */
+ * gpt: gpt_read_at). one_of_two: gpt_read's levels (struct check). */
 static int check_at(struct check *c, struct blockdev *dev, uint64_t lba, struct gpt *out,
-		    bool check_entries, struct diag *d)
+		    bool check_entries, struct diag *d, bool one_of_two)
 {
 	int rc;
 
@@ -382,12 +405,14 @@ static int check_at(struct check *c, struct blockdev *dev, uint64_t lba, struct 
 	c->dev = dev;
 	c->d = d;
 	c->lba = lba;
+	c->fatal = one_of_two ? DIAG_WARN : DIAG_ERROR;
+	c->no_sig_level = one_of_two ? DIAG_INFO : DIAG_ERROR;
 	if (out) {
 		out->count = 0;
 		out->primary_valid = out->backup_valid = out->used_backup = false;
 	}
 	if (!dev->scratch || !dev->sectors) {
-		FAIL(c, AS_EINVAL, "gpt.io", "GPT: the device has no scratch sector or no sectors");
+		FAIL(c, AS_EINVAL, io, "GPT: the device has no scratch sector or no sectors");
 		return c->rc;
 	}
 	c->last = dev->sectors - 1;
@@ -418,7 +443,7 @@ static int check_at(struct check *c, struct blockdev *dev, uint64_t lba, struct 
 int gpt_read_at(struct blockdev *dev, uint64_t lba, struct gpt *out, struct diag *d)
 {
 	struct check c;
-	int rc = check_at(&c, dev, lba, out, true, d);
+	int rc = check_at(&c, dev, lba, out, true, d, false);
 
 	if (!rc && !out) {
 		check_entries_by_reading(&c);
@@ -432,67 +457,29 @@ int gpt_read_at(struct blockdev *dev, uint64_t lba, struct gpt *out, struct diag
 	return rc;
 }
 
-/* A diag sink that passes messages on with their level capped: the problems of a header we can
- * do without are warnings, and a missing signature (no GPT at all) is only information. */
-struct relay {
-	struct diag diag;
-	struct diag *to;
+static const char *const reasons[] = {
+	[WHY_none] = "invalid",
+	[WHY_io] = "unreadable",
+	[WHY_signature] = "no \"EFI PART\" signature",
+	[WHY_header_size] = "bad HeaderSize",
+	[WHY_header_crc] = "header CRC mismatch",
+	[WHY_revision] = "unsupported revision",
+	[WHY_my_lba] = "MyLBA does not match its location",
+	[WHY_alternate_lba] = "bad AlternateLBA",
+	[WHY_usable_range] = "bad usable range",
+	[WHY_entry_size] = "bad entry size",
+	[WHY_array_size] = "bad entry array size",
+	[WHY_array_location] = "bad entry array location",
+	[WHY_array_crc] = "entry array CRC mismatch",
+	[WHY_too_many] = "too many used entries",
+	[WHY_entry_order] = "an entry ends before it starts",
+	[WHY_entry_range] = "an entry outside the usable range",
+	[WHY_overlap] = "overlapping entries",
 };
 
-static void relay_emit(struct diag *d, enum diag_level level, const char *code, const char *msg)
+static const char *reason_of(enum gpt_why why)
 {
-	struct relay *r = d->ctx;
-
-	if (!r->to)
-		return;
-	if (level > DIAG_WARN)
-		level = DIAG_WARN;
-	if (!str_cmp(code, "gpt.signature"))
-		level = DIAG_INFO;
-	if (level == DIAG_WARN)
-		r->to->warnings++;
-	else
-		r->to->infos++;
-	if (r->to->emit)
-		r->to->emit(r->to, level, code, msg);
-}
-
-static void relay_init(struct relay *r, struct diag *to)
-{
-	memset(r, 0, sizeof *r);
-	r->diag.emit = relay_emit;
-	r->diag.ctx = r;
-	r->to = to;
-}
-
-static const struct {
-	const char *code;
-	const char *phrase;
-} reasons[] = {
-	{ "gpt.io", "unreadable" },
-	{ "gpt.signature", "no \"EFI PART\" signature" },
-	{ "gpt.header_size", "bad HeaderSize" },
-	{ "gpt.header_crc", "header CRC mismatch" },
-	{ "gpt.revision", "unsupported revision" },
-	{ "gpt.my_lba", "MyLBA does not match its location" },
-	{ "gpt.alternate_lba", "bad AlternateLBA" },
-	{ "gpt.usable_range", "bad usable range" },
-	{ "gpt.entry_size", "bad entry size" },
-	{ "gpt.array_size", "bad entry array size" },
-	{ "gpt.array_location", "bad entry array location" },
-	{ "gpt.array_crc", "entry array CRC mismatch" },
-	{ "gpt.too_many", "too many used entries" },
-	{ "gpt.entry_order", "an entry ends before it starts" },
-	{ "gpt.entry_range", "an entry outside the usable range" },
-	{ "gpt.overlap", "overlapping entries" },
-};
-
-static const char *reason_of(const char *code)
-{
-	for (unsigned i = 0; code && i < ARRAY_SIZE(reasons); i++)
-		if (!str_cmp(reasons[i].code, code))
-			return reasons[i].phrase;
-	return "invalid";
+	return reasons[why];
 }
 
 /* Says how a valid backup differs from the valid primary it mirrors. */
@@ -518,20 +505,18 @@ static void compare_backup(const struct gpt_header *p, const struct gpt_header *
 
 int gpt_read(struct blockdev *dev, struct gpt *out, struct diag *d)
 {
-	struct relay r;
 	struct check c;
 	int rc1, rc2;
 
-	relay_init(&r, d);
 	memset(out, 0, sizeof *out);
-	rc1 = check_at(&c, dev, 1, out, true, &r.diag);
+	rc1 = check_at(&c, dev, 1, out, true, d, true);
 	uint64_t last = c.last;
 
 	if (!rc1) {
 		struct gpt_header primary = c.h;
 		out->primary_valid = true;
 		/* The arrays agree when their CRCs do, so the entries were checked already. */
-		rc2 = check_at(&c, dev, primary.alternate_lba, NULL, false, &r.diag);
+		rc2 = check_at(&c, dev, primary.alternate_lba, NULL, false, d, true);
 		if (!rc2) {
 			out->backup_valid = true;
 			compare_backup(&primary, &c.h, d);
@@ -545,10 +530,10 @@ int gpt_read(struct blockdev *dev, struct gpt *out, struct diag *d)
 	if (rc1 == AS_EINVAL || dev->sectors < 3)
 		return rc1;
 
-	const char *why1 = c.why;
+	enum gpt_why why1 = c.why;
 	uint64_t alt = c.h.alternate_lba;
 	uint64_t backup = c.header_trusted && alt > 1 && alt <= last ? alt : last;
-	rc2 = check_at(&c, dev, backup, out, true, &r.diag);
+	rc2 = check_at(&c, dev, backup, out, true, d, true);
 	if (!rc2) {
 		out->backup_valid = true;
 		out->used_backup = true;

@@ -59,7 +59,7 @@ static bool primary_ok(const struct blockdev *dev, const struct mbr_entry *e, un
 	}
 	if (last >= dev->sectors) {
 		/* A protective entry on a shrunken image is the GPT reader's business. */
-		diag_report(d, pmbr ? DIAG_WARN : DIAG_ERROR, DIAG_CODE("mbr.entry_range"),
+		diag_report(d, pmbr ? DIAG_WARN : DIAG_ERROR, "mbr.entry_range",
 			    "MBR entry %u: LBA %llu..%llu ends past the last LBA %llu of the disk", n,
 			    (unsigned long long)first, (unsigned long long)last,
 			    (unsigned long long)(dev->sectors - 1));

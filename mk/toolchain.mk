@@ -32,4 +32,7 @@ EFI_CFLAGS := $(CSTD) $(WARN) -fpic -fshort-wchar -ffreestanding -fno-stack-prot
 FUZZ_CFLAGS := $(CSTD) $(WARN) -O1 -g -I. -fsanitize=fuzzer-no-link,address,undefined \
 	-fno-sanitize-recover=all -fno-omit-frame-pointer
 
--include $(shell find $(BUILD) -name '*.d' -type f 2>/dev/null)
+# The compilers' dependency files; $(BUILD)/debian (test-debian's Debian trees, whose
+# /usr/sbin/invoke-rc.d and friends are no makefiles) and $(BUILD)/deb are not searched.
+-include $(shell find $(BUILD) \( -path $(BUILD)/debian -o -path $(BUILD)/deb \) -prune -o \
+	-name '*.d' -type f -print 2>/dev/null)

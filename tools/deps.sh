@@ -24,6 +24,7 @@ linux-image-cloud-amd64
 xxd shellcheck
 jq
 debhelper lintian
+mmdebstrap
 grub-pc-bin grub-common systemd-boot-efi syslinux syslinux-common
 systemd
 "

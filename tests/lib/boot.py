@@ -18,12 +18,13 @@ EXIT_GRACE = 5          # seconds a guest gets to leave QEMU by itself after its
 
 
 def command(firmware, frontend, image, logical, physical, logs, vars_copy, memory_mb=256,
-            blkdebug=None, snapshot=True, trace_reads=False):
+            blkdebug=None, snapshot=True, trace_reads=False, cache=None):
     """QEMU booting image on its front-end under firmware, serial and debug port to logs;
-    trace_reads: every read of the disk to logs["reads.log"] (qemu.read_trace_count)."""
+    trace_reads: every read of the disk to logs["reads.log"] (qemu.read_trace_count); cache:
+    qemu.disk_args's."""
     return (qemu.base_args(logs["serial.log"], memory_mb)
             + qemu.firmware_args(firmware, vars_copy, logs["debugcon.log"])
-            + qemu.disk_args(frontend, image, logical, physical, snapshot, blkdebug)
+            + qemu.disk_args(frontend, image, logical, physical, snapshot, blkdebug, cache)
             + (qemu.read_trace_args(logs["reads.log"]) if trace_reads else []))
 
 

@@ -50,13 +50,16 @@ def missing():
 MISSING_PACKAGES = "Debian packages qemu-system-x86, seabios, ovmf; run make deps"
 
 
-def disk_args(frontend, image, logical, physical, snapshot=True, blkdebug=None):
+def disk_args(frontend, image, logical, physical, snapshot=True, blkdebug=None, cache=None):
     """blkdebug: a rules file (blkdebug_rules; docs/FIRMWARE.md "Fault injection") that makes
-    chosen reads fail."""
+    chosen reads fail. cache: QEMU's cache mode for the image ("unsafe": the guest's flushes
+    are not passed on to the host's disk, for a writable disk only the next QEMU reads)."""
     source = f"blkdebug:{blkdebug}:{image}" if blkdebug else image
     drive = f"if=none,id=disk0,format=raw,file={source}"
     if snapshot:
         drive += ",snapshot=on"    # the image stays as built; OVMF may rewrite a GPT
+    if cache:
+        drive += f",cache={cache}"
     sizes = f"logical_block_size={logical},physical_block_size={physical}"
     if frontend == "ide":
         if logical != 512:
@@ -168,6 +171,16 @@ def blkdebug_rules(sector, kind, beyond):
     return rules + inject(sector, 2 + REPAIR_READS)
 
 
+def cpu_seconds(pid):
+    """utime + stime of a running process (all its threads), or None once it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return None
+
+
 def kill(proc):
     """Ends a QEMU we started: SIGTERM to its process group, SIGKILL if it lingers."""
     for sig, wait in ((signal.SIGTERM, 3), (signal.SIGKILL, 10)):
@@ -199,6 +212,8 @@ class Run:
     interrupted: bool   # Guests.kill_all() was called
     lingered: bool      # after watch()'s answer QEMU did not leave within the grace time
     seconds: float      # from the start to QEMU's exit, watch()'s answer or the hang guard
+    cpu_seconds: float = 0.0    # QEMU's CPU time (all threads) as last seen: what the run
+                                # would take on an idle host, TCG being one busy thread
 
     @property
     def exited(self):
@@ -224,10 +239,11 @@ class Guests:
         with self.lock:
             self.procs.add(proc)
         t0 = time.monotonic()
-        why, timed_out, interrupted, lingered, at = None, False, False, False, 0.0
+        why, timed_out, interrupted, lingered, at, cpu = None, False, False, False, 0.0, 0.0
         try:
             while proc.poll() is None:
                 at = time.monotonic() - t0
+                cpu = cpu_seconds(proc.pid) or cpu
                 if self.stopping:
                     interrupted = True
                     break
@@ -250,7 +266,7 @@ class Guests:
                 kill(proc)
             with self.lock:
                 self.procs.discard(proc)
-        return Run(rc, why, timed_out, interrupted, lingered, at)
+        return Run(rc, why, timed_out, interrupted, lingered, at, cpu)
 
     def kill_all(self):
         self.stopping = True

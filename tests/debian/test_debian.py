@@ -1,0 +1,336 @@
+#!/usr/bin/env python3
+"""test-debian: a real Debian 12 system on anysector disks, booted to multi-user.target under
+SeaBIOS and OVMF, looking after its own boot menu through a kernel update.
+
+The system (tests/debian/rootfs.py): mmdebstrap minbase + systemd-sysv, udev, Debian's generic
+kernel (linux-image-amd64) and initramfs-tools from the archive apt uses (tarball cached under
+$BUILD/debian), with anysector's .deb (tools/mkdeb.sh, as `make deb`) installed, the ESP in
+/etc/fstab at /boot/efi, and tests/debian/guest/: a unit that, once multi-user.target is
+reached, prints on ttyS0
+
+    ANYSECTOR-DEBIAN root=nvme0n1p3 disk=nvme0n1 lbs=4096 kernel=6.1.0-57-amd64 esp=vfat step=install
+
+runs the step the host chose for this boot (QEMU -smbios type=11 "anysector-step=STEP": none;
+install = dpkg -i of the cloud flavour of the same ABI, linux-image-6.1.0-57-cloud-amd64, placed
+in /root/kernel/; purge = dpkg --purge of it), prints "ANYSECTOR-DEBIAN-STEP STEP rc=N
+seconds=S", the ESP's files, and powers off. The disks are made by `anysector mkimage
+--root-dir` from that tree, with one entry for the generic kernel named as the hooks name it
+(ANYSECTOR_PREFIX + version); /etc/default/anysector in each image then names the disk as the
+guest sees it and the image's root=PARTUUID= (debugfs, after mkimage made the GUID).
+
+Cases, each one or more boots of one disk, each boot judged on its serial text (systemd's
+multi-user.target reached before the marker; the marker's sector size, kernel, disk and mounted
+ESP; the step's exit status; the kernel's files on the ESP after install and gone after purge;
+QEMU ended by the guest's power-off):
+  512e-mbr        virtio-blk 512/4096 MBR, SeaBIOS: lbs=512, the generic kernel
+  4kn-update      nvme 4Kn GPT, writable: SeaBIOS boot 1 runs `dpkg -i` of the cloud kernel
+                  (its postinst runs anysector's kernel hooks), OVMF boot 2 must start the cloud
+                  kernel (the hooks' newest, now the default) and purges it, SeaBIOS boot 3 must
+                  start the generic kernel again
+  4kn-update-efi  (--full: make test-debian-full) the same with the firmwares swapped
+A package without the kernel hooks (/etc/kernel/postinst.d/zz-anysector) gets the 4Kn disk booted
+under SeaBIOS then OVMF with no step instead.
+
+Every boot's wall time, the step's time in the guest and the host's load are printed with its
+result. QEMU's time limits are hang guards, not assertions.
+
+usage: test_debian.py [--full] [--only GLOB] [--keep]
+"""
+import argparse
+import concurrent.futures
+import dataclasses
+import fnmatch
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from lib import boot, console, paths, qemu, results, tool  # noqa: E402
+from lib.results import CaseFailure, Result, Skip, indent  # noqa: E402
+import rootfs  # noqa: E402  (beside this file: the script's directory is on sys.path)
+
+SUITE = "debian"
+MEMORY_MB = 1024
+IMAGE_SIZE = "2G"          # sparse: the tree (~700 MB) and the second kernel (~110 MB) fit
+CMDLINE = "console=ttyS0,115200 rw"     # mkimage --root-dir adds root=PARTUUID=...
+BOOT_GUARD = 1200          # s; the hang guards of a boot, and of a boot with a package step
+STEP_GUARD = {"none": BOOT_GUARD, "install": 2400, "purge": 1800}
+POWEROFF_GRACE = 300       # s from the last line to QEMU's exit (the guest's power-off)
+MAX_JOBS = 2
+HOOK = "etc/kernel/postinst.d/zz-anysector"
+GUEST_DISK = {"nvme": "/dev/nvme0n1", "virtio-blk": "/dev/vda"}
+LINUX_TYPES = ("Linux", "Linux filesystem")     # anysector info's names of the root partition
+
+MARKER_RE = re.compile(r"ANYSECTOR-DEBIAN root=(?P<root>\S+) disk=(?P<disk>\S+) lbs=(?P<lbs>\d+) "
+                       r"kernel=(?P<kernel>\S+) esp=(?P<esp>\S+) step=(?P<step>\S+)")
+STEP_RE = re.compile(r"ANYSECTOR-DEBIAN-STEP (?P<step>\S+) rc=(?P<rc>-?\d+) seconds=(?P<s>\d+)")
+DONE = "ANYSECTOR-DEBIAN-DONE"
+MULTI_USER_RE = re.compile(r"Reached target .*multi-user\.target")
+
+
+@dataclasses.dataclass
+class Boot:
+    firmware: str
+    step: str
+    kernel: str        # "base" (the tree's generic kernel) or "update" (the cloud one)
+
+
+@dataclasses.dataclass
+class Case:
+    name: str
+    label: str         # gpt | mbr
+    frontend: str
+    sectors: str       # lib.qemu.SECTORS key
+    boots: list
+    full_only: bool = False
+
+
+def cases(hooks):
+    """The cases; without the package's kernel hooks the 4Kn disk only boots (no step)."""
+    found = [Case("512e-mbr", "mbr", "virtio-blk", "512e", [Boot("seabios", "none", "base")])]
+    if not hooks:
+        return found + [Case("4kn-boot", "gpt", "nvme", "4Kn",
+                             [Boot("seabios", "none", "base"), Boot("ovmf", "none", "base")])]
+    for name, (a, b), full in (("4kn-update", ("seabios", "ovmf"), False),
+                               ("4kn-update-efi", ("ovmf", "seabios"), True)):
+        found.append(Case(name, "gpt", "nvme", "4Kn", [
+            Boot(a, "install", "base"), Boot(b, "purge", "update"), Boot(a, "none", "base")],
+            full))
+    return found
+
+
+def load():
+    return "load average %.2f %.2f %.2f" % os.getloadavg()
+
+
+class System:
+    """What every case boots: the tree with anysector's package, the two kernels' releases."""
+
+    def __init__(self, work, log):
+        self.work = work
+        self.log = log
+        t0 = time.monotonic()
+        out = subprocess.run([os.path.join(paths.ROOT, "tools", "mkdeb.sh"), "--no-lintian",
+                              "--if-changed", paths.BUILD], capture_output=True, text=True,
+                             stdin=subprocess.DEVNULL, timeout=1800)
+        if out.returncode:
+            raise CaseFailure("tools/mkdeb.sh (make deb) failed:\n"
+                              + (out.stdout + out.stderr)[-2000:])
+        self.deb = out.stdout.strip().split("\n")[-1]
+        self.hooks = "./" + HOOK in rootfs.run(["dpkg-deb", "-c", self.deb], "listing the .deb")
+        t1 = time.monotonic()
+        self.tar, made = rootfs.tarball(rootfs.debian_sources(), rootfs.packages(self.deb), log)
+        t2 = time.monotonic()
+        self.base = rootfs.kernel_release(self.tar)
+        self.update_pkg, kernel_deb, self.update = rootfs.cloud_kernel_deb(self.base, log)
+        self.tree = os.path.join(work, "tree")
+        rootfs.make_tree(self.tar, self.tree, self.deb, kernel_deb, log)
+        self.prefix = rootfs.config_value(self.tree, "ANYSECTOR_PREFIX") or ""
+        self.title = rootfs.config_value(self.tree, "ANYSECTOR_TITLE") or "Debian"
+        t3 = time.monotonic()
+        self.times = (f"package {t1 - t0:.0f} s, root filesystem tarball "
+                      f"{'made by mmdebstrap' if made else 'cached'} {t2 - t1:.0f} s, tree "
+                      f"{t3 - t2:.0f} s")
+
+    def release(self, which):
+        return self.base if which == "base" else self.update
+
+    def image(self, case):
+        """The case's disk: mkimage --root-dir from the tree, one entry for the tree's kernel
+        as the hooks would name it, and /etc/default/anysector naming this disk and root."""
+        logical, physical = qemu.SECTORS[case.sectors]
+        img = os.path.join(self.work, case.name + ".img")
+        kernel = os.path.join(self.tree, "boot", "vmlinuz-" + self.base)
+        initrd = os.path.join(self.tree, "boot", "initrd.img-" + self.base)
+        cmd = tool.mkimage_command(img, IMAGE_SIZE, case.label, logical, physical, paths.STAGES,
+                                   kernel, initrd, CMDLINE, menu=0,
+                                   extra=["--force", "--root-dir", self.tree, "--name",
+                                          self.prefix + self.base, "--title",
+                                          f"{self.title} {self.base}"])
+        out = rootfs.run(cmd, f"mkimage of {case.name}", log=self.log)
+        m = re.search(r"root=PARTUUID=\S+", out)
+        if not m:
+            raise CaseFailure(f"mkimage of {case.name} named no root=PARTUUID=:\n{out[-1500:]}")
+        info = json.loads(rootfs.run([paths.ANYSECTOR, "info", "--json", "--sector-size",
+                                      str(logical), img], f"info of {case.name}"))
+        roots = [p for p in info["partitions"] if p["type_name"] in LINUX_TYPES]
+        if len(roots) != 1:
+            raise CaseFailure(f"{img}: want one Linux partition, info shows {len(roots)}")
+        config = os.path.join(self.work, case.name + ".anysector")
+        with open(config, "w") as f:
+            f.write(rootfs.config_text(self.tree, {
+                "ANYSECTOR_DISK": GUEST_DISK[case.frontend],
+                "ANYSECTOR_CMDLINE": f'"{CMDLINE} {m.group(0)}"'}))
+        rootfs.put_file(img, roots[0]["start"] * logical, "/etc/default/anysector", config,
+                        self.log)
+        return img
+
+
+def judge(text, boot_, case, system):
+    """None when the serial text shows this boot right, else why not."""
+    logical, _ = qemu.SECTORS[case.sectors]
+    m = MARKER_RE.search(text)
+    if not m:
+        return "no ANYSECTOR-DEBIAN marker line on ttyS0"
+    if not MULTI_USER_RE.search(text[:m.start()]):
+        return "the marker came without systemd's 'Reached target ... multi-user.target' before it"
+    want = {"lbs": str(logical), "disk": os.path.basename(GUEST_DISK[case.frontend]),
+            "esp": "vfat", "step": boot_.step, "kernel": system.release(boot_.kernel)}
+    for k, v in want.items():
+        if m.group(k) != v:
+            return f"marker says {k}={m.group(k)}, want {v}: {m.group(0)}"
+    s = STEP_RE.search(text, m.end())
+    if not s:
+        return f"no ANYSECTOR-DEBIAN-STEP line after the marker (step {boot_.step})"
+    if s.group("rc") != "0":
+        return f"step {boot_.step} exited {s.group('rc')} in the guest"
+    if DONE not in text[s.end():]:
+        return f"no {DONE} after the step's line"
+    # the ESP's files as the guest listed them after the step (find /boot/efi -type f)
+    esp = re.findall(r"(?m)^/boot/efi/\S+", text[s.end():text.index(DONE, s.end())])
+    new = f"/boot/efi/{system.prefix}{system.update}/vmlinuz-{system.update}"
+    if boot_.step == "install" and new not in esp:
+        return f"after dpkg -i the ESP has no {new}: " + " ".join(esp)
+    if boot_.step == "purge" and any(system.update in f for f in esp):
+        return f"after dpkg --purge the ESP still has {system.update}'s files: " + " ".join(esp)
+    return None
+
+
+def run_boot(guests, case, n, boot_, img, system, log_dir):
+    """One boot of the case's disk; the Result."""
+    name = (f"{case.name} boot {n} {boot_.firmware} step={boot_.step} "
+            f"kernel={system.release(boot_.kernel)}")
+    logs = qemu.log_paths(os.path.join(log_dir, f"{case.name}-{n}-{boot_.firmware}"))
+    boot.fresh_logs(logs)
+    logical, physical = qemu.SECTORS[case.sectors]
+    writable = len(case.boots) > 1
+    cmd = boot.command(boot_.firmware, case.frontend, img, logical, physical, logs,
+                       logs["cmd"] + ".vars.fd", MEMORY_MB, snapshot=not writable,
+                       cache="unsafe" if writable else None)
+    cmd += ["-smbios", f"type=11,value=anysector-step={boot_.step}"]
+    boot.write_cmd(logs, cmd)
+
+    def watch():
+        text = console.read_log(logs["serial.log"])
+        if DONE in text:
+            return "done"
+        return console.gave_up(text, console.read_log(logs["debugcon.log"]))
+
+    before = load()
+    run = guests.run(cmd, logs["qemu.log"], STEP_GUARD[boot_.step], watch, POWEROFF_GRACE)
+    text = console.read_log(logs["serial.log"])
+    s = STEP_RE.search(text)
+    timing = (f"boot {run.seconds:.0f} s wall, QEMU {run.cpu_seconds:.0f} s CPU, step "
+              f"{s.group('s') if s else '?'} s in the guest; host {before} before, {load()} after")
+    why = None
+    if run.interrupted:
+        why = "interrupted"
+    elif run.timed_out:
+        why = f"hang guard: QEMU still running after {STEP_GUARD[boot_.step]} s"
+    elif run.why not in (None, "done"):
+        why = run.why
+    why = why or judge(text, boot_, case, system)
+    if not why and run.lingered:
+        why = f"the guest did not power off within {POWEROFF_GRACE} s of its last line"
+    if not why and run.rc != 0:
+        why = f"QEMU ended with {qemu.describe_exit(run.rc)}, not the guest's power-off"
+    if why:
+        m = MARKER_RE.search(text)
+        shown = ("the serial log from the marker on:\n" + indent(console.tail(
+            text[m.start():text.find(DONE, m.start()) if DONE in text[m.start():] else None], 40))
+            if m else "the serial log's tail:\n" + indent(console.tail(text, 30)))
+        return Result(name, "FAIL", run.seconds, why + "\n" + timing + "\n" + shown,
+                      tuple(f for f in logs.values() if os.path.exists(f)))
+    return Result(name, "PASS", run.seconds, timing)
+
+
+def run_case(guests, tally, case, img, system, log_dir):
+    """The case's boots in order, each on the disk the one before left, into the tally as they
+    end; after a failure the rest are SKIPs (they would judge a disk in an unknown state)."""
+    last = "PASS"
+    for n, b in enumerate(case.boots, 1):
+        if last != "PASS":
+            tally.add(Result(f"{case.name} boot {n} {b.firmware} step={b.step}", "SKIP", 0.0,
+                             "boot %d failed" % (n - 1)))
+            continue
+        r = run_boot(guests, case, n, b, img, system, log_dir)
+        tally.add(r)
+        last = r.status
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--full", action="store_true", help="also the cases of make test-debian-full")
+    ap.add_argument("--only", help="run only cases whose name matches this glob")
+    ap.add_argument("--keep", action="store_true", help="keep the tree and the disk images")
+    args = ap.parse_args()
+    label = "debian-full" if args.full else SUITE
+    tally = results.Tally()
+    try:
+        if os.geteuid() != 0:
+            raise Skip("needs root (mmdebstrap, the tree's owners, dpkg -i in a chroot)")
+        for prog in ("mmdebstrap", "apt-get", "dpkg-buildpackage", "mkfs.ext4"):
+            if not shutil.which(prog):
+                raise Skip(f"{prog} is not installed (run make deps)")
+        if qemu.missing():
+            raise Skip(qemu.MISSING_PACKAGES)
+    except Skip as e:
+        print(f"SKIP {label}: {e}")
+        return results.finish(label, 0, 0, 1)
+
+    work = paths.build("debian", "work")
+    log_dir = paths.build("debian", "logs")
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    os.makedirs(log_dir, exist_ok=True)
+    setup_log = os.path.join(log_dir, "setup.log")
+    if os.path.exists(setup_log):
+        os.unlink(setup_log)
+    t0 = time.monotonic()
+    print(f"{label}: host {load()}", flush=True)
+    try:
+        system = System(work, setup_log)
+    except CaseFailure as e:
+        tally.add(Result("setup", "FAIL", time.monotonic() - t0, str(e), (setup_log,)))
+        return results.finish(label, *tally.counts())
+    print(f"{label}: {system.times}; kernels {system.base}, then {system.update}; "
+          f"kernel hooks in the package: {'yes' if system.hooks else 'no'}", flush=True)
+
+    todo = [c for c in cases(system.hooks) if (args.full or not c.full_only)
+            and (not args.only or fnmatch.fnmatch(c.name, args.only))]
+    images = {}
+    t_img = time.monotonic()
+    for c in todo:
+        t1 = time.monotonic()
+        try:
+            images[c.name] = system.image(c)
+        except CaseFailure as e:
+            tally.add(Result(f"{c.name} image", "FAIL", time.monotonic() - t1, str(e),
+                             (setup_log,)))
+    # the tree is in the images now; gone, it costs no disk space and no make's find
+    shutil.rmtree(system.tree)
+    print(f"{label}: {len(images)} disk images made in {time.monotonic() - t_img:.0f} s", flush=True)
+    guests = qemu.Guests()
+    try:
+        with concurrent.futures.ThreadPoolExecutor(MAX_JOBS) as pool:
+            futures = [pool.submit(run_case, guests, tally, c, images[c.name], system, log_dir)
+                       for c in todo if c.name in images]
+            for f in concurrent.futures.as_completed(futures):
+                f.result()
+    except KeyboardInterrupt:
+        guests.kill_all()
+        raise
+    npass, nfail, nskip = tally.counts()
+    if not nfail and not args.keep:
+        shutil.rmtree(work, ignore_errors=True)
+    return results.finish(label, npass, nfail, nskip,
+                          note=f" ({time.monotonic() - t0:.0f} s; host {load()})")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -79,6 +79,11 @@ STAGE2_SIZE_CHECK = s=$$(stat -c %s $(STAGE2_BIN)); \
 	fi; \
 	echo "stage2: $$s bytes, $$(( $(STAGE2_SIZE_GOAL) - s )) under the $(STAGE2_SIZE_GOAL)-byte legacy gap"
 
+# What each object costs packed (stage2/size_objects.py): where to look when stage2 must shrink.
+.PHONY: size-objects
+size-objects: $(STAGE2_PACKED)
+	@python3 stage2/size_objects.py $(BUILD)/stage2/body.bin $(BUILD)/stage2/stage2.map $(BUILD)
+
 .PHONY: size test-stage2-size
 size:: $(STAGE1_BIN) $(STAGE2_BIN)
 	@code=$$(sed -n '/code_end:/{n;s/^ *[0-9]* \([0-9A-F]*\).*/\1/p}' $(STAGE1_LST)); \

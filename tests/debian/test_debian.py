@@ -210,7 +210,8 @@ def run_boot(guests, case, n, boot_, img, system, log_dir):
     logical, physical = qemu.SECTORS[case.sectors]
     writable = len(case.boots) > 1
     cmd = boot.command(boot_.firmware, case.frontend, img, logical, physical, logs,
-                       logs["cmd"] + ".vars.fd", MEMORY_MB, snapshot=not writable,
+                       os.path.join(system.work, f"{case.name}-{n}.vars.fd"), MEMORY_MB,
+                       snapshot=not writable,
                        cache="unsafe" if writable else None)
     cmd += ["-smbios", f"type=11,value=anysector-step={boot_.step}"]
     boot.write_cmd(logs, cmd)
@@ -256,7 +257,7 @@ def run_case(guests, tally, case, img, system, log_dir):
     for n, b in enumerate(case.boots, 1):
         if last != "PASS":
             tally.add(Result(f"{case.name} boot {n} {b.firmware} step={b.step}", "SKIP", 0.0,
-                             "boot %d failed" % (n - 1)))
+                             f"boot {n - 1} of this disk did not pass"))
             continue
         r = run_boot(guests, case, n, b, img, system, log_dir)
         tally.add(r)
@@ -267,7 +268,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--full", action="store_true", help="also the cases of make test-debian-full")
     ap.add_argument("--only", help="run only cases whose name matches this glob")
-    ap.add_argument("--keep", action="store_true", help="keep the tree and the disk images")
+    ap.add_argument("--keep", action="store_true", help="keep the disk images (in $BUILD/debian/work)")
     args = ap.parse_args()
     label = "debian-full" if args.full else SUITE
     tally = results.Tally()

@@ -5,8 +5,8 @@ extraction; anysector's own .deb (make deb) and the test's guest files are put i
 copy of it every run (they change with the tree, the Debian packages do not).
 
     tar, made = rootfs.tarball(rootfs.debian_sources(), rootfs.packages(deb), log)
-    package, kernel_deb, release = rootfs.cloud_kernel_deb(rootfs.kernel_release(tar), log)
-    rootfs.make_tree(tar, tree, deb, kernel_deb, log)
+    base, (package, update) = rootfs.kernel_release(tar), rootfs.second_kernel(tar)
+    rootfs.make_tree(tar, tree, deb, log)
     ... mkimage --root-dir tree ...
     rootfs.put_file(img, offset, "/etc/default/anysector", local, log)
 """
@@ -33,7 +33,14 @@ SUITES = re.compile(r"^bookworm(-updates|-security)?$")   # Debian's own; not a 
 # zstd: update-initramfs's default compressor, which apt would install as initramfs-tools's
 # Recommends (mmdebstrap installs none; without it update-initramfs warns and uses gzip).
 BASE_PACKAGES = ("systemd-sysv", "udev", "linux-image-amd64", "initramfs-tools", "zstd")
-MMDEBSTRAP_ARGS = ("--variant=minbase", "--format=tar")
+# The second kernel, the cloud flavour of the installed kernel's ABI, fetched into /root/kernel/
+# by the chroot's own apt: its ABI is the tarball's by construction, and the host's apt lists
+# play no part (the archive keeps only the newest ABI, so a later download could find none).
+KERNEL_HOOK = ('--customize-hook=mkdir -p "$1/root/kernel" && '
+               'v=$(basename "$1"/boot/vmlinuz-*-amd64) && v=${v#vmlinuz-} && '
+               'chroot "$1" sh -c "cd /root/kernel && '
+               'apt-get download linux-image-${v%-amd64}-cloud-amd64"')
+MMDEBSTRAP_ARGS = ("--variant=minbase", "--format=tar", KERNEL_HOOK)
 MMDEBSTRAP_TIMEOUT = 1800
 
 # Units a TCG boot does not want: a getty on ttyS0 hangs the line up under the test's writer,
@@ -151,26 +158,15 @@ def kernel_release(tar):
     return os.path.basename(names[0])[len("vmlinuz-"):]
 
 
-def cloud_kernel_deb(release, log):
-    """The cloud flavour of the kernel's ABI (linux-image-6.1.0-57-cloud-amd64 for
-    6.1.0-57-amd64): (package, .deb, release), downloaded by apt-get into $BUILD/debian/debs
-    once."""
-    abi = release[:-len("-amd64")]
-    name = f"linux-image-{abi}-cloud-amd64"
-    where = os.path.join(CACHE, "debs")
-    found = glob.glob(os.path.join(where, f"{name}_*_amd64.deb"))
-    if not found:
-        os.makedirs(where, exist_ok=True)
-        p = subprocess.run(["apt-get", "download", name], cwd=where, capture_output=True,
-                           text=True, stdin=subprocess.DEVNULL, timeout=900)
-        if log:
-            with open(log, "a") as f:
-                f.write(f"$ apt-get download {name}\n{p.stdout}{p.stderr}\n")
-        found = glob.glob(os.path.join(where, f"{name}_*_amd64.deb"))
-        if p.returncode or not found:
-            raise CaseFailure(f"apt-get download {name} failed (exit {p.returncode}; apt-get "
-                              f"update may be due):\n{p.stderr[-1500:]}")
-    return name, found[0], f"{abi}-cloud-amd64"
+def second_kernel(tar):
+    """The second kernel's package in the tarball's /root/kernel/: (package, release), e.g.
+    (linux-image-6.1.0-57-cloud-amd64, 6.1.0-57-cloud-amd64)."""
+    names = run(["tar", "-tf", tar, "--wildcards", "./root/kernel/*.deb"],
+                "listing the tarball's /root/kernel").split()
+    if len(names) != 1:
+        raise CaseFailure(f"want one package in {tar}'s /root/kernel, found {len(names)}: {names}")
+    package = os.path.basename(names[0]).split("_")[0]
+    return package, package[len("linux-image-"):]
 
 
 def _write(tree, path, text, mode=0o644):
@@ -198,9 +194,9 @@ def _set_conf(tree, path, values):
         f.write("\n".join(lines))
 
 
-def make_tree(tar, tree, deb, kernel_deb, log):
-    """A fresh tree from the tarball with anysector's .deb installed (dpkg -i in a chroot),
-    the second kernel's package in /root/kernel/, and the test's guest setup (GUEST's script
+def make_tree(tar, tree, deb, log):
+    """A fresh tree from the tarball (the second kernel's package is in its /root/kernel/) with
+    anysector's .deb installed (dpkg -i in a chroot) and the test's guest setup (GUEST's script
     and unit, fstab, hostname, root without a password, masked units, timeouts,
     initramfs.conf)."""
     if os.path.exists(tree):
@@ -212,8 +208,6 @@ def make_tree(tar, tree, deb, kernel_deb, log):
     run(["chroot", tree, "dpkg", "-i", "/tmp/anysector.deb"], "dpkg -i anysector.deb in the "
         "tree", log=log)
     os.unlink(os.path.join(tree, "tmp", "anysector.deb"))
-    os.makedirs(os.path.join(tree, "root", "kernel"))
-    shutil.copy(kernel_deb, os.path.join(tree, "root", "kernel"))
 
     _write(tree, "/etc/hostname", HOSTNAME + "\n")
     _write(tree, "/etc/fstab", FSTAB)

@@ -127,9 +127,9 @@ class System:
         self.tar, made = rootfs.tarball(rootfs.debian_sources(), rootfs.packages(self.deb), log)
         t2 = time.monotonic()
         self.base = rootfs.kernel_release(self.tar)
-        self.update_pkg, kernel_deb, self.update = rootfs.cloud_kernel_deb(self.base, log)
+        self.update_pkg, self.update = rootfs.second_kernel(self.tar)
         self.tree = os.path.join(work, "tree")
-        rootfs.make_tree(self.tar, self.tree, self.deb, kernel_deb, log)
+        rootfs.make_tree(self.tar, self.tree, self.deb, log)
         self.prefix = rootfs.config_value(self.tree, "ANYSECTOR_PREFIX") or ""
         self.title = rootfs.config_value(self.tree, "ANYSECTOR_TITLE") or "Debian"
         t3 = time.monotonic()

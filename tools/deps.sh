@@ -21,6 +21,7 @@ sbsigntool shim-unsigned openssl
 python3
 busybox-static cpio gzip
 linux-image-cloud-amd64
+memtest86+
 xxd shellcheck
 jq
 debhelper lintian

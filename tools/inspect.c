@@ -72,12 +72,13 @@ int part_slice(struct hostdev *h, const struct part_info *p, struct blockdev *ou
 	return bdev_slice(&h->dev, p->first, p->sectors, out);
 }
 
-int part_file_check(struct hostdev *h, const struct disk_info *di, unsigned number,
-		    const char *path, char *why, size_t cap)
+/* part_file_check's work, leaving the FAT mounted over *part (which fs points into) and the file
+ * open in *f for a caller that reads it. */
+static int part_file_open(struct hostdev *h, const struct disk_info *di, unsigned number,
+			  const char *path, char *why, size_t cap, struct blockdev *part,
+			  struct fat_fs *fs, struct fat_file *f)
 {
 	const struct part_info *p = NULL;
-	struct blockdev part;
-	struct fat_file f;
 	int err;
 
 	for (unsigned i = 0; i < di->nparts && !p; i++)
@@ -87,16 +88,26 @@ int part_file_check(struct hostdev *h, const struct disk_info *di, unsigned numb
 		snprintf(why, cap, "%s has no partition %u", h->path, number);
 		return AS_ENOENT;
 	}
-	struct fat_fs *fs = xcalloc(1, sizeof *fs);
-	if ((err = part_slice(h, p, &part)) || (err = fat_mount(&part, fs, NULL))) {
+	if ((err = part_slice(h, p, part)) || (err = fat_mount(part, fs, NULL))) {
 		snprintf(why, cap, "partition %u of %s holds no FAT filesystem anysector can read "
 			 "(%s)", number, h->path, as_strerror(err));
-		err = AS_ECORRUPT;
-	} else if ((err = fat_open(fs, path, &f, NULL)) || f.is_dir) {
+		return AS_ECORRUPT;
+	}
+	if ((err = fat_open(fs, path, f, NULL)) || f->is_dir) {
 		snprintf(why, cap, "partition %u of %s has no file %s%s", number, h->path, path,
 			 err ? "" : " (it is a directory)");
-		err = AS_ENOENT;
+		return AS_ENOENT;
 	}
+	return 0;
+}
+
+int part_file_check(struct hostdev *h, const struct disk_info *di, unsigned number,
+		    const char *path, char *why, size_t cap)
+{
+	struct blockdev part;
+	struct fat_file f;
+	struct fat_fs *fs = xcalloc(1, sizeof *fs);
+	int err = part_file_open(h, di, number, path, why, cap, &part, fs, &f);
 	free(fs);
 	return err;
 }
@@ -748,13 +759,31 @@ static void check_pins(struct fat_ctx *c, const struct cfg_entry *e, struct repo
 	struct fat_file f;
 
 	for (unsigned s = 0; s <= e->ninitrd; s++) {
-		/* a missing file is said above; efi with partition N pins a file elsewhere */
+		/* a missing file is said above; efi with partition N: check_part_file */
 		if (!pin_has(e, s) || (s == PIN_KERNEL && e->partition) ||
 		    fat_open(&c->fs, pin_path(e, s), &f, NULL) || f.is_dir)
 			continue;
 		if (!fat_file_sha256(&c->fs, &f, got, &r->diag))
 			pin_compare(e, s, got, &r->diag);
 	}
+}
+
+/* An efi entry's application on partition N of the same disk (part_file_check), and its pin
+ * hashed there as BOOTX64.EFI does: a mismatch is the loaders' sentence. Returns 0, or an AS_*
+ * code with why set when the file is not there. */
+static int check_part_file(struct hostdev *h, const struct disk_info *di,
+			   const struct cfg_entry *e, struct report *r, char *why, size_t cap)
+{
+	uint8_t got[SHA256_BYTES];
+	struct blockdev part;
+	struct fat_file f;
+	struct fat_fs *fs = xcalloc(1, sizeof *fs);
+	int err = part_file_open(h, di, e->partition, e->kernel, why, cap, &part, fs, &f);
+
+	if (!err && pin_has(e, PIN_KERNEL) && !fat_file_sha256(fs, &f, got, &r->diag))
+		pin_compare(e, PIN_KERNEL, got, &r->diag);
+	free(fs);
+	return err;
 }
 
 /* The boot menu as the loaders build it (anysector.cfg, then /loader/entries): every problem
@@ -784,7 +813,7 @@ static void check_config(struct hostdev *h, const struct disk_info *di,
 			nbls += m->src[i].bls;
 			/* chainload names no file; efi with partition N names one elsewhere */
 			if (e->kind == CFG_KIND_EFI && e->partition &&
-			    part_file_check(h, di, e->partition, e->kernel, why, sizeof why))
+			    check_part_file(h, di, e, r, why, sizeof why))
 				report_printf(r, DIAG_ERROR, "boot.config_file",
 					      "%s entry '%s': EFI application %s: %s",
 					      m->src[i].path + 1, e->name, e->kernel, why);

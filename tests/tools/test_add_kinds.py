@@ -3,8 +3,8 @@
 --partition N (a file already on FAT partition N: nothing copied, the partition and the file
 must exist), --chainload PART|hdN, their usage errors and refusals, and `check` naming an efi
 entry whose file is missing from its partition; --pin (sha256 lines equal to sha256sum's, list
-shows them, check refuses a file changed on the FAT with the loaders' sentence). The boots
-themselves are in tests/qemu/chain.py and tests/qemu/damaged.py (pins). Run by
+shows them, check refuses a file changed on the FAT, or a hand-pinned application on partition
+N, with the loaders' sentence). The boots themselves are in tests/qemu/chain.py and tests/qemu/damaged.py (pins). Run by
 `make test-add-kinds` (suite 42)."""
 import json
 import os
@@ -82,6 +82,25 @@ def t_chainload(s):
     s.anysector("check", img, rc=0, has=["boot menu: 2 entries"])
 
 
+def pin_by_hand(s, img, esp_off, app, cfg):
+    """A hand-written sha256 line under the efi line of a partition-3 entry: check hashes the
+    application on partition 3 as BOOTX64.EFI does, and refuses another one with its sentence."""
+    other = s.path("other.efi")
+    open(other, "wb").write(b"MZ" + bytes(499) + b"\x01")
+    efi = "  efi     %s\n" % APP
+    for pinned, rc in ((sha256sum(app), 0), (sha256sum(other), 2)):
+        new = s.path("pinned.cfg")
+        open(new, "w").write(cfg.replace(efi, efi + "  sha256  %s\n" % pinned))
+        mtools.run(["mcopy", "-o", new, "::/anysector.cfg"], img, esp_off, check=True)
+        if rc:
+            s.anysector("check", img, rc=2, has=[mismatch("app.efi", APP, sha256sum(app),
+                                                          pinned)])
+        else:
+            s.anysector("check", img, rc=0, lacks=["SHA-256"])
+    open(new, "w").write(cfg)
+    mtools.run(["mcopy", "-o", new, "::/anysector.cfg"], img, esp_off, check=True)
+
+
 def t_efi_on_partition(s):
     for lss in (512, 4096):
         img, parts = new_disk(s, "part%d.img" % lss, lss)
@@ -122,6 +141,7 @@ def t_efi_on_partition(s):
         s.check("app.efi" not in r.stdout.lower(), "the application was copied to the ESP:\n"
                 + r.stdout)
         s.anysector("check", img, rc=0, has=["boot menu: 1 entry, default 'app.efi'"])
+        pin_by_hand(s, img, esp_off, app, cfg)
         mtools.run(["mdel", "::" + APP], img, off3, check=True)
         s.anysector("check", img, rc=2, has=["entry 'app.efi': EFI application %s: partition 3 "
                                              "of %s has no file %s" % (APP, img, APP)])

@@ -7,9 +7,11 @@
 
 #include "common/bits.h"
 #include "common/errors.h"
+#include "common/pin.h"
 #include "common/str.h"
 
 #define CAT_CHUNK 4096u
+#define PIN_CHUNK (64u * 1024u) /* pinned files are hashed this much at a time */
 #define ENTRY_FAILURE_PAUSE 300 /* tenths of a second before a failed firmware boot returns */
 
 static const char usage_text[] =
@@ -44,6 +46,37 @@ static EFI_STATUS status_of(int rc)
 	}
 }
 
+/* The file of pin slot of e on fs hashed and compared as the loaders do (common/pin.c): a
+ * mismatch is their sentence, an error. A missing file is said by entry_files_check. */
+static void entry_pin_check(struct fat_fs *fs, const struct cfg_entry *e, unsigned slot,
+			    struct diag *d)
+{
+	struct fat_file f;
+	struct sha256 s;
+	uint8_t got[SHA256_BYTES];
+	uint8_t *buf;
+	int rc = 0;
+
+	if (!pin_has(e, slot) || fat_open(fs, pin_path(e, slot), &f, NULL) || f.is_dir)
+		return;
+	if (!(buf = efi_alloc(PIN_CHUNK))) {
+		diag_error(d, "efi.nomem", "entry %s: no memory to hash %s", e->name,
+			   pin_path(e, slot));
+		return;
+	}
+	sha256_init(&s);
+	for (uint32_t off = 0; off < f.size && !rc; off += PIN_CHUNK) {
+		uint32_t n = f.size - off < PIN_CHUNK ? f.size - off : PIN_CHUNK;
+		if (!(rc = fat_read(fs, &f, off, buf, n, d)))
+			sha256_update(&s, buf, n);
+	}
+	efi_free(buf);
+	if (!rc) {
+		sha256_final(&s, got);
+		pin_compare(e, slot, got, d);
+	}
+}
+
 static void entry_files_check(struct boot_volume *v, const struct cfg *c, struct diag *d)
 {
 	for (unsigned i = 0; i < c->nentries; i++) {
@@ -57,6 +90,8 @@ static void entry_files_check(struct boot_volume *v, const struct cfg *c, struct
 					diag_error(d, "efi.entry_kernel", "entry %s: EFI application %s "
 						   "is not a file on partition %u", e->name, e->kernel,
 						   e->partition);
+				else
+					entry_pin_check(other.fs, e, PIN_KERNEL, d);
 				bootvol_close(&other);
 			}
 		} else if (e->kind != CFG_KIND_CHAIN &&
@@ -64,11 +99,15 @@ static void entry_files_check(struct boot_volume *v, const struct cfg *c, struct
 			diag_error(d, "efi.entry_kernel", "entry %s: %s %s is not a file on this "
 				   "partition", e->name, e->kind == CFG_KIND_EFI ? "EFI application" :
 				   "kernel", e->kernel);
+		} else if (e->kind != CFG_KIND_CHAIN) {
+			entry_pin_check(v->fs, e, PIN_KERNEL, d);
 		}
 		for (unsigned k = 0; k < e->ninitrd; k++)
 			if (fat_open(v->fs, e->initrd[k], &f, NULL) || f.is_dir)
 				diag_error(d, "efi.entry_initrd", "entry %s: initrd %s is not a file on "
 					   "this partition", e->name, e->initrd[k]);
+			else
+				entry_pin_check(v->fs, e, PIN_INITRD + k, d);
 	}
 }
 

@@ -8,7 +8,8 @@
 # partition 1 "ESP" at LBA 256 (1 MiB aligned; FAT16 holding anysector.efi, startup.nsh,
 # anysector.cfg) and partition 2 "misaligned" at LBA 10497 (physically aligned, as every 4Kn LBA
 # is, but not on 1 MiB; a FAT12 holding /EFI/tool.efi, for anysector.cfg's efi entries on
-# partition 2: check must name the one whose file is not there). B is 512e (virtio-blk, 512/4096) with partition 1 "early" at LBA 63
+# partition 2: check must name the one whose file is not there; and two entries pinning
+# /vmlinuz, one by its own SHA-256 and one by another's: check must refuse only that one). B is 512e (virtio-blk, 512/4096) with partition 1 "early" at LBA 63
 # (the classic misalignment) and partition 2 "aligned" at LBA 4096; its primary GPT header is
 # damaged and the disk read-only (so OVMF cannot repair it from the backup,
 # docs/FIRMWARE.md "OVMF"):
@@ -84,8 +85,14 @@ printf '%s\n' 'timeout 5' 'default demo' '' 'entry demo' '  title Shell test ent
 	'entry tool' '  title An EFI application on partition 2' '  efi /EFI/tool.efi' \
 	'  partition 2' '' \
 	'entry gone' '  title An EFI application partition 2 does not have' \
-	'  efi /EFI/gone.efi' '  partition 2' > "$cfg"
+	'  efi /EFI/gone.efi' '  partition 2' '' \
+	'entry pinned-ok' '  title A kernel pinned as it is' '  kernel /vmlinuz' \
+	"  sha256 $(printf 'not a kernel\n' | sha256sum | cut -c1-64)" '' \
+	'entry changed' '  title A kernel changed since it was pinned' '  kernel /vmlinuz' \
+	"  sha256 $(printf 'the kernel as pinned\n' | sha256sum | cut -c1-64)" > "$cfg"
 printf 'not a kernel\n' > "$work/vmlinuz"
+pin_got=$(sha256sum < "$work/vmlinuz" | cut -c1-8)
+pin_want=$(printf 'the kernel as pinned\n' | sha256sum | cut -c1-8)
 if ! { sgdisk -a 1 -n 1:256:+40M -t 1:ef00 -c 1:ESP -n 2:10497:+4M -t 2:8300 -c 2:misaligned \
 		"$dev" >"$work/sgdisk-a.log" 2>&1 &&
 	partx -a "$dev" &&
@@ -168,11 +175,14 @@ expect_re "check names the 1 MiB misalignment" \
 expect_re "check names the physical misalignment" \
 	'^warning: device [0-9]+ partition 1 starts at LBA 63, not on a physical sector boundary \(4096-byte sectors, alignment offset 0\); the next aligned start is LBA 64$'
 expect "check reads this partition's config" \
-	'the menu is valid: entries 3, default demo, timeout 5 s'
+	'the menu is valid: entries 5, default demo, timeout 5 s'
 expect "check names an efi entry whose file partition 2 does not have" \
 	'error: entry gone: EFI application /EFI/gone.efi is not a file on partition 2'
 expect_none "check finds the efi entry's file on partition 2" 'entry tool:'
-expect "check summary" 'check: 1 errors, 4 warnings'
+expect "check refuses a pinned kernel that changed with the loaders' sentence" \
+	"error: entry 'changed': the SHA-256 of /vmlinuz ($pin_got...) differs from the pinned one ($pin_want...), so it is not booted"
+expect_none "check passes a kernel that matches its pin" "entry 'pinned-ok'"
+expect "check summary" 'check: 2 errors, 4 warnings'
 expect "check exit status (errors)" 'AS-STATUS check 0x2'
 expect 'unknown command is named' 'anysector: unknown command "frobnicate"'
 expect_re "unknown command prints usage" '^usage: anysector.efi '

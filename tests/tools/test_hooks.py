@@ -2,8 +2,8 @@
 """The Debian kernel hooks (hooks/) against a fake /boot (a temp directory, ANYSECTOR_BOOT_DIR)
 and a disk image made by `anysector mkimage` (ASan+UBSan build, placeholder stages), no root:
 anysector-update's entries per kept kernel, the newest the default in dpkg's version order,
-removed kernels' entries and ESP files gone, the user's own entry kept, a second run changing no
-byte of the image; the hook wrapper's DEB_MAINT_PARAMS rules and a kernel package's run-parts;
+removed kernels' entries and ESP files gone, the user's own entry kept, ANYSECTOR_PIN's sha256
+lines equal to sha256sum's (none by default), a second run changing no byte of the image; the hook wrapper's DEB_MAINT_PARAMS rules and a kernel package's run-parts;
 the sentences and exit codes when unconfigured, the disk absent, in a chroot, anysector failing;
 what `make install-hooks` (debian/rules) puts where, and the .deb's files, modes and conffiles
 (built once per tree, about a minute); shellcheck on the scripts. Outcomes: `anysector list
@@ -232,6 +232,52 @@ def t_new_initrd(s):
             "--dry-run output: %r" % p.stdout)
     s.eq((sha256(w.img), read(os.path.join(w.state, "update.state"))), (before, state),
          "image SHA-256 and state after --dry-run")
+
+
+def sha256sum(path):
+    return subprocess.run(["sha256sum", path], check=True, capture_output=True,
+                          text=True).stdout.split()[0]
+
+
+def pins(w):
+    """Each hooks' entry's (kernel_sha256, initrd_sha256) from list --json."""
+    return {e["name"]: (e["kernel_sha256"], e["initrd_sha256"])
+            for e in w.menu()["entries"] if e["name"] != "mine"}
+
+
+def t_pin(s):
+    """ANYSECTOR_PIN: no (the default) writes no sha256 lines; yes rewrites the entries with
+    sha256 lines equal to sha256sum of /boot's kernel and initrd, re-pins a new initrd, and no
+    takes the pins away again; anything else is refused."""
+    w = World(s, "pin")
+    w.install_kernel(OLD)
+    w.run()
+    cfg = lambda: (w.esp_file("/anysector.cfg") or b"").decode()  # noqa: E731
+    s.check("sha256" not in cfg(), "config without ANYSECTOR_PIN: %r" % cfg())
+    s.eq(pins(w), {"debian-" + OLD: (None, [None])}, "pins without ANYSECTOR_PIN")
+
+    def pinned(what):
+        k, i = (os.path.join(w.boot, f + OLD) for f in ("vmlinuz-", "initrd.img-"))
+        hk, hi = sha256sum(k), sha256sum(i)
+        s.eq(pins(w), {"debian-" + OLD: (hk, [hi])}, "pins (%s)" % what)
+        s.check("  sha256  %s\n" % hk in cfg() and "  sha256  %s\n" % hi in cfg(),
+                "config (%s): %r" % (what, cfg()))
+        s.anysector("check", w.img, rc=0, lacks=["SHA-256"])
+
+    w.configure(ANYSECTOR_PIN="yes")
+    w.run()
+    pinned("ANYSECTOR_PIN=yes")
+    idempotent(s, w, "pinned")
+    w.write_initrd(OLD, salt=b" regenerated")
+    w.run()
+    pinned("a new initrd")
+    w.configure(ANYSECTOR_PIN="no")
+    w.run()
+    s.check("sha256" not in cfg(), "config after ANYSECTOR_PIN=no: %r" % cfg())
+    w.configure(ANYSECTOR_PIN="maybe")
+    p = w.run(rc=2)
+    s.check("ANYSECTOR_PIN in %s is 'maybe', not yes or no" % w.config in p.stderr,
+            "stderr: %r" % p.stderr)
 
 
 def t_adopts_prefixed_entry(s):
@@ -577,6 +623,6 @@ def t_shellcheck(s):
 if __name__ == "__main__":
     s = Suite("hooks")
     sys.exit(s.run([t_kernel_lifecycle, t_new_initrd, t_waits_for_initrd, t_adopts_prefixed_entry,
-                    t_full_esp, t_user_entries,
+                    t_full_esp, t_user_entries, t_pin,
                     t_not_configured, t_failures, t_hook_modes, t_run_parts, t_package_paths,
                     t_package_deb, t_shellcheck]))

@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
-"""The Debian kernel hooks (hooks/) against a fake /boot (a temp directory, ANYSECTOR_BOOT_DIR)
-and a disk image made by `anysector mkimage` (ASan+UBSan build, placeholder stages), no root:
-anysector-update's entries per kept kernel, the newest the default in dpkg's version order,
-removed kernels' entries and ESP files gone, the user's own entry kept, ANYSECTOR_PIN's sha256
-lines equal to sha256sum's (none by default), a second run changing no byte of the image; the hook wrapper's DEB_MAINT_PARAMS rules and a kernel package's run-parts;
-the sentences and exit codes when unconfigured, the disk absent, in a chroot, anysector failing;
-what `make install-hooks` (debian/rules) puts where, and the .deb's files, modes and conffiles
-(built once per tree, about a minute); shellcheck on the scripts. Outcomes: `anysector list
---json`, the ESP's files read back with mtools, the image's SHA-256, exit codes and stderr.
+"""The Debian kernel hooks (hooks/) against a fake /boot (a temp directory, ANYSECTOR_BOOT_DIR) and
+a disk image made by `anysector mkimage` (ASan+UBSan build, placeholder stages), no root:
+anysector-update's entries per kept kernel, the newest the default in dpkg's version order, removed
+kernels' entries and ESP files gone, the user's own entry kept, ANYSECTOR_PIN's sha256 lines equal
+to sha256sum's (none by default), a second run changing no byte of the image; the hook wrapper's
+DEB_MAINT_PARAMS rules and a kernel package's run-parts; the sentences and exit codes when
+unconfigured, the disk absent, in a chroot, anysector failing; what `make install-hooks`
+(debian/rules) puts where, and the .deb's files, modes and conffiles (built once per tree, about a
+minute); shellcheck on the scripts. Outcomes: `anysector list --json`, the ESP's files read back
+with mtools, the image's SHA-256, exit codes and stderr.
 """
 import os
 import shutil

@@ -1,5 +1,5 @@
 /* Stage2's memory below 1 MiB, defined once in linker.ld:
- *   0x00500 .. __stack_top      stack (real-mode reachable: SS = 0)
+ *   0x00500 .. __stack_top      stack (real-mode reachable: SS = 0), below stage1's page
  *   0x08000 .. __head_end       stage2's uncompressed head (header, real-mode code, unpacker),
  *                               followed in the loaded image by the LZMA-compressed body
  *   __body_start .. __body_end  the body, unpacked, then its bss up to __bss_end

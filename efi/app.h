@@ -39,6 +39,8 @@ void con_diag_init(struct con_diag *cd, bool verbose);
  * escape-sequence decoder, so sequences the firmware's terminal driver passes on undecoded
  * (ESC [ 3 ~, ESC O H under EDK2's PC-ANSI type) are understood as stage2 understands them. */
 int con_wait_key(unsigned tenths);
+/* A key typed by now, else KEY_NONE at once (no wait). */
+int con_poll_key(void);
 /* Drops keys typed before now, so a stale keystroke does not choose a menu entry. */
 void con_flush_keys(void);
 

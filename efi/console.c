@@ -133,6 +133,15 @@ int con_wait_key(unsigned tenths)
 	}
 }
 
+int con_poll_key(void)
+{
+	int key = key_feed(&keys, -1);
+
+	if (key || g_bs->CheckEvent(g_st->ConIn->WaitForKey) != EFI_SUCCESS)
+		return key;
+	return con_wait_key(1);
+}
+
 void con_flush_keys(void)
 {
 	EFI_INPUT_KEY k;

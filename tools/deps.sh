@@ -23,6 +23,7 @@ busybox-static cpio gzip
 linux-image-cloud-amd64
 memtest86+
 xxd shellcheck
+strace
 jq
 debhelper lintian
 mmdebstrap

@@ -13,10 +13,11 @@ def sanitizer_report(output):
     return any(m in output for m in SANITIZER_MARKERS)
 
 
-def run(args, binary=paths.ASAN_ANYSECTOR, env=None, stdin=None, timeout=120):
-    """Runs `binary args...` with text output; subprocess.TimeoutExpired after timeout s."""
-    return subprocess.run([binary] + [str(a) for a in args], capture_output=True, text=True,
-                          errors="replace", input=stdin,
+def run(args, binary=paths.ASAN_ANYSECTOR, env=None, stdin=None, timeout=120, prefix=()):
+    """Runs `prefix... binary args...` (prefix: a wrapper such as lib.strace.command) with text
+    output; subprocess.TimeoutExpired after timeout s."""
+    return subprocess.run(list(prefix) + [binary] + [str(a) for a in args], capture_output=True,
+                          text=True, errors="replace", input=stdin,
                           stdin=None if stdin is not None else subprocess.DEVNULL, env=env,
                           timeout=timeout)
 

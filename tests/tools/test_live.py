@@ -5,8 +5,10 @@ device's third partition, its files intact afterwards); a write into a mounted p
 another program holds with O_EXCL, is refused with nothing written; a mounted boot partition is
 changed through its filesystem and never as raw sectors. vfat cannot be mounted on every test
 machine, so the mounted ESP is declared in a mountinfo file (ANYSECTOR_TEST_MOUNTINFO) whose
-mount point is a plain directory holding the ESP's files. Run by `make test-live-tools`
-(suite 53); without root or loop devices every test says SKIP."""
+mount point is a plain directory holding the ESP's files; strace shows the order of the durable
+steps there (temporary file, write, fsync, rename, fsync of the directory). Run by
+`make test-live-tools` (suite 53); without root or loop devices every test says SKIP."""
+import contextlib
 import hashlib
 import os
 import shutil
@@ -15,7 +17,7 @@ import sys
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from lib import mtools  # noqa: E402
+from lib import mtools, strace  # noqa: E402
 from lib.disk import Loop, sha256 as sha, sparse  # noqa: E402
 from lib.results import Skip  # noqa: E402
 from lib.suite import Suite, have  # noqa: E402
@@ -180,6 +182,27 @@ def declare_mounted(s, lo, part, mnt, opts="rw,relatime"):
     os.environ[MOUNTINFO] = path
 
 
+@contextlib.contextmanager
+def esp_mounted(s, img, k, name):
+    """img installed with an entry "first" (kernel k), its ESP behind a loop device and declared
+    mounted on the plain directory name (a copy of its files); yields (loop, esp node, mount)."""
+    s.anysector("install", img, "--backup", s.path(name + "-first.bak"))
+    s.anysector("add", img, "--kernel", k, "--name", "first")
+    with Loop(img, 512) as lo:
+        lo.scan()
+        esp = lo.dev + "p2"
+        mnt = os.path.realpath(s.path(name))  # as the kernel names it in strace's fd paths
+        shutil.rmtree(mnt, ignore_errors=True)
+        os.makedirs(mnt)
+        r = mtools.run(["mcopy", "-s", "-n", "::/*", mnt + "/"], esp, 0)
+        s.check(r.returncode == 0, "mcopy -s: %r" % r.stderr)
+        declare_mounted(s, lo, esp, mnt)
+        try:
+            yield lo, esp, mnt
+        finally:
+            os.environ.pop(MOUNTINFO, None)
+
+
 def t_mounted_esp(s):
     """The boot partition mounted (as Debian mounts the ESP on /boot/efi): add, set-default,
     remove and install change its files through the mount point (a new file, renamed over the
@@ -188,59 +211,169 @@ def t_mounted_esp(s):
     need_loop()
     img = layout(s, "esp.img", 512)
     k = kernel(s)
-    s.anysector("install", img, "--backup", s.path("esp-first.bak"))
-    s.anysector("add", img, "--kernel", k, "--name", "first")
-    with Loop(img, 512) as lo:
-        lo.scan()
-        esp = lo.dev + "p2"
-        mnt = s.path("boot-efi")
-        shutil.rmtree(mnt, ignore_errors=True)
-        os.makedirs(mnt)
-        r = mtools.run(["mcopy", "-s", "-n", "::/*", mnt + "/"], esp, 0)
-        s.check(r.returncode == 0, "mcopy -s: %r" % r.stderr)
-        declare_mounted(s, lo, esp, mnt)
-        try:
-            raw = part_sha(esp)
-            lba0 = open(img, "rb").read(512)
-            s.anysector("add", lo.dev, "--kernel", k, "--name", "live", "--dry-run",
-                        has=["through the filesystem mounted on %s: write /live/" % mnt])
-            s.check(not os.path.exists(os.path.join(mnt, "live")), "dry run wrote a file")
-            s.anysector("add", lo.dev, "--kernel", k, "--name", "live", "--cmdline", "via mount",
-                        has=["is mounted on %s" % mnt])
-            cfg = open(os.path.join(mnt, "anysector.cfg")).read()
-            s.check("entry live" in cfg and "cmdline via mount" in cfg, "cfg in the mount: " + cfg)
-            s.check(os.path.getsize(os.path.join(mnt, "live", os.path.basename(k))) == 20002,
-                    "kernel in the mount")
-            s.check(not [n for n in os.listdir(mnt) if n.startswith(".anysector")],
-                    "a temporary file was left in the mount")
-            s.anysector("set-default", lo.dev, "live")
-            s.check("default live\n" in open(os.path.join(mnt, "anysector.cfg")).read(),
-                    "default in the mount")
-            j = s.json("list", lo.dev)
-            s.eq([(e["name"], e["default"]) for e in j.get("entries", [])],
-                 [("first", False), ("live", True)], "list reads the mount")
-            s.anysector("remove", lo.dev, "first", has=["deleted /first/"])
-            s.check(not os.path.exists(os.path.join(mnt, "first")), "removed dir in the mount")
-            efi = os.path.join(mnt, "EFI", "BOOT", "BOOTX64.EFI")
-            os.truncate(efi, 100)
-            s.anysector("install", lo.dev, "--backup", s.path("esp-live.bak"),
-                        has=["not in it", "stage1 in LBA 0"])
-            s.check(os.path.getsize(efi) > 100, "install did not replace BOOTX64.EFI in the mount")
-            s.eq(part_sha(esp), raw, "the mounted ESP's sectors were written")
-            s.check(open(img, "rb").read(512) != lba0, "LBA 0 not written by install")
-            # refused: read-only, a subdirectory mounted
-            before = sha(img)
-            declare_mounted(s, lo, esp, mnt, opts="ro,relatime")
-            s.anysector("add", lo.dev, "--kernel", k, "--name", "x", rc=3,
-                        has=["is in use: %s is mounted on %s, read-only" % (esp, mnt)])
-            s.eq(sha(img), before, "refused add changed the image")
-        finally:
-            os.environ.pop(MOUNTINFO, None)
+    with esp_mounted(s, img, k, "boot-efi") as (lo, esp, mnt):
+        raw = part_sha(esp)
+        lba0 = open(img, "rb").read(512)
+        s.anysector("add", lo.dev, "--kernel", k, "--name", "live", "--dry-run",
+                    has=["through the filesystem mounted on %s: write /live/" % mnt])
+        s.check(not os.path.exists(os.path.join(mnt, "live")), "dry run wrote a file")
+        s.anysector("add", lo.dev, "--kernel", k, "--name", "live", "--cmdline", "via mount",
+                    has=["is mounted on %s" % mnt])
+        cfg = open(os.path.join(mnt, "anysector.cfg")).read()
+        s.check("entry live" in cfg and "cmdline via mount" in cfg, "cfg in the mount: " + cfg)
+        s.check(os.path.getsize(os.path.join(mnt, "live", os.path.basename(k))) == 20002,
+                "kernel in the mount")
+        s.check(not [n for n in os.listdir(mnt) if n.startswith(".anysector")],
+                "a temporary file was left in the mount")
+        s.anysector("set-default", lo.dev, "live")
+        s.check("default live\n" in open(os.path.join(mnt, "anysector.cfg")).read(),
+                "default in the mount")
+        j = s.json("list", lo.dev)
+        s.eq([(e["name"], e["default"]) for e in j.get("entries", [])],
+             [("first", False), ("live", True)], "list reads the mount")
+        s.anysector("remove", lo.dev, "first", has=["deleted /first/"])
+        s.check(not os.path.exists(os.path.join(mnt, "first")), "removed dir in the mount")
+        efi = os.path.join(mnt, "EFI", "BOOT", "BOOTX64.EFI")
+        os.truncate(efi, 100)
+        s.anysector("install", lo.dev, "--backup", s.path("esp-live.bak"),
+                    has=["not in it", "stage1 in LBA 0"])
+        s.check(os.path.getsize(efi) > 100, "install did not replace BOOTX64.EFI in the mount")
+        s.eq(part_sha(esp), raw, "the mounted ESP's sectors were written")
+        s.check(open(img, "rb").read(512) != lba0, "LBA 0 not written by install")
+        # refused: read-only, a subdirectory mounted
+        before = sha(img)
+        declare_mounted(s, lo, esp, mnt, opts="ro,relatime")
+        s.anysector("add", lo.dev, "--kernel", k, "--name", "x", rc=3,
+                    has=["is in use: %s is mounted on %s, read-only" % (esp, mnt)])
+        s.eq(sha(img), before, "refused add changed the image")
+
+
+def traced(s, *args, **kw):
+    """anysector args under strace: the file-system changes it made, in order (lib.strace)."""
+    trace = s.path("strace-%s.txt" % args[0])
+    # LeakSanitizer cannot run under ptrace; the untraced runs keep checking for leaks
+    s.anysector(*args, prefix=strace.command(trace, env=["ASAN_OPTIONS=detect_leaks=0"]), **kw)
+    return strace.fs_ops(strace.parse(trace), os.getcwd())
+
+
+def written(writes):
+    """The bytes a file holds after writes (lib.strace "write" ops from its creation on)."""
+    buf, pos = bytearray(), 0
+    for w in writes:
+        off = pos if w.offset is None else w.offset
+        buf[len(buf):off] = bytes(max(0, off - len(buf)))
+        buf[off:off + len(w.data)] = w.data
+        pos = off + len(w.data)
+    return bytes(buf)
+
+
+def digest(data):
+    return hashlib.sha256(data).hexdigest()
+
+
+def synced_after(ops, path, index):
+    """The first fsync of path after call index, or None."""
+    return next((o for o in ops if o.kind == "sync" and o.path == path and o.index > index), None)
+
+
+def check_durable(s, what, ops, mnt, puts, removes=(), mkdirs=()):
+    """The changes ops made inside mnt are exactly puts (final path -> source file, or None
+    when the tool makes the bytes), removes and mkdirs, each made durable in order: a put is a
+    new file under a temporary name in the final directory, written, fsync'd after its last
+    write, renamed over the final name, then that directory fsync'd; its bytes are the ones
+    written (and the source's); a removal or mkdir is followed by an fsync of its directory.
+    Every failure names the file and the step missing. Returns {path: op that made it durable}."""
+    inside = [o for o in ops if o.path == mnt or o.path.startswith(mnt + "/")]
+    renames = [o for o in inside if o.kind == "rename"]
+    s.eq(sorted(o.dst for o in renames), sorted(puts), what + ": files renamed into place")
+    done = {}
+    for o in renames:
+        tmp, dst, parent = o.path, o.dst, os.path.dirname(o.dst)
+        s.check(os.path.dirname(tmp) == parent and
+                os.path.basename(tmp).startswith(".anysector-new-"),
+                "%s: %s was renamed from %s, not from a temporary name beside it"
+                % (what, dst, tmp))
+        mine = [x for x in inside if x.path == tmp and x.index < o.index]
+        made = [x for x in mine if x.kind == "create"]
+        if not s.check(made, "%s: %s was not created before its rename (call %d)"
+                       % (what, tmp, o.index)):
+            continue
+        writes = [x for x in mine if x.kind == "write" and x.index > made[-1].index]
+        last = writes[-1].index if writes else made[-1].index
+        s.check(any(x.kind == "sync" and last < x.index for x in mine),
+                "%s: %s: no fsync of the temporary file %s after its last write (call %d) and "
+                "before the rename (call %d)" % (what, dst, tmp, last, o.index))
+        s.check(not any(w.cut for w in writes), "%s: strace cut a write to %s" % (what, tmp))
+        with open(dst, "rb") as f:
+            final = digest(f.read())
+        s.eq(final, digest(written(writes)), "%s: sha256 of %s against the bytes written to %s"
+             % (what, dst, tmp))
+        if puts.get(dst):
+            with open(puts[dst], "rb") as f:
+                s.eq(final, digest(f.read()), "%s: sha256 of %s against its source %s"
+                     % (what, dst, puts[dst]))
+        d = synced_after(inside, parent, o.index)
+        if s.check(d, "%s: %s: no fsync of its directory %s after the rename (call %d)"
+                   % (what, dst, parent, o.index)):
+            done[dst] = d
+    temps = {o.path for o in renames}
+    s.eq(sorted({o.path for o in inside if o.kind in ("create", "write")} - temps), [],
+         what + ": files created or written in place of a temporary file")
+    for kind, want in (("remove", removes), ("mkdir", mkdirs)):
+        got = [o for o in inside if o.kind == kind]
+        s.eq(sorted(o.path for o in got), sorted(want), "%s: %s calls" % (what, kind))
+        for o in got:
+            d = synced_after(inside, os.path.dirname(o.path), o.index)
+            if s.check(d, "%s: %s of %s: no fsync of its directory after it (call %d)"
+                       % (what, kind, o.path, o.index)):
+                done[o.path] = d
+    return done
+
+
+def t_mounted_esp_durable(s):
+    """The order of the durable steps when add, set-default and remove change a mounted ESP
+    (strace of the tool): every file replaced goes temporary name, write, fsync, rename, fsync
+    of its directory; removals and new directories are followed by their directory's fsync;
+    the bytes in place are the ones written and the sources'. anysector.cfg names a new
+    entry's files only once they are durable, and stops naming a removed entry's files before
+    they go."""
+    need_loop()
+    if not have("strace"):
+        raise Skip("strace is not installed")
+    img = layout(s, "durable.img", 512)
+    k = kernel(s)
+    initrd = s.path("initrd.img-6.1.0-live")
+    with open(initrd, "wb") as f:
+        f.write(os.urandom(30000))
+    with esp_mounted(s, img, k, "durable-efi") as (lo, esp, mnt):
+        cfg = os.path.join(mnt, "anysector.cfg")
+        live = os.path.join(mnt, "live")
+        files = [os.path.join(live, os.path.basename(p)) for p in (k, initrd)]
+        ops = traced(s, "add", lo.dev, "--kernel", k, "--initrd", initrd, "--name", "live")
+        done = check_durable(s, "add", ops, mnt, {cfg: None, files[0]: k, files[1]: initrd},
+                             mkdirs=[live])
+        s.check("entry live\n" in open(cfg).read(), "add: the entry in the mount's cfg")
+        cfg_at = next((o.index for o in ops if o.kind == "rename" and o.dst == cfg), -1)
+        for p in files + [live]:
+            s.check(p in done and done[p].index < cfg_at, "add: anysector.cfg renamed (call "
+                    "%d) before %s was durable" % (cfg_at, p))
+        ops = traced(s, "set-default", lo.dev, "live")
+        check_durable(s, "set-default", ops, mnt, {cfg: None})
+        s.check("default live\n" in open(cfg).read(), "set-default: the default in the mount")
+        first = os.path.join(mnt, "first")
+        gone = [os.path.join(first, n) for n in os.listdir(first)] + [first]
+        ops = traced(s, "remove", lo.dev, "first")
+        done = check_durable(s, "remove", ops, mnt, {cfg: None}, removes=gone)
+        rm_at = min([o.index for o in ops if o.kind == "remove" and o.path in gone] or [-1])
+        s.check(cfg in done and done[cfg].index < rm_at, "remove: a file was removed (call "
+                "%d) before anysector.cfg stopped naming it durably" % rm_at)
+        s.check("entry first" not in open(cfg).read(), "remove: first still in the cfg")
 
 
 def main():
     s = Suite("live-tools")
-    return s.run([t_root_mounted, t_mbr_gap_root_mounted, t_write_into_mounted, t_mounted_esp])
+    return s.run([t_root_mounted, t_mbr_gap_root_mounted, t_write_into_mounted, t_mounted_esp,
+                  t_mounted_esp_durable])
 
 
 if __name__ == "__main__":

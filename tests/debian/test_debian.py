@@ -21,13 +21,16 @@ guest sees it and the image's root=PARTUUID= (debugfs, after mkimage made the GU
 Cases, each one or more boots of one disk, each boot judged on its serial text (systemd's
 multi-user.target reached before the marker; the marker's sector size, kernel, disk and mounted
 ESP; the step's exit status; every installed kernel's vmlinuz and initrd on the ESP, the same
-bytes as in /boot, the cloud kernel's files gone after purge;
-QEMU ended by the guest's power-off):
-  512e-mbr        virtio-blk 512/4096 MBR, SeaBIOS: lbs=512, the generic kernel
-  4kn-update      nvme 4Kn GPT, writable: SeaBIOS boot 1 runs `dpkg -i` of the cloud kernel
-                  (its postinst runs anysector's kernel hooks), OVMF boot 2 must start the cloud
-                  kernel (the hooks' newest, now the default) and purges it, SeaBIOS boot 3 must
-                  start the generic kernel again
+bytes as in /boot, the cloud kernel's files gone after purge; every installed kernel's files
+pinned in anysector.cfg (their SHA-256 as a "sha256" line) where the case pins, none where it
+does not; QEMU ended by the guest's power-off):
+  512e-mbr        virtio-blk 512/4096 MBR, SeaBIOS: lbs=512, the generic kernel, no pins
+  4kn-update      nvme 4Kn GPT, writable, pinned (mkimage --pin, ANYSECTOR_PIN=yes): SeaBIOS
+                  boot 1 checks the generic kernel's pins and runs `dpkg -i` of the cloud kernel
+                  (its postinst runs anysector's kernel hooks, which pin it, and the initramfs
+                  hook pins the initrd update-initramfs then writes), OVMF boot 2 must start the
+                  cloud kernel (the hooks' newest, now the default; BOOTX64.EFI checks its pins)
+                  and purges it, SeaBIOS boot 3 must start the generic kernel again
   4kn-update-efi  (--full: make test-debian-full) the same with the firmwares swapped
 
 Every boot's wall time, the step's time in the guest and the host's load are printed with its
@@ -68,6 +71,7 @@ MARKER_RE = re.compile(r"ANYSECTOR-DEBIAN root=(?P<root>\S+) disk=(?P<disk>\S+) 
                        r"kernel=(?P<kernel>\S+) esp=(?P<esp>\S+) step=(?P<step>\S+)")
 STEP_RE = re.compile(r"ANYSECTOR-DEBIAN-STEP (?P<step>\S+) rc=(?P<rc>-?\d+) seconds=(?P<s>\d+)")
 ESP_RE = re.compile(r"ANYSECTOR-DEBIAN-ESP (\S+) (vmlinuz=\S+ initrd=\S+)")
+PIN_RE = re.compile(r"ANYSECTOR-DEBIAN-PIN (\S+) (vmlinuz=\S+ initrd=\S+)")
 DONE = "ANYSECTOR-DEBIAN-DONE"
 MULTI_USER_RE = re.compile(r"Reached target .*multi-user\.target")
 
@@ -87,6 +91,7 @@ class Case:
     sectors: str       # lib.qemu.SECTORS key
     boots: list
     full_only: bool = False
+    pin: bool = False  # mkimage --pin and ANYSECTOR_PIN=yes: every entry's files pinned
 
 
 def cases():
@@ -95,7 +100,7 @@ def cases():
                                ("4kn-update-efi", ("ovmf", "seabios"), True)):
         found.append(Case(name, "gpt", "nvme", "4Kn", [
             Boot(a, "install", "base"), Boot(b, "purge", "update"), Boot(a, "none", "base")],
-            full))
+            full, pin=True))
     return found
 
 
@@ -145,7 +150,8 @@ class System:
                                    kernel, initrd, CMDLINE, menu=0,
                                    extra=["--force", "--root-dir", self.tree, "--name",
                                           self.prefix + self.base, "--title",
-                                          f"{self.title} {self.base}"])
+                                          f"{self.title} {self.base}"]
+                                   + (["--pin"] if case.pin else []))
         out = rootfs.run(cmd, f"mkimage of {case.name}", log=self.log)
         m = re.search(r"root=PARTUUID=\S+", out)
         if not m:
@@ -159,7 +165,8 @@ class System:
         with open(config, "w") as f:
             f.write(rootfs.config_text(self.tree, {
                 "ANYSECTOR_DISK": GUEST_DISK[case.frontend],
-                "ANYSECTOR_CMDLINE": f'"{CMDLINE} {m.group(0)}"'}))
+                "ANYSECTOR_CMDLINE": f'"{CMDLINE} {m.group(0)}"',
+                "ANYSECTOR_PIN": "yes" if case.pin else "no"}))
         rootfs.put_file(img, roots[0]["start"] * logical, "/etc/default/anysector", config,
                         self.log)
         return img
@@ -199,6 +206,13 @@ def judge(text, boot_, case, system):
                     f"{copies.get(v, 'no ANYSECTOR-DEBIAN-ESP line')}")
     if sorted(copies) != sorted(installed):
         return f"the guest's /boot has kernels {sorted(copies)}, want {sorted(installed)}"
+    # and whether anysector.cfg pins them: the SHA-256 of /boot's files as "sha256" lines
+    pins = dict(PIN_RE.findall(text, s.end()))
+    want_pin = "vmlinuz=pinned initrd=pinned" if case.pin else "vmlinuz=unpinned initrd=unpinned"
+    for v in installed:
+        if pins.get(v) != want_pin:
+            return (f"after step {boot_.step} anysector.cfg's pins of kernel {v}: "
+                    f"{pins.get(v, 'no ANYSECTOR-DEBIAN-PIN line')}, want {want_pin}")
     if boot_.step == "purge" and any(system.update in f for f in esp):
         return f"after dpkg --purge the ESP still has {system.update}'s files: " + " ".join(esp)
     return None

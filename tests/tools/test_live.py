@@ -17,7 +17,7 @@ import sys
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from lib import mtools, strace  # noqa: E402
+from lib import keys, mtools, strace  # noqa: E402
 from lib.disk import Loop, sha256 as sha, sparse  # noqa: E402
 from lib.results import Skip  # noqa: E402
 from lib.suite import Suite, have  # noqa: E402
@@ -316,7 +316,7 @@ def check_durable(s, what, ops, mnt, puts, removes=(), mkdirs=()):
         if s.check(d, "%s: %s: no fsync of its directory %s after the rename (call %d)"
                    % (what, dst, parent, o.index)):
             done[dst] = d
-    temps = {o.path for o in renames}
+    temps = {o.path for o in renames} - set(puts)  # a final name is never a temporary one
     s.eq(sorted({o.path for o in inside if o.kind in ("create", "write")} - temps), [],
          what + ": files created or written in place of a temporary file")
     for kind, want in (("remove", removes), ("mkdir", mkdirs)):
@@ -370,10 +370,35 @@ def t_mounted_esp_durable(s):
         s.check("entry first" not in open(cfg).read(), "remove: first still in the cfg")
 
 
+def t_mounted_install_durable(s):
+    """install through a mounted ESP (strace of the tool) replaces every loader file the durable
+    way (temporary name, write, fsync, rename, fsync of EFI/BOOT) and writes none in place; the
+    bytes in place are the build's stage (or, with --shim, the shim, the loader as grubx64.efi
+    and MokManager beside the shim)."""
+    need_loop()
+    if not have("strace"):
+        raise Skip("strace is not installed")
+    shim = keys.SHIM_UNSIGNED
+    mm = os.path.join(os.path.dirname(shim), "mmx64.efi")
+    if not (os.path.exists(shim) and os.path.exists(mm)):
+        raise Skip("shim-unsigned is not installed (%s, %s)" % (shim, mm))
+    img = layout(s, "install-durable.img", 512)
+    with esp_mounted(s, img, kernel(s), "install-efi") as (lo, esp, mnt):
+        boot = os.path.join(mnt, "EFI", "BOOT")
+        loader = os.path.join(s.stages, "BOOTX64.EFI")
+        ops = traced(s, "install", lo.dev, "--shim", shim, "--backup", s.path("install-shim.bak"))
+        check_durable(s, "install --shim", ops, mnt,
+                      {os.path.join(boot, "BOOTX64.EFI"): shim,
+                       os.path.join(boot, "grubx64.efi"): loader,
+                       os.path.join(boot, "mmx64.efi"): mm})
+        ops = traced(s, "install", lo.dev, "--backup", s.path("install-plain.bak"))
+        check_durable(s, "install", ops, mnt, {os.path.join(boot, "BOOTX64.EFI"): loader})
+
+
 def main():
     s = Suite("live-tools")
     return s.run([t_root_mounted, t_mbr_gap_root_mounted, t_write_into_mounted, t_mounted_esp,
-                  t_mounted_esp_durable])
+                  t_mounted_esp_durable, t_mounted_install_durable])
 
 
 if __name__ == "__main__":

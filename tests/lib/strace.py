@@ -127,3 +127,28 @@ def fs_ops(calls, cwd):
         elif n == "mkdirat":
             op(c, "mkdir", _at(a[0], a[1], cwd))
     return ops
+
+
+def traced(suite, *args, **kw):
+    """suite.anysector(*args, **kw) (lib.suite) under strace: the file-system changes it made, in
+    order (fs_ops); the trace is kept in the suite's work directory."""
+    trace = suite.path("strace-%s.txt" % args[0])
+    # LeakSanitizer cannot run under ptrace; the untraced runs keep checking for leaks
+    suite.anysector(*args, prefix=command(trace, env=["ASAN_OPTIONS=detect_leaks=0"]), **kw)
+    return fs_ops(parse(trace), os.getcwd())
+
+
+def written(writes):
+    """The bytes a file holds after writes ("write" ops from its creation on)."""
+    buf, pos = bytearray(), 0
+    for w in writes:
+        off = pos if w.offset is None else w.offset
+        buf[len(buf):off] = bytes(max(0, off - len(buf)))
+        buf[off:off + len(w.data)] = w.data
+        pos = off + len(w.data)
+    return bytes(buf)
+
+
+def synced_after(ops, path, index):
+    """The first fsync of path after call index, or None."""
+    return next((o for o in ops if o.kind == "sync" and o.path == path and o.index > index), None)

@@ -248,32 +248,8 @@ def t_mounted_esp(s):
         s.eq(sha(img), before, "refused add changed the image")
 
 
-def traced(s, *args, **kw):
-    """anysector args under strace: the file-system changes it made, in order (lib.strace)."""
-    trace = s.path("strace-%s.txt" % args[0])
-    # LeakSanitizer cannot run under ptrace; the untraced runs keep checking for leaks
-    s.anysector(*args, prefix=strace.command(trace, env=["ASAN_OPTIONS=detect_leaks=0"]), **kw)
-    return strace.fs_ops(strace.parse(trace), os.getcwd())
-
-
-def written(writes):
-    """The bytes a file holds after writes (lib.strace "write" ops from its creation on)."""
-    buf, pos = bytearray(), 0
-    for w in writes:
-        off = pos if w.offset is None else w.offset
-        buf[len(buf):off] = bytes(max(0, off - len(buf)))
-        buf[off:off + len(w.data)] = w.data
-        pos = off + len(w.data)
-    return bytes(buf)
-
-
 def digest(data):
     return hashlib.sha256(data).hexdigest()
-
-
-def synced_after(ops, path, index):
-    """The first fsync of path after call index, or None."""
-    return next((o for o in ops if o.kind == "sync" and o.path == path and o.index > index), None)
 
 
 def check_durable(s, what, ops, mnt, puts, removes=(), mkdirs=()):
@@ -306,13 +282,13 @@ def check_durable(s, what, ops, mnt, puts, removes=(), mkdirs=()):
         s.check(not any(w.cut for w in writes), "%s: strace cut a write to %s" % (what, tmp))
         with open(dst, "rb") as f:
             final = digest(f.read())
-        s.eq(final, digest(written(writes)), "%s: sha256 of %s against the bytes written to %s"
-             % (what, dst, tmp))
+        s.eq(final, digest(strace.written(writes)),
+             "%s: sha256 of %s against the bytes written to %s" % (what, dst, tmp))
         if puts.get(dst):
             with open(puts[dst], "rb") as f:
                 s.eq(final, digest(f.read()), "%s: sha256 of %s against its source %s"
                      % (what, dst, puts[dst]))
-        d = synced_after(inside, parent, o.index)
+        d = strace.synced_after(inside, parent, o.index)
         if s.check(d, "%s: %s: no fsync of its directory %s after the rename (call %d)"
                    % (what, dst, parent, o.index)):
             done[dst] = d
@@ -323,7 +299,7 @@ def check_durable(s, what, ops, mnt, puts, removes=(), mkdirs=()):
         got = [o for o in inside if o.kind == kind]
         s.eq(sorted(o.path for o in got), sorted(want), "%s: %s calls" % (what, kind))
         for o in got:
-            d = synced_after(inside, os.path.dirname(o.path), o.index)
+            d = strace.synced_after(inside, os.path.dirname(o.path), o.index)
             if s.check(d, "%s: %s of %s: no fsync of its directory after it (call %d)"
                        % (what, kind, o.path, o.index)):
                 done[o.path] = d
@@ -349,7 +325,7 @@ def t_mounted_esp_durable(s):
         cfg = os.path.join(mnt, "anysector.cfg")
         live = os.path.join(mnt, "live")
         files = [os.path.join(live, os.path.basename(p)) for p in (k, initrd)]
-        ops = traced(s, "add", lo.dev, "--kernel", k, "--initrd", initrd, "--name", "live")
+        ops = strace.traced(s, "add", lo.dev, "--kernel", k, "--initrd", initrd, "--name", "live")
         done = check_durable(s, "add", ops, mnt, {cfg: None, files[0]: k, files[1]: initrd},
                              mkdirs=[live])
         s.check("entry live\n" in open(cfg).read(), "add: the entry in the mount's cfg")
@@ -357,12 +333,12 @@ def t_mounted_esp_durable(s):
         for p in files + [live]:
             s.check(p in done and done[p].index < cfg_at, "add: anysector.cfg renamed (call "
                     "%d) before %s was durable" % (cfg_at, p))
-        ops = traced(s, "set-default", lo.dev, "live")
+        ops = strace.traced(s, "set-default", lo.dev, "live")
         check_durable(s, "set-default", ops, mnt, {cfg: None})
         s.check("default live\n" in open(cfg).read(), "set-default: the default in the mount")
         first = os.path.join(mnt, "first")
         gone = [os.path.join(first, n) for n in os.listdir(first)] + [first]
-        ops = traced(s, "remove", lo.dev, "first")
+        ops = strace.traced(s, "remove", lo.dev, "first")
         done = check_durable(s, "remove", ops, mnt, {cfg: None}, removes=gone)
         rm_at = min([o.index for o in ops if o.kind == "remove" and o.path in gone] or [-1])
         s.check(cfg in done and done[cfg].index < rm_at, "remove: a file was removed (call "
@@ -386,12 +362,13 @@ def t_mounted_install_durable(s):
     with esp_mounted(s, img, kernel(s), "install-efi") as (lo, esp, mnt):
         boot = os.path.join(mnt, "EFI", "BOOT")
         loader = os.path.join(s.stages, "BOOTX64.EFI")
-        ops = traced(s, "install", lo.dev, "--shim", shim, "--backup", s.path("install-shim.bak"))
+        ops = strace.traced(s, "install", lo.dev, "--shim", shim,
+                            "--backup", s.path("install-shim.bak"))
         check_durable(s, "install --shim", ops, mnt,
                       {os.path.join(boot, "BOOTX64.EFI"): shim,
                        os.path.join(boot, "grubx64.efi"): loader,
                        os.path.join(boot, "mmx64.efi"): mm})
-        ops = traced(s, "install", lo.dev, "--backup", s.path("install-plain.bak"))
+        ops = strace.traced(s, "install", lo.dev, "--backup", s.path("install-plain.bak"))
         check_durable(s, "install", ops, mnt, {os.path.join(boot, "BOOTX64.EFI"): loader})
 
 

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """The installer on image files (no root needed): mocked topologies, GPT worked numbers, FAT type
-choice, install/restore/dry-run safety, every refusal with its message and exit code, and check
-on damaged tables. Run by `make test-tools` (suite 40)."""
+choice, install/restore/dry-run safety, the backup file on the disk before the image's first
+write (strace), every refusal with its message and exit code, and check on damaged tables. Run
+by `make test-tools` (suite 40)."""
+import hashlib
 import os
 import struct
 import subprocess
@@ -9,7 +11,7 @@ import sys
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from lib import paths, stages  # noqa: E402
+from lib import paths, stages, strace  # noqa: E402
 from lib import bootinfo as B  # noqa: E402
 from lib.disk import read_at, sha256 as sha, sparse, write_at  # noqa: E402
 from lib.fat import read_bpb as fat_bpb  # noqa: E402
@@ -454,6 +456,71 @@ def t_install_layouts(s):
         s.eq(sha(img), before, what + ": restore is not byte-identical")
 
 
+def check_backup_first(s, what, ops, img, bak, lba0_last):
+    """The order of a journalled change of img (strace ops, lib.strace): the backup file bak
+    (tools/journal.c) created, written, fsync'd after its last write and its directory fsync'd,
+    all before the first write to img, and its bytes in place the ones written; every write to img
+    followed by an fsync of img; with lba0_last, LBA 0 written last, after an fsync of every
+    other write (stage1 never points at sectors that may not be on the disk)."""
+    disk = [o for o in ops if o.kind == "write" and o.path == img]
+    if not s.check(disk, "%s: no write to %s in the trace" % (what, img)):
+        return
+    first = disk[0].index
+    made = [o for o in ops if o.kind == "create" and o.path == bak]
+    if not s.check(made and made[0].index < first, "%s: the backup file %s was not created before "
+                   "the first write to the image (call %d)" % (what, bak, first)):
+        return
+    writes = [o for o in ops if o.kind == "write" and o.path == bak]
+    last = writes[-1].index if writes else made[0].index
+    s.check(last < first, "%s: the backup file was written (call %d) after the first write to the "
+            "image (call %d)" % (what, last, first))
+    f = strace.synced_after(ops, bak, last)
+    s.check(f and f.index < first, "%s: no fsync of the backup file %s after its last write (call "
+            "%d) and before the first write to the image (call %d)" % (what, bak, last, first))
+    d = strace.synced_after(ops, os.path.dirname(bak), made[0].index)
+    s.check(d and d.index < first, "%s: no fsync of the backup's directory %s after its creation "
+            "(call %d) and before the first write to the image (call %d)"
+            % (what, os.path.dirname(bak), made[0].index, first))
+    s.check(not any(w.cut for w in writes), "%s: strace cut a write to %s" % (what, bak))
+    with open(bak, "rb") as f:
+        kept = hashlib.sha256(f.read()).hexdigest()
+    s.eq(kept, hashlib.sha256(strace.written(writes)).hexdigest(),
+         "%s: sha256 of %s against the bytes written to it" % (what, bak))
+    for w in disk:
+        s.check(strace.synced_after(ops, img, w.index), "%s: no fsync of the image after its "
+                "write at byte %s (call %d)" % (what, w.offset, w.index))
+    if lba0_last:
+        lba0 = [o for o in disk if o.offset == 0]
+        rest = [o for o in disk if o.offset != 0]
+        if s.check(lba0 and rest, "%s: no write of LBA 0 or of anything before it" % what):
+            f = strace.synced_after(ops, img, rest[-1].index)
+            s.check(lba0[0].index > rest[-1].index and f and f.index < lba0[0].index,
+                    "%s: LBA 0 written (call %d) before the image's last other write (call %d) "
+                    "was fsync'd" % (what, lba0[0].index, rest[-1].index))
+
+
+def t_backup_durable(s):
+    """install and add --backup on an image file under strace: the backup file is on the disk
+    (file and directory fsync'd) before the image's first byte changes, and the image's writes
+    are fsync'd, LBA 0's last (check_backup_first)."""
+    if not have("strace"):
+        raise Skip("strace is not installed")
+    k = s.path("vmlinuz-6.1.0-durable")
+    open(k, "wb").write(os.urandom(40000))
+    for label, lss in (("gpt", 512), ("mbr", 4096)):
+        what = "install %s %d" % (label, lss)
+        img = os.path.realpath(s.path("durable-%s.img" % label))  # strace's fd paths are real
+        bak = img + ".bak"
+        sparse(img, 16 * MIB)
+        s.anysector("partition", img, "--label", label, "--sector-size", lss)
+        ops = strace.traced(s, "install", img, "--sector-size", lss, "--backup", bak,
+                            has=["saved the original bytes"])
+        check_backup_first(s, what, ops, img, bak, True)
+        ops = strace.traced(s, "add", img, "--sector-size", lss, "--kernel", k, "--name", "d",
+                            "--backup", img + ".addbak")
+        check_backup_first(s, "add " + what[8:], ops, img, img + ".addbak", False)
+
+
 def t_reinstall_and_backups(s):
     img = new_gpt(s, "re.img")
     # a second install overwrites our own stage2 without --force; the default backup name moves on
@@ -864,7 +931,7 @@ def main():
     s.cleanup = []
     rc = s.run([t_cli, t_mocked_topologies, t_gpt_worked_numbers, t_mbr_limit, t_fat_types,
                 t_dos_compat, t_check_misaligned, t_gpt_rules, t_mbr_rules, t_detection,
-                t_install_layouts, t_reinstall_and_backups, t_foreign_gap, t_stage2_slots,
+                t_install_layouts, t_reinstall_and_backups, t_backup_durable, t_foreign_gap, t_stage2_slots,
                 t_refusals, t_restore_safety, t_stage2_damage, t_add, t_esp_chains,
                 t_add_invalid_config, t_mkimage, t_mkimage_timeout, t_garbage, t_real_stages])
     for p in s.cleanup:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # anysector — top-level build.
 # Each part keeps its rules beside it in a fragment (<dir>/<name>.mk) included below; fragments
 # append to ALL_TARGETS (built by `all`) and TEST_SUITES ("NN:target", run in NN order by `test`).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Boot benchmarks (not part of `make test`): anysector against GRUB on FAT and on ext2 and syslinux
 # (BIOS) and systemd-boot (UEFI), each against a floor without a loader (-kernel; the firmware
 # starting a trivial EFI application), same kernel/initrd/disk, every loader once per round.

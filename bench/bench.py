@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """Side-by-side boot benchmarks: anysector against GRUB and syslinux (BIOS) and systemd-boot (UEFI),
 each against its floor.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """One timed boot: start QEMU, read its serial console through a pipe, stop at the marker.
 
 The time is wall clock from just before QEMU is started to the moment the marker's last byte is

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """Disk images for the benchmarks, built without mounting anything (vfat cannot be mounted here).
 
 Every image of one sector size starts from one *base* disk: GPT (BIOS boot partition + FAT ESP) or

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """The benchmark initrd: exactly 64 MiB, most of it incompressible.
 
 It is two archives back to back, which the kernel's initramfs unpacker accepts (the same layout

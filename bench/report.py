@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """The benchmark's tables: plain text for the terminal and results.txt, Markdown for RESULTS.md."""
 import os
 import platform

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """Sizes of the loaders' pieces: anysector's stage1, stage2 and BOOTX64.EFI against GRUB's boot.img
 and a core.img for the same disk, and systemd-boot's EFI binary."""
 import os

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Partition alignment from a device topology (docs/FIRMWARE.md "Alignment"). The math runs in
  * sectors: with a grain of gs sectors and an offset of os sectors, an LBA is aligned iff
  * LBA mod gs == os. Working in sectors keeps every product below 2^64. */

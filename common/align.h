@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Partition alignment (docs/FIRMWARE.md "Alignment"; Tejun Heo's rule, generalised):
  * a start LBA is aligned iff LBA*LSS ≡ AOFF (mod G), G = lcm(PSS, io_min, sane io_opt[, 1 MiB]).
  * Offset-by-one drives (LSS 512, PSS 4096, AOFF 3584): physically aligned starts are ≡ 7 (mod 8),

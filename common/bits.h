@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Small arithmetic every part shares (stage2, the EFI application, the host tools): powers of
  * two, rounding, array lengths. Header-only and freestanding. (Alignment of LBAs to a drive's
  * topology is common/align.h's align_up/align_down; these work on plain numbers.) */

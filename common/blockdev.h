@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The block layer: the only place that knows sectors have a size. Everything above it (MBR, GPT,
  * FAT, file loading) asks for byte ranges or for this device's own sectors.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Boot Loader Specification Type #1 entry files and loader.conf (format in common/bls.h).
  * stage2 carries this code in its 31 KiB: it is table-driven and says each problem in one short
  * sentence with the file and line. */

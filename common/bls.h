@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Boot Loader Specification, Type #1 (uapi-group.org "Boot Loader Specification"): the drop-in
  * entries /loader/entries/NAME.conf that systemd's kernel-install writes on the boot partition, and
  * the default and timeout of /loader/loader.conf (systemd-boot's file).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Reading the Boot Loader Specification's files from a FAT boot partition with the common/
  * reader (stage2, BOOTX64.EFI, and the installer on a copy of the partition). */
 #include "common/bls.h"

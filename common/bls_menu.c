@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The boot menu: anysector.cfg's entries, then the Boot Loader Specification's in its order
  * (common/bls.h). Both loaders and the installer's list build it with these functions, so they
  * show the same entries in the same order with the same default. */

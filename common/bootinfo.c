@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 #include "common/bootinfo.h"
 
 #include "common/crc32.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The contracts between the installer and the boot stages (docs/DESIGN.md
  * "Stage1 -> stage2 contract"): the patch block inside stage1's 440 bytes, and the header at the
  * start of stage2. Offsets here are the single truth: stage1/mbr.asm checks them at build time,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # common/: one set of sources built for every world. mem.c only where there is no libc.
 COMMON_SRCS := $(filter-out common/mem.c,$(wildcard common/*.c))
 COMMON_FS_SRCS := $(wildcard common/*.c)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* anysector.cfg parser (format in common/config.h and docs/DESIGN.md "The config file").
  *
  * The parser reports every problem it finds, not only the first, so one boot shows the user all

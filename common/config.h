@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* anysector.cfg: the one boot menu both firmware paths read (docs/DESIGN.md "The config file").
  *
  *   timeout 3            # seconds; 0 boots at once

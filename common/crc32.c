@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 #include "common/crc32.h"
 
 /* A 16-entry (nibble) table: 64 bytes instead of 1 KiB, because stage2 must fit the 31 KiB

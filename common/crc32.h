@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* CRC-32 as zlib/IEEE 802.3 (reflected poly 0xEDB88320, init and xorout ~0): GPT headers and
  * arrays, the stage2 self-check, the test payloads' initrd check. */
 #ifndef ANYSECTOR_CRC32_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Diagnostics: parsers and validators report every problem as a whole sentence naming what and
  * where ("GPT entry 3: start LBA 9000 beyond last usable 8158") to a sink the caller chooses:
  * stderr or JSON on the host, the console in firmware, a capture buffer in tests. A NULL sink

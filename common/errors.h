@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Error codes shared by every common/ module: 0 is success, failures are negative. */
 #ifndef ANYSECTOR_ERRORS_H
 #define ANYSECTOR_ERRORS_H

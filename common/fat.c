@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* FAT: the boot sector (BPB) check and the file allocation table itself.
  *
  * Facts from Microsoft's "FAT: General Overview of On-Disk Format" (fatgen103): the FAT type is

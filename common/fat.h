@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* A read-only FAT12/16/32 reader over any block device, with any BPB sector size 512..4096
  * (independent of the device's own sector size: all access is by bytes). The FAT type comes from
  * the cluster count as the Microsoft spec defines it. Every chain walk is bounded by the cluster

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* FAT directories: the bounded entry walk, 8.3 and long names, listing and path lookup.
  *
  * A long name is a run of fragments (attribute 0x0F) stored last-first before its short entry,

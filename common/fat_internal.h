@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* What the FAT reader's files (fat.c: mount and the table, fat_dir.c: directories and names,
  * fat_read.c: file data) share. Not for use outside common/fat*.c. */
 #ifndef ANYSECTOR_FAT_INTERNAL_H

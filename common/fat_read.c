@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* FAT file data: the chain check and reads in runs of consecutive clusters.
  *
  * Before the first read of a file its whole chain is walked once (bounded by the cluster

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* A small vsnprintf for freestanding code: %d %i %u %x %X %o %c %s %p %%, flags '-' '0',
  * a width (or '*'), a precision for %s (or ".*"), and the hh h l ll z j length modifiers.
  * Uses the compiler's builtin varargs because common/ includes no libc header beyond

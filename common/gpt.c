@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* GPT header and entry codecs, names, and the spec's default layout (docs/FIRMWARE.md "GPT").
  * Validation lives in gpt_read.c, writing in gpt_write.c. */
 #include "common/gpt.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* GPT: decode, full validation, backup fallback, and building primary + backup for any sector
  * size (UEFI spec 2.x ch. 5; field facts in docs/FIRMWARE.md "GPT"). */
 #ifndef ANYSECTOR_GPT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Reading and validating a GPT. Firmware has no heap and a small stack, so the header is
  * examined in the device's scratch sector and the entry array is streamed through it one
  * sector at a time: the array CRC is computed on the way and used entries are kept in the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Writing a new GPT: backup array, backup header, primary array, primary header, in that order,
  * so that a write torn at any point leaves one consistent copy (the old primary until the new
  * backup is complete). Sectors are assembled in the device's scratch buffer one at a time; no

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 #include "common/guid.h"
 
 /* Byte order inside the text: the first three groups are stored reversed. */

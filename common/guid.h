@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* GUIDs as they lie on disk: 16 bytes, the first three fields little-endian (UEFI "mixed endian").
  * Text form is the usual 8-4-4-4-12 upper-case hex. */
 #ifndef ANYSECTOR_GUID_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Several initrds handed to a kernel as one block, as both loaders do it: each file starts at a
  * multiple of INITRD_JOIN_ALIGN (the Linux initramfs unpacker finds the next cpio header only at
  * a 4-byte boundary) with zeros between. The loaders only choose where the block goes and how a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 #include "common/keys.h"
 
 enum { GROUND, ESCAPE, CSI, SS3 };

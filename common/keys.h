@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Keys as the boot menu sees them, and the decoder that turns a serial terminal's bytes into
  * them. The loaders translate their own key sources (int 16h scan codes, EFI_INPUT_KEY) into
  * these; bytes from a serial line (stage2's COM1; under UEFI what the firmware's terminal

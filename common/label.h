@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Which partition table a disk has: the one rule the installer, stage2 and BOOTX64.EFI apply
  * (Linux's and EDK2's rule, which look at LBA 0 first):
  *   - LBA 0 has 0x55AA and an entry of type 0xEE: GPT (a protective MBR; "hybrid" when other

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Little-endian loads and stores, byte by byte, so on-disk fields are read from any alignment
  * without casting structs over buffers. */
 #ifndef ANYSECTOR_LE_H

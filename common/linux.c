@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The Linux/x86 setup header (Documentation/arch/x86/boot.rst, "THE REAL-MODE KERNEL HEADER").
  * Only what a loader must trust is checked; fields newer than the kernel's protocol get the
  * defaults boot.rst gives for older kernels. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The Linux/x86 boot protocol's setup header (Documentation/arch/x86/boot.rst), parsed and
  * validated once for the BIOS loader, the EFI application and the installer. The protocol counts
  * in 512-byte "sectors" whatever the disk: LINUX_SETUP_SECTOR is that unit. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* MBR records, CHS, the EBR walk and the UEFI protective MBR (docs/FIRMWARE.md "MBR"). */
 #include "common/mbr.h"
 

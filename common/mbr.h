@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The MBR: a 512-byte record at the start of LBA 0 whatever the sector size (on 4Kn the rest of
  * the sector is zero), CHS addressing with 255 heads x 63 sectors, extended partitions through a
  * bounded EBR walk, and the UEFI protective MBR. Field facts: docs/FIRMWARE.md "MBR". */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Reading an MBR partition table from a device: the four primary entries, then the chain of
  * extended boot records (each EBR holds one logical partition, relative to itself, and a link
  * to the next EBR, relative to the start of the extended partition). The walk has a hard bound

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Freestanding memory primitives for stage2 and the EFI application (never built for the host,
  * where libc and the sanitizers provide them). */
 #include "common/mem.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The four memory primitives common/ uses. The compiler may emit calls to them on its own, so they
  * keep their standard names: the host gets them from libc, firmware builds link common/mem.c. */
 #ifndef ANYSECTOR_MEM_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* A block device over a memory buffer, with fault injection: the driver for tests and fuzzers
  * (and for firmware code that wants to parse a table it already holds in memory). */
 #ifndef ANYSECTOR_MEMDISK_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The boot menu as a state machine, shared by stage2 and BOOTX64.EFI: it is fed keys
  * (common/keys.h) and the time, and answers with what to draw or do. The loaders only read keys,
  * draw (menu_draw, through their console) and boot; so both menus behave alike, and the host

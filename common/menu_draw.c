@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The boot menu's text (common/menu.h): the same lines on every console of both loaders. */
 #include "common/menu.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The parts of a PE/COFF image (an EFI application, a Linux kernel's EFI stub, shim) that the
  * installer's Secure Boot report needs: the section table (for .sbat), the Authenticode
  * certificate table (WIN_CERTIFICATE entries after the image, PE format "The Attribute

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Pinned files (common/pin.h): the one comparison and the one sentence for both loaders and
  * the host's check. */
 #include "common/pin.h"

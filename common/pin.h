@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Pinned files: an anysector.cfg entry's "sha256" lines (common/config.h) hold the SHA-256 of
  * its kernel (or EFI application) and initrds. Both loaders hash each file once it is in memory
  * and compare here before anything is started; the host's check does the same over the FAT.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* SHA-256 (FIPS 180-4), freestanding: the digests that pin an entry's files (anysector.cfg's
  * sha256 lines), computed by stage2 and BOOTX64.EFI once each file is in memory and by the
  * installer. */

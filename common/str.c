@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 #include "common/str.h"
 
 size_t str_len(const char *s)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Bounded string helpers for freestanding code (prefixed so they never clash with libc). */
 #ifndef ANYSECTOR_STR_H
 #define ANYSECTOR_STR_H

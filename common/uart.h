@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The 16550 UART at COM1, as stage2 (stage2/console.c, stage2/unpack.c), stage1's error path
  * (stage1/mbr.asm) and the test payloads (tests/payload/bios/setup.asm,
  * tests/payload/chain/bootrec.asm) drive it: one set of register names. The NASM sources get

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* What every part of the EFI application shares: the firmware tables, console output, memory,
  * and readable names for EFI_STATUS values. gnu-efi's library is not used for any of this (its
  * Print and allocation helpers pull in more code than the size goal allows). */

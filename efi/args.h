@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The command line of a shell invocation. The UEFI shell hands it over twice: as
  * EFI_SHELL_PARAMETERS_PROTOCOL (argv already split, argv[0] the program) and as LoadOptions
  * (the typed line, UCS-2, argv[0] included). Firmware boot options may carry binary data in

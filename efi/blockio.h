@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* EFI_BLOCK_IO as a common/ block device: whole blocks only, straight into buffers that meet the
  * device's IoAlign, else through a page-aligned bounce buffer (docs/FIRMWARE.md "OVMF": a
  * partial-block ReadBlocks fails on 4Kn, and drivers may demand aligned buffers). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Booting one anysector.cfg entry: the kernel file is read into memory and handed to the
  * firmware's LoadImage (so the kernel's EFI stub runs), the command line goes into LoadOptions as
  * UCS-2, and the initrd(s) are served through LoadFile2 on a vendor media device path with

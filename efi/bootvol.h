@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The boot volume: the partition this image was loaded from, found on its parent disk through
  * common/ (GPT or MBR on the disk's own block size), with its FAT mounted. The same code serves
  * the shell commands that look at "our" partition (ls, cat, boot). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* What the application does when the UEFI shell runs it with arguments (and the plain boot when
  * it has none). Each returns the EFI_STATUS the shell shows as %lasterror%. */
 #ifndef ANYSECTOR_EFI_COMMANDS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Device paths: walked byte by byte (nodes are packed and may sit at any alignment), with a hard
  * bound on their length so a malformed path cannot run us off into memory. */
 #ifndef ANYSECTOR_EFI_DEVPATH_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* `info` and `check`: every BlockIo device the firmware knows, with its geometry as the firmware
  * reports it, and for whole disks the partition table read through common/ and each partition's
  * alignment judged from the table's numbers (firmware geometry is unreliable:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # The UEFI application BOOTX64.EFI (gnu-efi 3.0.15, docs/FIRMWARE.md "gnu-efi"): boots anysector.cfg
 # entries from the disk it was loaded from, and is a tool when run from the UEFI shell.
 EFI_DIR := $(BUILD)/efi

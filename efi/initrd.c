@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 #include "efi/initrd.h"
 
 #include "efi/initrd_media.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The initrd as the Linux EFI stub fetches it: a handle carrying a vendor media device path with
  * LINUX_EFI_INITRD_MEDIA_GUID and EFI_LOAD_FILE2_PROTOCOL that copies the bytes out. */
 #ifndef ANYSECTOR_EFI_INITRD_H

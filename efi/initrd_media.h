@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Where the Linux EFI stub looks for its initrd (drivers/firmware/efi/libstub,
  * efi_load_initrd_dev_path): EFI_LOAD_FILE2_PROTOCOL on the handle whose device path is one
  * vendor media node with LINUX_EFI_INITRD_MEDIA_GUID, then the end node. gnu-efi 3.0.15 defines

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* BOOTX64.EFI: booted by the firmware (no arguments) it shows the anysector.cfg menu of the
  * partition it was loaded from and boots the chosen kernel; run from the UEFI shell with a
  * command it is a disk and partition inspection tool (efi/commands.c). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The boot menu under UEFI: common/menu.c decides, this file reads ConIn, counts tenths of a
  * second with a timer, draws on ConOut (mirrored to serial) and boots through efi/boot.c. */
 #include "efi/menu.h"

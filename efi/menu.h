@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The boot menu (common/menu.h) on ConOut/ConIn, mirrored to serial by OVMF. */
 #ifndef ANYSECTOR_EFI_MENU_H
 #define ANYSECTOR_EFI_MENU_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 #include "efi/secureboot.h"
 
 static EFI_GUID global_variable_guid = EFI_GLOBAL_VARIABLE;

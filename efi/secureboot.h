@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Secure Boot as the loader sees it: whether the firmware enforces it (its SecureBoot variable)
  * and shim's verdict on an image (its SHIM_LOCK protocol, present when shim started us). */
 #ifndef ANYSECTOR_EFI_SECUREBOOT_H

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # The Debian kernel hooks (hooks/): anysector-update and its man page, /etc/default/anysector and
 # zz-anysector as the kernel postinst.d/postrm.d and initramfs post-update.d hook. debian/rules
 # installs them into the package (`make install` leaves /etc alone).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Objects are rebuilt when the compiler flags change, not only when sources do: every target
 # depends on a stamp holding the flags, rewritten only when they differ. (A build made with
 # other flags once linked stale -mregparm objects into the test payload.)

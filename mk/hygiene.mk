@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 .PHONY: test-hygiene
 test-hygiene:
 	@tests/check-hygiene.sh

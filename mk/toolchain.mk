@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Compilers and flags for every world the code runs in.
 Q := $(if $(filter 1,$(V)),,@)
 

@@ -1,3 +1,4 @@
+; SPDX-License-Identifier: BSD-2-Clause
 ; anysector stage1: the MBR boot code (bytes 0..439 of LBA 0).
 ;
 ; Loads stage2 from the byte offset and length the installer patched into the block at

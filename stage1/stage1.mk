@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # stage1: the MBR boot code. Its patch-block offsets (common/bootinfo.h) and the disk's own
 # timestamp bytes it must leave alone (common/mbr.h) come through a generated NASM include, so
 # the headers stay the single truth; the TIMES directives in mbr.asm fail the assembly when the

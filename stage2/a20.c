@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The A20 gate: stage2 copies the kernel to 1 MiB and the initrd higher, so addresses with bit
  * 20 set must not wrap. Tried in order of politeness: already on, the BIOS (int 15h AX=2401h),
  * the keyboard controller, the "fast A20" port 0x92. */

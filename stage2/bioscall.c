@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 #include "stage2/bioscall.h"
 
 #include "common/mem.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The real-mode call gate (stage2/head.asm): stage2 runs in 32-bit protected mode and drops to
  * real mode for each BIOS service. The register block is laid out in pushad order followed by
  * the segment registers and EFLAGS, the order head.asm pops and pushes them. */

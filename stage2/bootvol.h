@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The boot volume: the partition the installer recorded in stage2's header, its FAT filesystem
  * and the configuration file on it. */
 #ifndef ANYSECTOR_STAGE2_BOOTVOL_H

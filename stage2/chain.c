@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Chainloading a boot record, the way a BIOS starts one: its first logical sector (512 or 4096
  * bytes) at 0000:7C00, real mode, DL = its BIOS drive, DS:SI at a 16-byte MBR-style entry for
  * the partition (the MBR's own, or for a GPT partition one made up with its start LBA, as GRUB

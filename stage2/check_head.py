@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """Checks that stage2's head calls nothing in the compressed body before unpacking it: every
 direct call or jump in .head must land inside .head, except the one hand-over to stage2_main.
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The console: VGA text memory and COM1 together, for output and for keys. */
 #ifndef ANYSECTOR_STAGE2_CONSOLE_H
 #define ANYSECTOR_STAGE2_CONSOLE_H

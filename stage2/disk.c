@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 #include "stage2/disk.h"
 
 #include "common/errors.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The int 13h extensions block driver for common/blockdev.h. */
 #ifndef ANYSECTOR_STAGE2_DISK_H
 #define ANYSECTOR_STAGE2_DISK_H

@@ -1,3 +1,4 @@
+; SPDX-License-Identifier: BSD-2-Clause
 ; stage2's first bytes and everything that runs in (or returns to) real mode: the header of
 ; common/bootinfo.h, the real-mode entry from stage1, the switch to 32-bit protected mode, the
 ; real-mode call gate bios_call() and the jump into a Linux kernel's real-mode setup.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Port I/O and the few fixed low-memory places stage2 touches. */
 #ifndef ANYSECTOR_STAGE2_IO_H
 #define ANYSECTOR_STAGE2_IO_H

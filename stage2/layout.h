@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Stage2's memory below 1 MiB, defined once in linker.ld:
  *   0x00500 .. __stack_top      stack (real-mode reachable: SS = 0), below stage1's page
  *   0x08000 .. __head_end       stage2's uncompressed head (header, real-mode code, unpacker),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Loading a bzImage, its initrd(s) and command line, and entering the kernel through the 16-bit
  * boot protocol (Documentation/arch/x86/boot.rst), so the kernel's own setup code asks the BIOS
  * for the memory map, EDD and video. Layout, as boot.rst's "modern bzImage" example:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 #ifndef ANYSECTOR_STAGE2_LINUXBOOT_H
 #define ANYSECTOR_STAGE2_LINUXBOOT_H
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* stage2's boot flow, once unpack.c has checked the image and unpacked this body: A20, the disk,
  * the boot partition, the configuration, the menu, Linux. Every failure is a sentence on the screen and COM1; a failed boot returns to the
  * menu, a failure before there is one halts with the reason. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 #include "stage2/memmap.h"
 
 #include "common/bits.h"

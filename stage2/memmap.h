@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The BIOS memory map (int 15h E820, E801 as the fallback) and placing things in it. */
 #ifndef ANYSECTOR_STAGE2_MEMMAP_H
 #define ANYSECTOR_STAGE2_MEMMAP_H

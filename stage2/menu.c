@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The boot menu under BIOS: common/menu.c decides, this file reads keys and the BIOS clock,
  * draws on the console (VGA text and COM1) and leaves through int 18h. */
 #include "stage2/menu.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 #ifndef ANYSECTOR_STAGE2_MENU_H
 #define ANYSECTOR_STAGE2_MENU_H
 

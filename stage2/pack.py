@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """Packs stage2: the uncompressed head, then the body compressed with LZMA (stage2/unlzma.c
 decodes it). Before compressing, the target of every CALL/JMP rel32 (E8/E9) in the body's text
 is made absolute (an offset in the text), so the many calls of one function read alike: an LZMA

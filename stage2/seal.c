@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Host tool: seals a raw stage2 image — writes its length and CRC32 into the header
  * (common/bootinfo.h), leaving the boot partition identity unset for the installer.
  *   seal IN OUT */

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """What each object costs stage2 packed: the body (build/stage2/body.bin) compressed as
 pack.py does, once whole and once without each object's code and read-only data (placed by
 the link map), largest cost first. This is the table docs/DESIGN.md "stage2's size budget"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # stage2: the BIOS loader. 32-bit freestanding C plus head.asm (header, real-mode entry, call
 # gate), linked by the top-level linker.ld with common/ (its own 64-bit division: udiv64.c).
 # The image is the uncompressed head followed by the LZMA-compressed body (pack.py), sealed

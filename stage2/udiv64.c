@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Unsigned 64-bit division for stage2, in place of libgcc's: GCC calls these for uint64_t / and %
  * on i386 (the block layer's byte offsets, fmt's numbers). One quotient bit per step: a tenth of
  * libgcc's code, and fast enough for the few divisions stage2 makes per disk request. Built with

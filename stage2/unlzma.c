@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* A small LZMA decoder for stage2's packed body (stage2/pack.py): a range decoder and the LZMA
  * model (literals with their previous byte as context, matches, the four repeated distances),
  * written for size. The whole output is one flat buffer, so there is no dictionary window:

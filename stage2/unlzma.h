@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* stage2's body is packed by stage2/pack.py as: x86 CALL/JMP targets made absolute over the text
  * (x86_unfilter undoes it), then LZMA: one properties byte ((pb * 5 + lp) * 9 + lc) followed by
  * the range-coded stream. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The uncompressed part of stage2 after head.asm: check the image stage1 loaded against its
  * sealed CRC32, then unpack the LZMA-compressed body (everything else) to where it was linked
  * and run it. This file, unlzma.c, bioscall.c and the common/ functions they call are placed in

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # Source rules a compiler does not enforce:
 #  1. no literal 512 above the block layer (common/, stage2/, efi/) except where a format defines
 #     it — each allowed place is listed below with its reason;
@@ -8,7 +9,9 @@
 #  5. no compiled Python tracked, harnesses share tests/lib;
 #  6. every suite has its own number, and the tree quotes it right;
 #  7. array lengths through ARRAY_SIZE;
-#  8. every int function of tools/*.h says what it returns (tools/util.h's convention).
+#  8. every int function of tools/*.h says what it returns (tools/util.h's convention);
+#  9. every source file (C, headers, linker script, asm, Python, shell, make) carries the
+#     licence's SPDX line in its first two lines (LICENSE: BSD-2-Clause).
 set -u
 cd "$(dirname "$0")/.."
 fail=0; pass=0
@@ -207,6 +210,40 @@ if [ -n "$undoc" ]; then
 	echo "$undoc"; fail=$((fail + 1))
 else
 	echo "ok   every int function of tools/*.h says what it returns"; pass=$((pass + 1))
+fi
+
+# 9. The licence line: every source file names BSD-2-Clause (LICENSE) in its first two lines
+#    (the second after a #! line). A source file is C, a header, the linker script, NASM,
+#    Python, shell, make, or any tracked executable text file. First a probe file without it
+#    must be caught, so the check cannot pass everything.
+spdx_missing() {
+	for f in "$@"; do
+		head -c 2 "$f" 2>/dev/null | grep -q . || continue
+		head -n 2 "$f" | grep -qE '^(/\*|#|;) SPDX-License-Identifier: BSD-2-Clause( \*/)?$' \
+			|| printf '  %s\n' "$f"
+	done
+}
+probe=$(mktemp -d)
+printf '#!/bin/sh\n# no licence line here\n' > "$probe/probe.sh"
+caught=$(spdx_missing "$probe/probe.sh")
+rm -rf "$probe"
+srcs=$(printf '%s\n' "$files" | while read -r f; do
+	case "$f" in
+	*.c|*.h|*.ld|*.asm|*.py|*.sh|*.mk|Makefile|*/Makefile|debian/rules) echo "$f" ;;
+	*) [ -f "$f" ] && [ -x "$f" ] && head -c 2 "$f" | grep -q '#!' && echo "$f" ;;
+	esac
+done)
+nolic=$(spdx_missing $srcs)
+if [ -z "$caught" ]; then
+	echo "FAIL the licence check does not catch a file without its SPDX line"; fail=$((fail + 1))
+elif [ -n "$nolic" ]; then
+	echo "FAIL source files without 'SPDX-License-Identifier: BSD-2-Clause' in their first two lines:"
+	echo "$nolic"; fail=$((fail + 1))
+elif [ ! -f LICENSE ] || ! grep -q 'BSD 2-Clause License' LICENSE; then
+	echo "FAIL LICENSE is missing or is not the BSD 2-Clause licence"; fail=$((fail + 1))
+else
+	echo "ok   every source file carries the BSD-2-Clause SPDX line; LICENSE holds the text"
+	pass=$((pass + 1))
 fi
 
 [ -n "${RESULTS:-}" ] && echo "pass=$pass fail=$fail skip=0" > "$RESULTS/hygiene"

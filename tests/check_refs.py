@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """Every file of the tree that a comment, a doc or a message names must be in the tree
 (tests/check-hygiene.sh rule 4). The design notes and firmware facts live in docs/, never in a
 file only one machine had, and a renamed script leaves no stale pointer behind.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # Runs each test suite (make target) in order, keeps going after a failure, and ends with one
 # summary line. A suite may write "pass=N fail=M skip=K" lines into $RESULTS/<target>; they are
 # summed into the totals.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* anysector: lays disks out aligned for any sector size and installs the boot stages.
  * Usage and every flag: anysector --help, anysector COMMAND --help, anysector(8). */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 #include "tools/bootmenu.h"
 
 #include <ctype.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The boot menu of a boot partition as the loaders will show it: anysector.cfg's entries, then
  * the Boot Loader Specification's, built with the loaders' own functions (common/bls.h) from the
  * files of an ESP session, and for each entry where it comes from. list prints it; remove,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* anysector.cfg as text, as add changes it (pure: no I/O, no messages). The text is kept as the
  * user wrote it, comments included; only new lines are added and one "default" line replaced.
  * The loaders' parser (common/config.c) checks the result before anything is written. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Command-line plumbing shared by the commands: the options several take (topology, --force,
  * --dry-run, the layout options), opening a target, and the command table. Every command returns
  * an exit code (the convention in util.h). */

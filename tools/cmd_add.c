@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* anysector add: kernels and initrds onto the ESP, entries into anysector.cfg (tools/txn.c). */
 #include <getopt.h>
 #include <stdio.h>

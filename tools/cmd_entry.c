@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* anysector remove and set-default: one entry of the boot menu, by name (tools/txn_menu.c). */
 #include <getopt.h>
 #include <stdio.h>

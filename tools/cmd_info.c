@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* anysector info / check: what is on the disk, and what is wrong with it. */
 #include <getopt.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* anysector install: stage1 into LBA 0, stage2 into the BIOS boot partition or the MBR gap,
  * BOOTX64.EFI onto the ESP; journalled, read back, LBA 0 last (tools/txn.c). */
 #include <getopt.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* anysector list: the boot menu as the loaders will show it (tools/bootmenu.c), read-only. */
 #include <getopt.h>
 #include <stdio.h>

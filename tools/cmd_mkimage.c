@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* anysector mkimage: a bootable sparse disk image in one step: partition, format, install, add. */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* anysector partition: a new aligned layout (tools/layout.c), its tables and a formatted ESP. */
 #include <errno.h>
 #include <getopt.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* anysector repair: rebuilds the broken half of a dual GPT (tools/dual.h) from the intact one,
  * journalled like install. */
 #include <getopt.h>

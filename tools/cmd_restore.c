@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* anysector restore: puts back every sector an install (or add) journalled. */
 #include <getopt.h>
 #include <stdio.h>

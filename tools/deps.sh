@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # The one list of Debian 12 packages anysector's build, tests and demo need.
 #   tools/deps.sh list      print the package names
 #   tools/deps.sh check     exit 0 when all are installed, else name the missing ones

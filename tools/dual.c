@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The dual GPT's layout and writing it (tools/dual.h has the byte map). */
 #include "tools/dual.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* A dual GPT (`--sector-size any`): one disk whose partitions read the same at 512- and
  * 4096-byte logical sectors, so one image boots as 512n/512e and as 4Kn. A GPT's LBAs mean
  * nothing without the sector size, so the disk carries two GPTs describing the same partitions

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Finding a dual GPT on a disk and everything wrong with it (tools/dual.h). */
 #include <stdio.h>
 #include <stdlib.h>

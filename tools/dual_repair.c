@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Rebuilding both GPTs of a dual disk from one valid table, as a write plan: the tables are
  * written by gpt_write_placed into an in-memory copy of the two GPT regions, and every sector of
  * the copy that differs from the disk becomes an op (journalled, printed by --dry-run, read

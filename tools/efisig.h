@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Secure Boot on the installer's side: what an EFI binary is (anysector's loader, shim, or
  * another program, by its .sbat component) and who signed it (the Authenticode signatures'
  * signers, read with OpenSSL's libcrypto), and signing the loader with sbsigntool. */

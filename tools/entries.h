@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The --kernel/--initrd/--cmdline/--title/--name/--default options of add and mkimage. Each
  * --kernel starts an entry; the other options belong to the latest --kernel (those given before
  * the first --kernel belong to the first). */

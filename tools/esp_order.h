@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The order of the ESP's writes: the sectors that differ between the disk (state S0) and the
  * copy mtools changed (the final state S2) become ops of a write plan, grouped by the role of
  * each sector and ordered so that every prefix is a valid filesystem in which each changed file

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The boot partition while the running system has it mounted (Debian: /boot/efi): its files are
  * read and changed through the mounted filesystem, never as raw sectors under the kernel's vfat
  * driver. Changes are recorded while the plan is built (later reads see them), printed by

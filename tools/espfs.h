@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Changing files on the ESP without touching the disk until the plan is ready: the partition is
  * copied into a sparse temporary file, mtools works on that copy, and the sectors that differ
  * afterwards become ops of a write plan (journalled, printed by --dry-run, read back). Reading

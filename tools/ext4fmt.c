@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 #include "tools/ext4fmt.h"
 
 #include <stdio.h>

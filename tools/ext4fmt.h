@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The Linux partition of a one-step image (mkimage --root-dir): an ext4 filesystem with 4096-byte
  * blocks made by `mkfs.ext4 -d DIR` from a directory tree, sized to the partition. */
 #ifndef ANYSECTOR_TOOLS_EXT4FMT_H

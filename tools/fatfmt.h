@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Formatting the ESP with mkfs.fat. The FAT type follows the cluster count, as edk2 demands
  * (docs/FIRMWARE.md "FAT on 4 KiB sectors"): FAT32 only with >= 65,525 clusters, FAT16 with
  * 4,085..65,524, else FAT12. The filesystem's sector size is the disk's logical sector size

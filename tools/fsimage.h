@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Filesystems made by an outside program (mkfs.fat, mkfs.ext4) in a sparse temporary file and
  * then copied into a partition of the target through the block layer, as every other write: the
  * program never opens the target (it cannot open a device we hold exclusively) and every sector

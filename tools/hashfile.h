@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The SHA-256 of a whole file, read in pieces: a host file (add --pin) or a file on a FAT
  * (check verifying pins). */
 #ifndef ANYSECTOR_TOOLS_HASHFILE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 #include "tools/hostdev.h"
 
 #define _GNU_SOURCE /* SEEK_DATA */

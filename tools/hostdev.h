@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The installer's block driver: an image file or a block device behind struct blockdev, with its
  * topology from the kernel (ioctls, sysfs) or, for image files, from flags and detection
  * (docs/FIRMWARE.md "Alignment", "GPT"). */

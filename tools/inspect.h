@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* What is on a disk: its label, its partitions (with their alignment), the boot partitions the
  * installer uses, and our boot code. info, check, install and add all start here. */
 #ifndef ANYSECTOR_TOOLS_INSPECT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The install journal (--backup FILE): the original bytes of every sector an operation replaces,
  * saved and synced before the first write, so `anysector restore` can put them all back.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* A minimal streaming JSON writer for --json output. Keys are given for object members and
  * NULL for array elements; commas and string escaping are handled here. */
 #ifndef ANYSECTOR_TOOLS_JSON_H

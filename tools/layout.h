@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The partition layouts `anysector partition` writes (docs/DESIGN.md "On-disk layout"): pure
  * arithmetic over a topology, so the unit tests can run every mocked drive through it.
  *

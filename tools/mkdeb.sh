@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # Builds the Debian package from a copy of the source tree under BUILD_DIR/deb/src, so
 # dpkg-buildpackage (which writes its results to the parent of the tree) never writes beside
 # the checkout; the .deb, .buildinfo and .changes end up in BUILD_DIR/deb, and lintian's report

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* What of the target the running system uses: the kernel's view of the disk (the device
  * itself, or for an image file the loop devices backed by it) and of each of its partitions
  * (sysfs), whether each is mounted (/proc/self/mountinfo), active swap (/proc/swaps) or held by

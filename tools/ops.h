@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The operations behind partition, install, add and mkimage, shared so mkimage can chain them. */
 #ifndef ANYSECTOR_TOOLS_OPS_H
 #define ANYSECTOR_TOOLS_OPS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* A write plan: every sector range an operation will replace, with the new bytes and a note of
  * what they are. Plans are built completely before anything is written, so --dry-run can print
  * them, the journal can save the old bytes first, and execution can read every write back. */

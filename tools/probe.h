@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* What else a disk holds, as libblkid sees it: every partition table and every filesystem, RAID,
  * crypto or LVM signature it knows, each with the place of its magic bytes. The installer asks
  * this before it writes anywhere it does not own, and info/check use it to name a table they

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Every message the installer produces goes through one report: problems found by common/
  * parsers (through their struct diag) and the tool's own sentences. A report either echoes each
  * message to stderr as it arrives (normal use) or only collects them (for --json and for

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The root= argument of a one-step image (mkimage --root-dir): the kernel finds the root
  * filesystem by its partition's PARTUUID, which the kernel (block/partitions/) and udev spell
  * as the GPT unique GUID in lower case, or on an MBR disk as the disk signature and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Running the external programs the installer relies on (mkfs.fat, mtools), without a shell. */
 #ifndef ANYSECTOR_TOOLS_RUN_H
 #define ANYSECTOR_TOOLS_RUN_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 #include "tools/stage2_place.h"
 
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Where install puts stage2, decided from bytes already read (pure: no I/O, no messages).
  *
  * Two slots for stage2, each at a whole logical and physical sector: A at the start of the

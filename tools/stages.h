@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The boot stages the installer writes: stage1.bin (LBA 0 code), stage2.bin (the BIOS loader),
  * BOOTX64.EFI (the UEFI application), found in one directory:
  * --stages DIR, else $ANYSECTOR_STAGES, else ../stages or ../../stages next to the executable

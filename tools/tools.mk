@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # The host installer `anysector` (release and ASan+UBSan builds), the assembled stage directory
 # $(BUILD)/stages/ the installer and the tests use, the man page, and `make install`.
 PREFIX ?= /usr/local

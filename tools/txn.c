@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* install and add, as write plans over a disk whose table is already there (tools/ops.h). */
 #include <errno.h>
 #include <limits.h>

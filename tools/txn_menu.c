@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* remove and set-default: changes to the boot menu alone, as write plans like add's (the boot
  * partition copied, changed with mtools, the differing sectors written in their safe order). */
 #include <stdio.h>

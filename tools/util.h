@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Small host helpers shared by the installer's commands: the return convention and exit codes,
  * number and size parsing, human-readable sizes, checked allocation. */
 #ifndef ANYSECTOR_TOOLS_UTIL_H

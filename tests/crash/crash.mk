@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Installer crash-safety (tests/crash/crash.py): `anysector install` stopped dead after each of its
 # writes (ANYSECTOR_TEST_CRASH_AFTER_WRITE=K) must leave a disk that boots the previous state or
 # the new one under QEMU, and `anysector restore` must return it byte-identical. The payloads,

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """Installer crash-safety (docs/DESIGN.md "Crash-safety write order"): `anysector install`
 stopped dead after each of its writes must leave a disk that boots the previous state or the new
 one, and `anysector restore` must return it byte-identical.

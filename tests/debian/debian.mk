@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # A real Debian 12 system on anysector disks (tests/debian/test_debian.py): mmdebstrap's tree
 # (tarball cached in $(BUILD)/debian) with `make deb`'s package, made into disks by mkimage
 # --root-dir, booted to multi-user.target under SeaBIOS and OVMF (4Kn NVMe GPT, 512e virtio-blk

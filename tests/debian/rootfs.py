@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """The Debian 12 system test-debian boots: a root filesystem tree made by mmdebstrap from the
 Debian archive apt uses, cached as a tarball under $BUILD/debian keyed by everything that goes
 into it (package list, sources, mmdebstrap's arguments), so a second run costs only the

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """test-debian: a real Debian 12 system on anysector disks, booted to multi-user.target under
 SeaBIOS and OVMF, looking after its own boot menu through a kernel update.
 

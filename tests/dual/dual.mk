@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # One image for every sector size (`--sector-size any`, a dual GPT; README "One image for every
 # sector size"). test-dual (suite 52): the installer on image files and, as root, loop devices of
 # both sizes with sgdisk, sfdisk, partx, fsck.fat and parted (when installed). test-qemu-dual

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """Firmware and Linux meeting a dual-GPT image (`mkimage --sector-size any`), beyond the boot
 matrix of tests/qemu/cases/dual.txt:
 

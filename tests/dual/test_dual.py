@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """One image for every sector size (`--sector-size any`, a dual GPT: tools/dual.h), on the
 installer's side: the byte map of what mkimage writes, read back here independently
 (lib.gpt, lib.dual); install and add on it without --sector-size; on loop devices of 512 and

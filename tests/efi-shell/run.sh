@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # The UEFI shell case (README "UEFI shell commands"): OVMF finds no bootable disk, starts its
 # internal shell, which runs startup.nsh from FS0; the script runs anysector.efi info / check /
 # ls / cat and a bad command, echoing %lasterror% after each. We assert the geometry and alignment lines and the

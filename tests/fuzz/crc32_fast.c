@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The fuzzers' CRC-32: the same function as common/crc32.c (same name, same results), but
  * slicing by 4 with 4 KiB of tables instead of a nibble at a time. common/crc32.c is kept small
  * for stage2 and runs ~220 MB/s under ASan, which made CRCs of 16 KiB GPT arrays most of

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # libFuzzer targets: tests/fuzz/fuzz_<name>.c, seed corpus in tests/fuzz/corpus/<name>/.
 # `make test` runs each for FUZZ_RUNS executions (a quick check); `make fuzz` runs each until
 # FUZZ_LONG_RUNS executions (the 10 million of tests/fuzz/README.md), FUZZ_ONLY="gpt fat" picks

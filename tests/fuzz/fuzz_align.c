@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* libFuzzer: the alignment math on any topology a device may report (sysfs and ioctls are the
  * device's word, not ours). align_topology_check must give a verdict; for a topology it accepts,
  * the grain must be a multiple of the logical sector size, and align_up / align_down must return

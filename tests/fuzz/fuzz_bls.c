@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* libFuzzer target: Boot Loader Specification entry files and loader.conf on arbitrary bytes,
  * the menu they make, and the version order and globs on pieces of the input. A parsed entry
  * must be one a loader can boot without further checks; the order must be antisymmetric; no

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* libFuzzer target: the anysector.cfg parser on arbitrary bytes. A success must leave a
  * configuration a loader can use without further checks. */
 #include <stddef.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* What every fuzz target demands of the diagnostics a parser reports (common/diag.h): a code, a
  * known level, and a non-empty sentence that fits DIAG_MSG_MAX; and of a string it fills, a NUL
  * inside its buffer. A broken one traps, which libFuzzer reports as a crash. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The fuzz input as a disk: a zero-padded image of whole logical sectors on a memdisk. */
 #ifndef ANYSECTOR_FUZZ_DISK_H
 #define ANYSECTOR_FUZZ_DISK_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* libFuzzer target: the FAT reader on a device made from the input. It mounts, lists the root and
  * subdirectories, opens what it listed by path, and reads files whole and in ranges — all bounded,
  * so any hang is the reader's.

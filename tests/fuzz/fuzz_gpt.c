@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* libFuzzer: the input is a mode byte and a disk image, read through the memory driver.
  * gpt_read and gpt_read_at must end in a verdict, never a crash, and what they accept must obey
  * the rules they promise. An accepted table is also written back with gpt_write onto a fresh

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* libFuzzer: guid_parse on any text (a GUID given on the command line or read from a file).
  * It must not read past the terminator, must accept only 8-4-4-4-12 hex (braces optional), and
  * what it accepts must format back to the same GUID in the canonical upper-case form. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* libFuzzer target: the Linux setup header parser. Input: le32 count of file bytes beyond the
  * given head (so a small input can stand for a large kernel), then the head of the file. */
 #include <stddef.h>

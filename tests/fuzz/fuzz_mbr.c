@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* libFuzzer: the input is a disk image holding an MBR and maybe an EBR chain, read at 512 and
  * 4096-byte sectors. mbr_read must end (the walk is bounded), and what it accepts must obey its
  * promises: numbering, partitions inside the disk and below 2^32, logicals inside the extended

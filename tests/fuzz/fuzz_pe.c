@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* libFuzzer: common/pe.c on any file: the headers, every section name the installer asks for,
  * the certificate table and the SBAT records of .sbat. Whatever is returned must lie inside the
  * input (ASan sees the exact-size copy), and the iterations must end. */

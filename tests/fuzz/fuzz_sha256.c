@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* libFuzzer: common/sha256.c against OpenSSL's libcrypto (the host's reference) on any message,
  * fed whole and in pieces whose sizes come from the input's first bytes, so every way of
  * straddling the 64-byte blocks and the padding is tried. The hex round trip is checked too. */

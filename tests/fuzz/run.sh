@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # Runs each libFuzzer binary over its seed corpus (copied, so the repository is never written)
 # for a number of runs or seconds. Any crash, leak, timeout or sanitizer report fails the suite;
 # the reproducer is kept under $BUILD/fuzz/artifacts. Each line says the executions, the seconds

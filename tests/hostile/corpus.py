@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """The hostile-input corpus: damaged and adversarial disk images, each with the anysector commands
 run against it and what each must answer. Every image is built by images.py from one of four
 valid, installable disks (GPT or MBR at 512 or 4096 bytes per sector) with one thing broken, so

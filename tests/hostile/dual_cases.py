@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """Hostile cases of the dual GPT (`--sector-size any`, tools/dual.h): the valid dual disk built
 by lib.dual, then each way one half can break, as other tools and firmware break it. Every
 damaged disk is refused by install and add (exit 2) and fails check (exit 2) with the sentence

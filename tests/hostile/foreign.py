@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """Existing content the installer must not write over (suite 46, `make test-hostile-foreign`):
 disks holding every partition table sfdisk writes (dos, gpt, sun, sgi) and the filesystems and
 containers their own tools make (ext4, xfs, btrfs, vfat, ntfs, swap, LUKS2, an LVM physical

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Hostile inputs to the installer (suite 45): a corpus of damaged and adversarial disk images built
 # by tests/hostile/corpus.py, each run through the ASan+UBSan anysector: exit 2, the sentence
 # naming what is wrong and where, no sanitizer report, the image's SHA-256 unchanged.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """The hostile corpus's starting points: the valid, installable GPT and MBR disks every case
 breaks one thing of, and a file put into their FAT12 boot partition with mtools (time stamps
 cleared, so the bytes are the same on every run) before a case damages the file system. Built

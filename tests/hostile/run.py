@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """Runs the hostile-input corpus (corpus.py) against the ASan+UBSan anysector: for every damaged
 image and every command that applies, the exit code, the sentence naming what is wrong and where,
 no sanitizer report, no backup file left by a refused write, and the image's SHA-256 unchanged.

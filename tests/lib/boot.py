@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """Booting a disk under QEMU until the guest's last word: the command line for a firmware, a
 front-end and a sector profile, the log files of the run, and the watch that ends it when the
 test payload or the Linux initramfs has reported or a firmware, loader or kernel has given up

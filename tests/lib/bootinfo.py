@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """The contracts between the installer and the boot stages, as common/bootinfo.h and
 common/mbr.h define them: STAGE1_* (the patch block in LBA 0), STAGE2_* (stage2's header) and
 MBR_* (the partition record). The values come from $BUILD/tests/lib/bootinfo_h.py, which

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """Reading what a guest printed on its serial line: the log cleaned of terminal escapes, the
 test payload's report line, the Linux marker, the loaders' menu and disk sentences, the signs
 that a firmware, loader or kernel gave up, and the checks that judge them (each returns None

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """Image files: reading and writing at an offset, sparse files, SHA-256 that skips holes,
 deterministic content, images built from pieces (Image), loop devices over them (Loop)."""
 import hashlib

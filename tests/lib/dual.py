@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """Dual GPTs (`--sector-size any`, the byte map in tools/dual.h), built and damaged byte by byte,
 independently of tools/dual.c: the layout's numbers, a valid dual disk for the hostile corpus,
 and what other tools and firmware do to one (sgdisk at 4096, parted at 512, edk2 restoring a

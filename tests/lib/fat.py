@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """FAT file systems: made by mkfs.fat (deterministic bytes, as pieces for a disk.Image), read
 back (the BPB's geometry and the cluster count by Microsoft's formula), and edited in memory
 (chains, directory entries), independently of common/fat.c."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """GPT headers and entry arrays, built byte by byte with any field forced to any value (CRCs
 recomputed or not), and read back from image files or edited in memory, independently of
 common/gpt.c. Field offsets are the UEFI specification's (chapter 5)."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """The Linux cases' initramfs: a gzip'd newc cpio with busybox-static, a deterministic random
 filler file and an /init that prints
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """Secure Boot signing material for the tests: Debian's ovmf test key (the "snakeoil" key its
 OVMF_VARS_4M.snakeoil.fd holds in PK, KEK and db; /usr/share/doc/ovmf/README.Debian), shim from
 Debian's shim-unsigned, and other key pairs made on the spot; signing and verifying with

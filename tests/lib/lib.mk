@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # tests/lib: the Python test library (tests/lib/README.md). Its bootinfo module takes stage1's
 # patch block, stage2's header and the MBR's offsets from a module generated here out of
 # common/bootinfo.h and common/mbr.h (as stage1/stage1.mk does for NASM), so the headers stay the

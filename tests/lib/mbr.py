@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """MBR partition records, built byte by byte (independently of common/mbr.c) and read back.
 Offsets from common/mbr.h through lib.bootinfo."""
 import struct

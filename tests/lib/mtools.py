@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """Files on a FAT file system inside an image, through mtools (Debian package mtools), at a byte
 offset ("IMAGE@@OFFSET"), without mtools' geometry check."""
 import os

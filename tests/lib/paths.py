@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """Where things are: the repository, $BUILD (default "build", relative to the repository) and
 the build products the harnesses use."""
 import os

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """What the boot harnesses boot: the test payloads (tests/payload/), a deterministic initrd
 whose size and CRC32 the payload must report, and for the real-Linux cases Debian's cloud
 kernel with the initramfs of lib.initramfs."""

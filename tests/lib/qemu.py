@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """Launching QEMU: the command line (firmware, the disk on its front-end with a sector profile,
 serial and debug ports, blkdebug read faults), and the run itself: QEMU in its own process
 group, its logs watched until the guest has said its last word or the hang guard fires, and

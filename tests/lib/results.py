@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """A suite's outcome: the "pass=N fail=M skip=K" line tests/run-suites.sh sums from
 $RESULTS/<suite>, the per-case result the QEMU harnesses report, and the exceptions that end a
 case early."""

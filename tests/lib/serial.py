@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """A guest whose COM1 is a socket: the harness reads what the loaders print and types keys as
 a terminal would (tests/qemu/menu_keys.py, chain.py, memtest.py, secboot.py), and run_cases,
 those harnesses' one loop over their cases."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """The boot stages as bytes: stage1's patch block (where stage2 is and how long), stage2's
 header (magic, length, CRC32, configuration path), resealing a changed stage2, and placeholder
 stages with the real shapes for tests that must not depend on the real builds. Offsets come from

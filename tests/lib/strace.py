@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """A program's system calls, in order: `command(trace)` is the strace prefix to run it under,
 `parse(trace)` reads the trace back as `Call`s. strace prints every string and every fd's path as
 \\xHH (-xx, -y), so no file name can confuse the parse; -f follows children."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """The installer tests' runner: every test is a function given the Suite, which runs
 anysector (the ASan+UBSan build) asserting exit codes and messages, and counts each assertion.
 Failures are collected, not raised, so one bad case does not hide the others. The summary goes to

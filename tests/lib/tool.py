@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """Running the installer (`anysector`) from a test: its output, a sanitizer report found in it,
 and the mkimage command line the boot harnesses build their disks with."""
 import subprocess

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* gpt_tool: a small host front end to common/'s partition-table code, for the loop-device
  * cross-checks and the fuzz corpus. It writes a GPT (with a protective MBR) through gpt_write,
  * and dumps what mbr_read/gpt_read find, in a line format the test scripts compare with

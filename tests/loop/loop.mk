@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Loop-device cross-checks of common/'s partition tables against sfdisk and sgdisk (root only;
 # prints SKIP with the reason elsewhere). gpt_tool is our front end, built with ASan+UBSan.
 GPT_TOOL := $(BUILD)/asan/tests/loop/gpt_tool

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # Cross-checks common/'s partition tables with the kernel-side tools on real block devices:
 # loop devices of 512- and 4096-byte logical sectors (losetup -b).
 #  - a GPT written by our gpt_write (through gpt_tool) passes `sgdisk -v` and `sfdisk --verify`,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 #include "tests/payload/report_line.h"
 
 #include "common/crc32.h"

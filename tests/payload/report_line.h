@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The one line both test payloads print (tests/payload/{bios,efi}/README.md):
  *
  *   ANYSECTOR-PAYLOAD proto=P cmdline="..." initrd_size=N initrd_crc32=xxxxxxxx

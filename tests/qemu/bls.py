@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """test-qemu-bls: Boot Loader Specification entries (/loader/entries/*.conf, as systemd's
 kernel-install writes them) boot under stage2 (SeaBIOS) and BOOTX64.EFI (OVMF).
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """Boot cases: what one QEMU run is, and the case-list files (tests/qemu/cases/*.txt) that name
 them.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """Chainload and EFI-application entries (make test-qemu-chain), on 4Kn NVMe disks made by
 `anysector mkimage` plus `anysector add --chainload/--efi ... --default` (timeout 0):
   seabios-partition  partition 3 holds tests/payload/chain/bootrec.asm, which reports DL and the

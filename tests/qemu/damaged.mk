@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Damaged media at boot (tests/qemu/damaged.py; cases in tests/qemu/cases/damaged.txt): zeroed or
 # contradictory GPTs, looping and short FAT chains, a broken or incomplete anysector.cfg, a pinned
 # kernel or initrd changed by one byte, and an initrd larger than memory, under SeaBIOS and OVMF;

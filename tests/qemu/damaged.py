@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """test-qemu-damaged: boot disks whose tables, file system or configuration are damaged, and
 assert that the loader says what is wrong in its own sentence and then stops (halts, waits at
 its menu for a key, or boots from the backup GPT with a warning) long before the hang guard.

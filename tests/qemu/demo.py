@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """make run: builds the demo disk with `anysector mkimage` (GPT, universal: stage1/stage2 and
 BOOTX64.EFI) whose default entry is the dual test payload, boots it under SeaBIOS and then OVMF
 with the serial console on this terminal, and says after each boot whether the payload's report

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """memtest86+ as a second real payload (make test-qemu-memtest), from Debian's memtest86+
 package: /boot/memtest86+x64.bin through the Linux boot protocol under SeaBIOS (`add --kernel`)
 and /boot/memtest86+x64.efi as an EFI application under OVMF (`add --efi`), both with

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """The boot menu driven over the serial line (make test-qemu-menu): QEMU's COM1 is a socket this
 harness reads the menu from and types keys into, as a terminal would, under SeaBIOS (stage2's
 own decoder reads COM1) and OVMF (the firmware's terminal driver, then BOOTX64.EFI's decoder).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # QEMU boot matrix (tests/qemu/README.md) and `make run`.
 # The cases need the installer and the stages, which other parts build: their targets are
 # taken from ALL_TARGETS when those rules exist and built with -k, so a missing or broken part

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """The QEMU boot matrix: for each case, build a disk image with `anysector mkimage`, boot it
 under SeaBIOS or OVMF (TCG) on the chosen front-end and sector sizes, and assert what the payload
 or the kernel printed on the serial console.

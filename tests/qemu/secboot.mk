@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Secure Boot under OVMF's snakeoil build (tests/qemu/secboot.py): signed loader and kernel,
 # refusals by the firmware and by shim, shim with Debian's signed kernel, a changed loader.
 .PHONY: test-qemu-secboot

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """Booting under OVMF with Secure Boot on (make test-qemu-secboot): Debian's snakeoil OVMF build
 (SMM, the test key in PK, KEK and db; lib.qemu firmware "ovmf-secboot"), the loader signed at
 mkimage with that key (lib.keys), and:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """The runner's own tests, run at the start of the QEMU suites so a broken harness cannot pass a
 broken loader. None needs stage1/stage2, BOOTX64.EFI or the installer:
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """Boot-time tests of stage1's paths under SeaBIOS: each case builds a small raw disk (stage1 in
 LBA 0, stage2 at a byte offset, the patch block filled in by hand, no partition table), boots it
 and waits for the line stage1 or stage2 must print on COM1. A case passes when the expected text

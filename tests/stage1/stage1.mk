@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Boot-time tests of stage1 (and stage2's self-check) under SeaBIOS: tests/stage1/run.py.
 # A second stage1 build forces the CHS path, which SeaBIOS (having int 13h extensions) would
 # otherwise never take.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Host check of stage2/unlzma.c (built with ASan+UBSan): each triple names a packed stream (the
  * properties byte, then raw LZMA), the bytes it must unpack to, and how many of them are text
  * under pack.py's x86 filter (0: none). The stream must unpack exactly; a model buffer one byte

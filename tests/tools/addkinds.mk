@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # The entry kinds of `anysector add` (--efi, --efi --partition N, --chainload) and --pin on
 # image files (tests/tools/test_add_kinds.py); their boots are in test-qemu-chain (pins:
 # test-qemu-damaged).

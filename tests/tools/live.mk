@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Changes from a running system (tests/tools/test_live.py, root, loop devices): install, add,
 # set-default, remove beside a mounted ext4; writes into mounted or held partitions refused; a
 # mounted boot partition changed through its filesystem, the order of its durable steps (strace).

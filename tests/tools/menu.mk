@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # The boot-menu commands on image files (tests/tools/test_menu.py): list, set-default, remove,
 # add --replace/--timeout, check of /loader/entries, info's partition GUIDs (no root).
 .PHONY: test-tools-menu

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # One-step images (mkimage --root-dir): image files read back with debugfs and mtools; as root
 # also the kernel's partition device (blkid's PARTUUID, a mount).
 .PHONY: test-rootdir

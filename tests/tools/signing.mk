@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Signing at install (sbsign/sbverify), shim, SBAT and check's report: image files, no root.
 .PHONY: test-signing
 test-signing: $(BUILD)/asan/tools/anysector $(PY_BOOTINFO) stages

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """The entry kinds of `anysector add` on image files: --efi (copied to the ESP), --efi with
 --partition N (a file already on FAT partition N: nothing copied, the partition and the file
 must exist), --chainload PART|hdN, their usage errors and refusals, and `check` naming an efi

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """The Debian kernel hooks (hooks/) against a fake /boot (a temp directory, ANYSECTOR_BOOT_DIR) and
 a disk image made by `anysector mkimage` (ASan+UBSan build, placeholder stages), no root:
 anysector-update's entries per kept kernel, the newest the default in dpkg's version order, removed

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """Changes from a running system (loop devices, root only): install, add, set-default, remove and
 list work while partitions they do not write are mounted (a real ext4 mounted from the loop
 device's third partition, its files intact afterwards); a write into a mounted partition, or one

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """The installer on real block devices (loop devices at 512 and 4096 bytes per sector, root
 only): layouts pass sgdisk -v, sfdisk --verify and fsck.fat -n, the kernel sees every partition
 with alignment_offset 0, partition starts equal what sfdisk chooses (or are better for a stated

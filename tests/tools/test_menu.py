@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """The boot-menu commands on image files (no root): list (--json and text), set-default, remove,
 add --replace and --timeout, check of /loader/entries, info's partition GUIDs and offsets.
 Every outcome is asserted as bytes on the boot partition (read back with mtools), exit codes

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """One-step images: `mkimage --root-dir DIR` makes the Linux partition ext4 (4096-byte blocks,
 sized to the partition) holding DIR, and adds the partition's root=PARTUUID= to every entry
 whose command line has no root=. The files are read back with debugfs (and, as root, from a

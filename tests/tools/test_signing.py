@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """Secure Boot on the installer's side: the .sbat section of BOOTX64.EFI, install and mkimage
 with --sign-key/--sign-cert (sbverify --cert accepts what lands on the ESP; journalled and
 restorable like every other write), --shim (shim as BOOTX64.EFI, the signed loader as

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """The installer on image files (no root needed): mocked topologies, GPT worked numbers, FAT type
 choice, install/restore/dry-run safety, the backup file on the disk before the image's first
 write (strace), every refusal with its message and exit code, and check on damaged tables. Run

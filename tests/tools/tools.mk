@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Installer tests: image files (suite 40) and loop devices cross-checked against sfdisk, sgdisk,
 # fsck.fat and the kernel (suite 51, root). Both use the ASan+UBSan build of anysector.
 # (tools/tools.mk sorts after this file, so the binary is named here by its path.)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 #include "tests/unit/helpers.h"
 #include "tests/unit/tools_fixture.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Shared helpers for the cmocka unit tests. */
 #ifndef ANYSECTOR_TEST_HELPERS_H
 #define ANYSECTOR_TEST_HELPERS_H

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # Runs cmocka test programs, prints their output, and totals passed/failed/skipped tests.
 set -u
 pass=0; fail=0; skip=0; broken=""

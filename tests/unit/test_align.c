@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Alignment: grain and aligned LBAs for 512n, 512e, 4Kn, offset-by-one, odd io_opt values. */
 #include "tests/unit/helpers.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* CRC32, GUIDs, little-endian helpers, the formatter, strings and the stage2 header. */
 #include "tests/unit/helpers.h"
 

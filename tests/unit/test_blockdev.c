@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The block layer against a flat memory image: every byte range must come back exactly as the
  * image holds it, whatever the sector size and max_io, and failures must name their LBA. */
 #include "tests/unit/helpers.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Boot Loader Specification Type #1: the specification's example entry parses to what it says,
  * every unusable entry is reported with its file and line, versions and entries sort as the
  * specification and systemd (252, Debian 12) sort them, loader.conf's default globs match as

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The boot menu both loaders build: anysector.cfg's entries, then the Boot Loader
  * Specification's in its order, with loader.conf's default and timeout where anysector.cfg sets
  * none; and the same read from a FAT image made by mkfs.fat and mtools (as kernel-install's files

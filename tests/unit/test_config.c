@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* anysector.cfg: valid files parse to exactly what they say; every mistake is reported with the
  * line it is on. */
 #include "tests/unit/helpers.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The FAT reader against images made by mkfs.fat and filled by mtools at test time: FAT12/16/32
  * at BPB sector sizes 512 and 4096, mounted through memory disks whose sector size matches the
  * BPB's or not. Every file read back must equal the bytes that were copied in. Then corrupted

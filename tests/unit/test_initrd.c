@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Joining initrds (common/initrd.c) from a FAT image made by mkfs.fat and mtools: each file at a
  * multiple of 4 with zeros between (whatever the buffer held before), empty files, the order of
  * the config, and one sentence naming the entry and the file for a missing file or a directory;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The serial-terminal key decoder (common/keys.c): byte strings as terminals send them, each
  * with the keys it must give. */
 #include "tests/unit/helpers.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The one rule for which table a disk has (common/label.h), as a table of LBA 0 contents and
  * GPT presence, then label_read over memory disks of 512 and 4096-byte sectors holding a GPT
  * behind a protective MBR, a hybrid MBR, a plain MBR with a stale GPT, a GPT without a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The Linux/x86 setup header parser against headers synthesized field by field from
  * Documentation/arch/x86/boot.rst: a modern bzImage, older protocols with their defaults, and
  * each refusal. */

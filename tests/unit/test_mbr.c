@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* MBR: CHS, records, Windows 7's tables W-1..W-3 (docs/DESIGN.md "Background") bit-exact, the
  * EBR walk and its failure modes, protective MBR build and check. */
 #include "tests/unit/helpers.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* common/mem.c, the freestanding memcpy/memset of stage2 and BOOTX64.EFI, built here under other
  * names (the host's own come from libc): every length and misalignment around the machine word,
  * against a byte-at-a-time reference, with guard bytes that must stay untouched. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The boot menu's state machine (common/menu.c) and its text (common/menu_draw.c), driven with
  * key sequences and clock ticks as the loaders feed them: the countdown and the key that stops
  * it, selection without wrap-around, digits, Home/End, Enter, Esc, the editor (insert, move,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* common/pe.c: the PE headers, sections, certificate table and SBAT records the installer's
  * Secure Boot report reads, on a minimal PE32+ image built here and on every damage to it. */
 #include "tests/unit/helpers.h"

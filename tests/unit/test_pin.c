@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Pinned hashes: anysector.cfg's sha256 lines parse into the pin of the file on the key line
  * above them, every misplaced or malformed one is an error with its line, and the comparison
  * the loaders and check share refuses a differing file with the one sentence. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The block layer's read retries (common/blockdev.c) over a memory disk that fails on chosen
  * sectors: a transient error is read on a later try (with a reset before it, and the driver told
  * which try worked), a bad sector is found by halving and named exactly, the good sectors around

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* SHA-256 (common/sha256.c) against NIST's own vectors: the CAVP byte-oriented ShortMsg, LongMsg
  * and Monte Carlo files (SHAVS) as Debian's python3-cryptography-vectors ships them, the FIPS 180-4
  * examples and the million-'a' message; pieces fed in every split agree with the whole. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* What add does to anysector.cfg's text (tools/cfgedit.c): entry names from kernel file names,
  * unique names, FAT-safe file names, the lines of a new entry and the "default" line; every
  * result is also read back with the loaders' parser. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The option handling the installer's commands share (tools/cli.c): the layout options of
  * partition and mkimage, and next_option, which takes the topology flags, --force and --dry-run
  * off every command's getopt loop. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The dual GPT (tools/dual.h): gpt_write_placed's placement rules, the layout's worked numbers,
  * writing both GPTs onto one buffer seen at 512 and 4096 bytes per sector and reading each back
  * with the loaders' own gpt_read, and the dual layout plans of tools/layout.c. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The order of the ESP's writes (tools/esp_order.c): FAT entries of every width, the FAT's
  * intermediate states SI0 and SI, the role of each changed sector, and the plan the roles
  * become (roles in order, deletions backwards, directory sectors alone, FAT sectors merged only

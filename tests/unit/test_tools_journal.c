@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The install journal: the old bytes of every planned write are saved before anything changes,
  * restore puts them back exactly, and a damaged, foreign or outdated journal is refused. */
 #include "tests/unit/helpers.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The installer's pure logic: partition layouts for every mocked drive (docs/FIRMWARE.md
  * "Alignment"), the MBR limit, ESP sizing, --dos-compat, the FAT type rule (edk2: FAT32 only with
  * >= 65,525 clusters) and size parsing. */

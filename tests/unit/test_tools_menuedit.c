@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* anysector.cfg edits of set-default, remove and add --replace/--timeout (tools/cfgedit.c):
  * exact texts, each read back by the loaders' parser. */
 #include "tests/unit/helpers.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* What libblkid finds (tools/probe.c) and how the installer names and erases it (tools/foreign.c):
  * hits with their place, every copy of a magic, the superfloppy rule, the erase plan (one write per
  * sector, only the magic zeroed, planned sectors left out) and the words of each sentence. The

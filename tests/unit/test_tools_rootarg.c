@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The root= argument of mkimage --root-dir (tools/rootarg.c): which command lines already have
  * one, the PARTUUID spelling of the kernel for GPT and MBR, the Linux partition chosen, and
  * appending without overflow. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* stage2/udiv64.c, stage2's own 64-bit division (GCC's helpers for uint64_t / and % on i386),
  * built here under other names: quotient and remainder against the host's division for the
  * edges (0, 1, powers of two, 2^32, numbers and divisors above 2^63)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Host unit tests: one cmocka program per tests/unit/test_*.c, built with ASan+UBSan and linked
 # against the installer's library and common/ (each takes only the objects it uses).
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # Regenerates the seed corpora of fuzz_gpt and fuzz_mbr (committed as the small files beside this
 # script): valid tables at every sector size written by our gpt_write and by sfdisk, and broken
 # ones that each break one rule. Every image is at most 64 KiB (the fuzzers' max_len), plus fuzz_gpt's mode byte.

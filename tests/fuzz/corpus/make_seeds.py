@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """Regenerates the FAT, Linux-header, stage2-header, GUID-text, topology, SHA-256 and PE seed
 corpora (tests/fuzz/corpus/{fat,linux,bootinfo,guid,align,sha256,pe}/).
 

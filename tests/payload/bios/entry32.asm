@@ -1,3 +1,4 @@
+; SPDX-License-Identifier: BSD-2-Clause
 ; The protected-mode entry of the BIOS test payload, linked first at 0x100000 (code32_start).
 ; Entered from setup.asm (or any loader using the 32-bit protocol) with CS = 0x10 flat,
 ; ESI = linear address of the boot_params / setup header block, interrupts off.

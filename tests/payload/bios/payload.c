@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The BIOS test payload's protected-mode part: reads what the loader wrote into the setup
  * header (command line pointer, initrd address and size), checksums the initrd bytes where they
  * lie in memory, prints one line on COM1 and leaves QEMU through isa-debug-exit.

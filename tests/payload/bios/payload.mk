@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # The BIOS test payload: a bzImage (boot protocol 2.15) whose 16-bit setup switches to protected
 # mode and whose 32-bit part (linked at 0x100000 with tests/payload/report_line.c, common/ and
 # libgcc's 64-bit division for common/fmt.c) reports the command line and the initrd's CRC32 on

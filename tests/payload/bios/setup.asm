@@ -1,3 +1,4 @@
+; SPDX-License-Identifier: BSD-2-Clause
 ; The real-mode part of the BIOS test payload: a bzImage boot sector + setup header (boot
 ; protocol 2.15) and a small 16-bit setup that does what Linux's arch/x86/boot/ does before the
 ; protected-mode kernel runs: A20 on, a flat GDT, PE set, far jump to code32_start with ESI =

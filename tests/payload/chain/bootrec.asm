@@ -1,3 +1,4 @@
+; SPDX-License-Identifier: BSD-2-Clause
 ; The boot record of the chainload tests (tests/qemu/chain.py): it says on COM1 what a boot
 ; sector is handed, "ANYSECTOR-CHAIN dl=0x80 lba=2048", the drive in DL and the start LBA of the
 ; 16-byte MBR-style entry at DS:SI (its bytes 8..11), then ends QEMU through isa-debug-exit

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # The chainload tests' boot record (tests/payload/chain/bootrec.asm): reports DL and the LBA at
 # DS:SI+8 on COM1.
 PAYLOAD_CHAIN := $(BUILD)/payload/chain/bootrec.bin

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """Builds the dual payload: one file that is both the BIOS payload's bzImage and the EFI payload
 as a PE/COFF application, the way a real Linux kernel with an EFI stub is both. The universal
 image's single anysector.cfg entry names it; stage2 boots it through the 16-bit Linux protocol

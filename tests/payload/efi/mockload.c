@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* mockload.efi: a minimal stand-in for a Linux EFI loader, used only to test the EFI payload
  * (and the QEMU runner's EFI checks) before and independently of BOOTX64.EFI. Run from the UEFI
  * shell as

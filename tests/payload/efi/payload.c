@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The EFI test payload: the UEFI twin of the BIOS payload. It does what the Linux EFI stub does
  * to receive its command line and initrd from a loader (drivers/firmware/efi/libstub:
  * efi_load_initrd_dev_path), checksums the initrd and prints one line on ConOut:

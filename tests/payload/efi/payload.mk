@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # The EFI test payload (gnu-efi, docs/FIRMWARE.md "gnu-efi"): prints its LoadOptions and the
 # CRC32 of the initrd fetched through LoadFile2 (LINUX_EFI_INITRD_MEDIA_GUID;
 # efi/initrd_media.h), in the line tests/payload/report_line.c formats for both payloads, then

@@ -77,6 +77,16 @@ static inline bool mbr_type_is_extended(uint8_t t)
 	return t == MBR_TYPE_EXTENDED_CHS || t == MBR_TYPE_EXTENDED_LBA || t == MBR_TYPE_EXTENDED_LINUX;
 }
 
+/* The types a FAT boot partition may have, for stage2 and the installer alike: FAT12, FAT16
+ * (<32M, >=32M, LBA), FAT32 (CHS, LBA) and the EFI system partition. Hidden (0x1x) types are
+ * not: a hidden partition is one someone asked boot code to leave alone. */
+static inline bool mbr_type_is_fat(uint8_t t)
+{
+	return t == MBR_TYPE_FAT12 || t == MBR_TYPE_FAT16_SMALL || t == MBR_TYPE_FAT16 ||
+	       t == MBR_TYPE_FAT32_CHS || t == MBR_TYPE_FAT32_LBA || t == MBR_TYPE_FAT16_LBA ||
+	       t == MBR_TYPE_ESP;
+}
+
 /* Protective MBR per the UEFI spec: one 0xEE entry, status 0, start CHS 00 02 00, start LBA 1,
  * size min(N-1, 0xFFFFFFFF), end CHS of the last LBA (FF FF FF past CHS range), others zero. */
 void mbr_build_protective(uint64_t disk_sectors, struct mbr *m);

@@ -53,13 +53,6 @@ static int from_gpt(struct blockdev *disk, const struct guid *want, struct block
 	return AS_ENOENT;
 }
 
-static bool is_fat_type(uint8_t t)
-{
-	return t == MBR_TYPE_FAT12 || t == MBR_TYPE_FAT16_SMALL || t == MBR_TYPE_FAT16 ||
-	       t == MBR_TYPE_FAT32_CHS || t == MBR_TYPE_FAT32_LBA || t == MBR_TYPE_FAT16_LBA ||
-	       t == MBR_TYPE_ESP;
-}
-
 static int from_mbr(struct blockdev *disk, const struct stage2_identity *id, struct blockdev *part)
 {
 	const struct mbr_part *found = 0;
@@ -80,10 +73,10 @@ static int from_mbr(struct blockdev *disk, const struct stage2_identity *id, str
 		}
 	} else {
 		for (unsigned i = 0; i < mbrt.count && !found; i++)
-			if (mbrt.parts[i].active && is_fat_type(mbrt.parts[i].type))
+			if (mbrt.parts[i].active && mbr_type_is_fat(mbrt.parts[i].type))
 				found = &mbrt.parts[i];
 		for (unsigned i = 0; i < mbrt.count && !found; i++)
-			if (is_fat_type(mbrt.parts[i].type))
+			if (mbr_type_is_fat(mbrt.parts[i].type))
 				found = &mbrt.parts[i];
 		if (!found) {
 			con_printf("the MBR has no FAT partition to boot from\n");

@@ -46,12 +46,6 @@ static const struct {
 	{ 0xEE, "GPT protective" }, { 0xEF, "EFI system" }, { 0xFD, "Linux RAID" },
 };
 
-bool mbr_type_is_fat(uint8_t t)
-{
-	return t == 0x01 || t == 0x04 || t == 0x06 || t == 0x0B || t == 0x0C || t == 0x0E ||
-	       t == 0xEF;
-}
-
 const char *part_type_name(const struct disk_info *di, const struct part_info *p)
 {
 	if (di->label == LABEL_GPT) {

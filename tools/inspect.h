@@ -87,8 +87,6 @@ void disk_info_free(struct disk_info *di);
 
 /* "EFI system", "BIOS boot", "Linux filesystem", "FAT32 (LBA)", ...; NULL when unknown. */
 const char *part_type_name(const struct disk_info *di, const struct part_info *p);
-/* True for MBR types that hold a FAT filesystem. */
-bool mbr_type_is_fat(uint8_t type);
 
 /* Opens a partition as a block device window. Returns 0 or an AS_* code. */
 int part_slice(struct hostdev *h, const struct part_info *p, struct blockdev *out);

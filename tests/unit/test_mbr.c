@@ -606,6 +606,20 @@ static void test_protective_reads_4kn(void **state)
 	test_disk_free(d);
 }
 
+/* The one list of FAT types stage2 and the installer share (common/mbr.h):
+ * all 256 values, so a type added or dropped on one side is a failure here. */
+static void test_fat_types(void **state)
+{
+	(void)state;
+	static const uint8_t fat[] = { 0x01, 0x04, 0x06, 0x0B, 0x0C, 0x0E, 0xEF };
+	for (unsigned t = 0; t < 256; t++) {
+		bool want = memchr(fat, (int)t, sizeof fat) != NULL;
+		if (mbr_type_is_fat((uint8_t)t) != want)
+			fail_msg("type 0x%02X: mbr_type_is_fat says %d, the rule says %d", t,
+				 !want, want);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -625,6 +639,7 @@ int main(void)
 		cmocka_unit_test(test_protective_build),
 		cmocka_unit_test(test_protective_rules),
 		cmocka_unit_test(test_protective_reads_4kn),
+		cmocka_unit_test(test_fat_types),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -143,7 +143,7 @@ int gpt_write(struct blockdev *dev, const struct guid *disk_guid, const struct g
 
 /* Where gpt_write_placed puts a GPT's parts, in the device's LBAs; 0 in a field means the
  * spec's default (128 entries, the primary array at LBA 2, the backup array just below the
- * backup header, FirstUsable/LastUsable just inside the arrays). A dual GPT (tools/dual.h)
+ * backup header, FirstUsable/LastUsable just inside the arrays). A dual GPT (tools/disk/dual.h)
  * moves the arrays of one size out of the other's way. */
 struct gpt_place {
 	uint32_t num_entries;

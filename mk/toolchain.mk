@@ -14,7 +14,7 @@ DEPFLAGS = -MMD -MP
 HOST_CFLAGS := $(CSTD) $(WARN) -O2 -g -I.
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 ASAN_CFLAGS := $(CSTD) $(WARN) -O1 -g -I. $(SAN_FLAGS)
-# util-linux's libblkid: what the installer asks before it writes over anything (tools/probe.c).
+# util-linux's libblkid: what the installer asks before it writes over anything (tools/dev/probe.c).
 BLKID_CFLAGS := $(shell pkg-config --cflags blkid 2>/dev/null)
 BLKID_LIBS := $(or $(shell pkg-config --libs blkid 2>/dev/null),-lblkid)
 

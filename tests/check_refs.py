@@ -13,7 +13,7 @@ top-level entry of the tree (tests/fuzz/fuzz_fat.c) or a directory beside the na
 run time), and any `NAME.md`. It is found when it exists
 relative to the top of the tree or to the naming file's directory. {a,b} is expanded and
 <name> is a wildcard. Not references: build outputs ($BUILD/..., a program or object named after
-its source: tools/anysector, stage2/unpack.o), "stage1/stage2" (two parts, "or"), absolute
+its source: stage2/unpack.o), "stage1/stage2" (two parts, "or"), absolute
 paths (/EFI/BOOT/...), URLs, and paths relative to something else at run time (../stages next
 to the executable). A path that leaves the tree through ../shared/ always counts, and fails.
 """
@@ -52,7 +52,7 @@ def exists(name):
 
 
 def built_from_source(name):
-    """A program or object named after its source: tools/anysector, stage2/unpack.o."""
+    """A program or object named after its source: stage2/unpack.o."""
     stem = name[:-2] if name.endswith(".o") else name
     return any(os.path.isfile(stem + ext) for ext in SOURCE_EXTS)
 

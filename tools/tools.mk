@@ -4,11 +4,13 @@
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-TOOLS_SRCS := $(wildcard tools/*.c)
+# The sources live in layer folders (tools/base/ .. tools/cmd/); includes name them from the
+# tree's root ("tools/dev/hostdev.h"), so -I. is the only include path.
+TOOLS_SRCS := $(wildcard tools/*/*.c)
 TOOLS_DEFS := -DANYSECTOR_LIBDIR='"$(PREFIX)/lib/anysector"' $(BLKID_CFLAGS)
 # Everything but main() is a static library, so the unit tests link against what they use
 # without a list of objects; TOOLS_LDLIBS are the system libraries it needs.
-TOOLS_LIB_SRCS := $(filter-out tools/anysector.c,$(TOOLS_SRCS))
+TOOLS_LIB_SRCS := $(filter-out tools/cmd/anysector.c,$(TOOLS_SRCS))
 TOOLS_HOST_LIB := $(BUILD)/tools/libanysector.a
 TOOLS_ASAN_LIB := $(BUILD)/asan/tools/libanysector.a
 TOOLS_LDLIBS := $(BLKID_LIBS) -lcrypto
@@ -31,10 +33,10 @@ $(TOOLS_HOST_LIB) $(TOOLS_ASAN_LIB):
 	@mkdir -p $(@D)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(ANYSECTOR): $(BUILD)/host/tools/anysector.o $(TOOLS_HOST_LIB) $(COMMON_HOST_LIB)
+$(ANYSECTOR): $(BUILD)/host/tools/cmd/anysector.o $(TOOLS_HOST_LIB) $(COMMON_HOST_LIB)
 	@mkdir -p $(@D)
 	$(Q)$(HOSTCC) $(HOST_CFLAGS) $(TOOLS_EXTRA_CFLAGS) $(TOOLS_EXTRA_LDFLAGS) $^ $(TOOLS_LDLIBS) -o $@
-$(ANYSECTOR_ASAN): $(BUILD)/asan/tools/anysector.o $(TOOLS_ASAN_LIB) $(COMMON_ASAN_LIB)
+$(ANYSECTOR_ASAN): $(BUILD)/asan/tools/cmd/anysector.o $(TOOLS_ASAN_LIB) $(COMMON_ASAN_LIB)
 	@mkdir -p $(@D)
 	$(Q)$(HOSTCC) $(ASAN_CFLAGS) $^ $(TOOLS_LDLIBS) -o $@
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-2-Clause
-"""One image for every sector size (`--sector-size any`, a dual GPT: tools/dual.h), on the
+"""One image for every sector size (`--sector-size any`, a dual GPT: tools/disk/dual.h), on the
 installer's side: the byte map of what mkimage writes, read back here independently
 (lib.gpt, lib.dual); install and add on it without --sector-size; on loop devices of 512 and
 4096-byte sectors (root) partx finds the same byte ranges and GUIDs, sgdisk -v, sfdisk --verify
@@ -69,7 +69,7 @@ def tables(path):
 
 
 def t_byte_map(s):
-    """What mkimage --sector-size any writes, field by field, against tools/dual.h's map."""
+    """What mkimage --sector-size any writes, field by field, against tools/disk/dual.h's map."""
     img = base(s)
     t = tables(img)
     for lss in D.SIZES:

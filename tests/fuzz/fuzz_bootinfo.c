@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* libFuzzer: the input is a stage2 image as found on a disk (tools/inspect.c reads it from the
+/* libFuzzer: the input is a stage2 image as found on a disk (tools/disk/inspect.c reads it from the
  * place stage1's patch block names; stage2 decodes its own identity). stage2_image_valid must
  * give a verdict without reading past len, stage2_identity_get must give a terminated config
  * path, and an image patched with stage2_identity_set must be valid exactly when its magic,

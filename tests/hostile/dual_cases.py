@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-2-Clause
-"""Hostile cases of the dual GPT (`--sector-size any`, tools/dual.h): the valid dual disk built
+"""Hostile cases of the dual GPT (`--sector-size any`, tools/disk/dual.h): the valid dual disk built
 by lib.dual, then each way one half can break, as other tools and firmware break it. Every
 damaged disk is refused by install and add (exit 2) and fails check (exit 2) with the sentence
 naming the half, the header or partition and the bytes; info shows it (exit 0); the image never

@@ -3,7 +3,7 @@
 """test-qemu-bls: Boot Loader Specification entries (/loader/entries/*.conf, as systemd's
 kernel-install writes them) boot under stage2 (SeaBIOS) and BOOTX64.EFI (OVMF).
 
-STAGE2_READS_BLS (with tools/bootmenu.h's) turns the SeaBIOS cases into SKIPs should stage2 ever
+STAGE2_READS_BLS (with tools/esp/bootmenu.h's) turns the SeaBIOS cases into SKIPs should stage2 ever
 have to drop the reader to fit the legacy gap.
 
 Each image is made by `anysector mkimage` (one anysector.cfg entry, the "decoy"), then given, with

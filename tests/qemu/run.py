@@ -85,7 +85,7 @@ class Images:
     def _build(self, case):
         if not os.path.exists(paths.ANYSECTOR):
             raise CaseFailure(f"mkimage missing: {paths.ANYSECTOR} does not exist "
-                              "(the installer tools/anysector is not built)")
+                              "(the installer $BUILD/tools/anysector is not built)")
         kernel, initrd = self.inputs.files_for(case.payload)
         out = os.path.join(self.paths.images, case.image_key + ".img")
         if os.path.exists(out):

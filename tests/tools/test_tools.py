@@ -459,7 +459,7 @@ def t_install_layouts(s):
 
 def check_backup_first(s, what, ops, img, bak, lba0_last):
     """The order of a journalled change of img (strace ops, lib.strace): the backup file bak
-    (tools/journal.c) created, written, fsync'd after its last write and its directory fsync'd,
+    (tools/plan/journal.c) created, written, fsync'd after its last write and its directory fsync'd,
     all before the first write to img, and its bytes in place the ones written; every write to img
     followed by an fsync of img; with lba0_last, LBA 0 written last, after an fsync of every
     other write (stage1 never points at sectors that may not be on the disk)."""

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* What add does to anysector.cfg's text (tools/cfgedit.c): entry names from kernel file names,
+/* What add does to anysector.cfg's text (tools/esp/cfgedit.c): entry names from kernel file names,
  * unique names, FAT-safe file names, the lines of a new entry and the "default" line; every
  * result is also read back with the loaders' parser. */
 #include "tests/unit/helpers.h"
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "common/config.h"
-#include "tools/cfgedit.h"
+#include "tools/esp/cfgedit.h"
 
 static void assert_parses(const char *text, struct cfg *c)
 {

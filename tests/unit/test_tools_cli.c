@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* The option handling the installer's commands share (tools/cli.c): the layout options of
+/* The option handling the installer's commands share (tools/cmd/cli.c): the layout options of
  * partition and mkimage, and next_option, which takes the topology flags, --force and --dry-run
  * off every command's getopt loop. */
 #include "tests/unit/helpers.h"
@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "common/bits.h"
-#include "tools/cli.h"
-#include "tools/util.h"
+#include "tools/cmd/cli.h"
+#include "tools/base/util.h"
 
 
 static void test_layout_option(void **state)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* The dual GPT (tools/dual.h): gpt_write_placed's placement rules, the layout's worked numbers,
+/* The dual GPT (tools/disk/dual.h): gpt_write_placed's placement rules, the layout's worked numbers,
  * writing both GPTs onto one buffer seen at 512 and 4096 bytes per sector and reading each back
- * with the loaders' own gpt_read, and the dual layout plans of tools/layout.c. */
+ * with the loaders' own gpt_read, and the dual layout plans of tools/disk/layout.c. */
 #include "tests/unit/helpers.h"
 #include "tests/unit/tools_fixture.h"
 
@@ -12,9 +12,9 @@
 #include "common/errors.h"
 #include "common/gpt.h"
 #include "common/le.h"
-#include "tools/dual.h"
-#include "tools/layout.h"
-#include "tools/util.h"
+#include "tools/disk/dual.h"
+#include "tools/disk/layout.h"
+#include "tools/base/util.h"
 
 #define MIB (1024ull * 1024)
 

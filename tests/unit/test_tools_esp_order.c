@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* The order of the ESP's writes (tools/esp_order.c): FAT entries of every width, the FAT's
+/* The order of the ESP's writes (tools/esp/esp_order.c): FAT entries of every width, the FAT's
  * intermediate states SI0 and SI, the role of each changed sector, and the plan the roles
  * become (roles in order, deletions backwards, directory sectors alone, FAT sectors merged only
  * with sectors of the same steps). */
@@ -9,7 +9,7 @@
 
 #include "common/bits.h"
 #include "common/le.h"
-#include "tools/esp_order.h"
+#include "tools/esp/esp_order.h"
 
 #define LSS 512u
 

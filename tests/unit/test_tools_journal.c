@@ -10,8 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "tools/journal.h"
-#include "tools/util.h"
+#include "tools/plan/journal.h"
+#include "tools/base/util.h"
 
 static char dir[512], img[600], jpath[600];
 

@@ -8,9 +8,9 @@
 #include <string.h>
 
 #include "common/bits.h"
-#include "tools/fatfmt.h"
-#include "tools/layout.h"
-#include "tools/util.h"
+#include "tools/esp/fatfmt.h"
+#include "tools/disk/layout.h"
+#include "tools/base/util.h"
 
 #define MIB (1024ull * 1024)
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* anysector.cfg edits of set-default, remove and add --replace/--timeout (tools/cfgedit.c):
+/* anysector.cfg edits of set-default, remove and add --replace/--timeout (tools/esp/cfgedit.c):
  * exact texts, each read back by the loaders' parser. */
 #include "tests/unit/helpers.h"
 
@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "common/config.h"
-#include "tools/cfgedit.h"
+#include "tools/esp/cfgedit.h"
 
 static const char base[] =
 	"# my menu\n"

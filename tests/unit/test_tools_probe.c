@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* What libblkid finds (tools/probe.c) and how the installer names and erases it (tools/foreign.c):
+/* What libblkid finds (tools/dev/probe.c) and how the installer names and erases it (tools/disk/foreign.c):
  * hits with their place, every copy of a magic, the superfloppy rule, the erase plan (one write per
  * sector, only the magic zeroed, planned sectors left out) and the words of each sentence. The
  * real tables and filesystems made by their own tools are tests/hostile/foreign.py's. */
@@ -15,9 +15,9 @@
 #include "common/bits.h"
 #include "common/le.h"
 #include "common/mbr.h"
-#include "tools/foreign.h"
-#include "tools/probe.h"
-#include "tools/util.h"
+#include "tools/disk/foreign.h"
+#include "tools/dev/probe.h"
+#include "tools/base/util.h"
 
 #define DISK_BYTES (1u << 20)
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* The root= argument of mkimage --root-dir (tools/rootarg.c): which command lines already have
+/* The root= argument of mkimage --root-dir (tools/disk/rootarg.c): which command lines already have
  * one, the PARTUUID spelling of the kernel for GPT and MBR, the Linux partition chosen, and
  * appending without overflow. */
 #include "tests/unit/helpers.h"
@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "common/errors.h"
-#include "tools/rootarg.h"
+#include "tools/disk/rootarg.h"
 
 static void test_has_root(void **state)
 {

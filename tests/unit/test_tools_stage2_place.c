@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* Where install puts stage2 (tools/stage2_place.c): the two slots on every drive kind, the legacy
+/* Where install puts stage2 (tools/boot/stage2_place.c): the two slots on every drive kind, the legacy
  * gap with room for one, the slot that misses the stage2 stage1 loads now, clearing an older and
  * longer stage2, foreign bytes, and stage1 merged into an LBA 0 it must not disturb. */
 #include "tests/unit/helpers.h"
@@ -11,7 +11,7 @@
 #include "common/errors.h"
 #include "common/le.h"
 #include "common/mbr.h"
-#include "tools/stage2_place.h"
+#include "tools/boot/stage2_place.h"
 
 #define MIB (1024u * 1024u)
 

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Secure Boot on the installer's side: what an EFI binary is (anysector's loader, shim, or
+ * another program, by its .sbat component) and who signed it (the Authenticode signatures'
+ * signers, read with OpenSSL's libcrypto), and signing the loader with sbsigntool. */
+#ifndef ANYSECTOR_TOOLS_EFISIG_H
+#define ANYSECTOR_TOOLS_EFISIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tools/cmd/cli.h"
+
+/* The name shim starts after itself (its DEFAULT_LOADER), where --shim puts the loader. */
+#define SHIM_SECOND_STAGE "grubx64.efi"
+#define EFI_SIGNERS_MAX 4
+
+struct efi_binary {
+	bool pe;                     /* a PE image whose headers parse */
+	char component[48];          /* its own SBAT component ("anysector", "shim"...); "" none */
+	char version[48];            /* the last record's vendor_version (a distribution's line) */
+	unsigned generation;
+	bool sbat_bad;               /* a .sbat section whose lines do not parse */
+	unsigned nsigs;              /* Authenticode signatures */
+	char signer[EFI_SIGNERS_MAX][256];   /* each one's signer certificate subject */
+	bool sig_bad;                /* a certificate table or PKCS#7 blob that does not parse */
+};
+
+/* Looks at an EFI binary's bytes. Never fails: what it cannot read is marked in *out. */
+void efi_binary_inspect(const uint8_t *buf, size_t len, struct efi_binary *out);
+
+/* "anysector's loader (SBAT anysector generation 1, version 0.1), signed by /CN=..." style
+ * text for check. */
+const char *efi_binary_text(const struct efi_binary *b, char *buf, size_t cap);
+
+/* --sign-key, --sign-cert and --shim of install and mkimage. */
+struct efi_signing {
+	const char *key;
+	const char *cert;
+	const char *shim;
+};
+
+#define SIGNING_LONG_OPTIONS                                                \
+	{ "sign-key", required_argument, NULL, OPT_SIGN_KEY },              \
+	{ "sign-cert", required_argument, NULL, OPT_SIGN_CERT },            \
+	{ "shim", required_argument, NULL, OPT_SHIM }
+
+#define SIGNING_HELP                                                                        \
+	"  --sign-key KEY.pem   sign BOOTX64.EFI for Secure Boot with this private key (PEM;\n" \
+	"                       an encrypted key asks for its passphrase) ...\n"              \
+	"  --sign-cert CERT.pem ... and this certificate (sbsign; checked with sbverify)\n"   \
+	"  --shim SHIM.efi      install this signed shim as \\EFI\\BOOT\\BOOTX64.EFI and the\n" \
+	"                       loader as \\EFI\\BOOT\\grubx64.efi, which shim starts\n"
+
+/* Handles the options above; cmd names the command in a usage error. */
+enum opt_result signing_option(int opt, const char *arg, struct efi_signing *sg, const char *cmd);
+/* After the options: --sign-key and --sign-cert go together, and the files can be read.
+ * Returns 0 or an exit code. */
+int signing_finish(const struct efi_signing *sg, const char *cmd);
+
+/* Signs the loader in into a new temporary file (its name into out) with sbsign and checks the
+ * result with sbverify --cert. Returns 0 or an exit code (the temporary file is gone then). */
+int loader_sign(const char *in, const struct efi_signing *sg, char *out, size_t cap);
+
+#endif

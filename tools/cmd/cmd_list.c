@@ -1,0 +1,285 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* anysector list: the boot menu as the loaders will show it (tools/esp/bootmenu.c), read-only. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/errors.h"
+#include "common/pin.h"
+#include "tools/esp/bootmenu.h"
+#include "tools/cmd/cli.h"
+#include "tools/disk/inspect.h"
+#include "tools/base/json.h"
+#include "tools/dev/mounts.h"
+#include "tools/base/util.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: anysector list [--json] TARGET\n"
+		"\n"
+		"Shows the boot menu both loaders build from the boot partition: anysector.cfg's\n"
+		"entries, then the Boot Loader Specification's (/loader/entries/*.conf) in its order,\n"
+		"each with its name, title, kernel, initrds, command line, whether it is the default\n"
+		"and the file it comes from; the timeout and where it comes from; the files the\n"
+		"loaders leave out and why. Exit 0, or 2 when there is no menu the loaders accept\n"
+		"(a damaged disk, no boot partition, an anysector.cfg that does not parse, a default\n"
+		"naming nothing).\n"
+		"\n"
+		"options:\n"
+		"  --json               machine-readable output\n" TOPO_HELP);
+}
+
+static const char *const kind_names[] = { "linux", "efi", "chainload" };
+
+/* Whether the entry shows and starts under that firmware. */
+static bool shown_on(const struct boot_menu *m, unsigned i, enum cfg_firmware fw)
+{
+	return cfg_entry_runs_on(&m->cfg.entries[i], fw) &&
+	       (STAGE2_READS_BLS || !m->src[i].bls || fw != CFG_FW_BIOS);
+}
+
+static const char *firmware_text(const struct boot_menu *m, unsigned i)
+{
+	bool bios = shown_on(m, i, CFG_FW_BIOS), uefi = shown_on(m, i, CFG_FW_UEFI);
+	return bios && uefi ? "BIOS and UEFI" : bios ? "BIOS only" : "UEFI only";
+}
+
+/* The pin of slot s (common/pin.h) as hex into hex, or NULL when the file has none. */
+static const char *pin_text(const struct cfg_entry *e, unsigned s, char hex[SHA256_HEX_LEN + 1])
+{
+	if (!pin_has(e, s))
+		return NULL;
+	sha256_hex(e->pin[s], hex);
+	return hex;
+}
+
+static void print_human(const struct boot_menu *m, unsigned part, const struct report *r)
+{
+	const struct cfg *c = &m->cfg;
+	int def = cfg_default_index(c);
+
+	printf("boot partition %u: %u entr%s, timeout %u s (%s)%s\n", part, c->nentries,
+	       c->nentries == 1 ? "y" : "ies", c->timeout, m->timeout_from,
+	       m->cfg_text ? "" : ", no anysector.cfg");
+	for (unsigned i = 0; i < c->nentries; i++) {
+		const struct cfg_entry *e = &c->entries[i];
+		char hex[SHA256_HEX_LEN + 1];
+		printf("\n%c %u) %s\n", (int)i == def ? '*' : ' ', i + 1, e->name);
+		printf("     title    %s\n", m->src[i].bls ? m->src[i].b.e.title : e->title);
+		if (m->src[i].bls && m->src[i].b.key.version[0])
+			printf("     version  %s\n", m->src[i].b.key.version);
+		if (e->kind == CFG_KIND_CHAIN && e->partition)
+			printf("     chainload partition %u\n", e->partition);
+		else if (e->kind == CFG_KIND_CHAIN)
+			printf("     chainload hd%u\n", e->bios_disk);
+		else if (e->partition)
+			printf("     efi      %s on partition %u\n", e->kernel, e->partition);
+		else
+			printf("     %-8s %s\n", e->kind == CFG_KIND_EFI ? "efi" : "kernel", e->kernel);
+		if (pin_text(e, PIN_KERNEL, hex))
+			printf("     sha256   %s\n", hex);
+		for (unsigned k = 0; k < e->ninitrd; k++) {
+			printf("     initrd   %s\n", e->initrd[k]);
+			if (pin_text(e, PIN_INITRD + k, hex))
+				printf("     sha256   %s\n", hex);
+		}
+		printf("     cmdline  %s\n", e->cmdline);
+		printf("     from     %s%s\n", m->src[i].path, (int)i == def ? " (the default)" : "");
+		printf("     shown    %s\n", firmware_text(m, i));
+	}
+	if (!c->nentries)
+		printf("\nno entries: the loaders have nothing to boot\n");
+	if (r->n)
+		printf("\n");
+	for (unsigned i = 0; i < r->n; i++)
+		printf("%-7s %s\n", report_level_name(r->items[i].level), r->items[i].msg);
+}
+
+static void print_json(const struct boot_menu *m, const char *target, unsigned part,
+		       const struct report *r, int status)
+{
+	const struct cfg *c = &m->cfg;
+	int def = cfg_default_index(c);
+	struct json j;
+
+	json_init(&j, stdout);
+	json_obj_begin(&j, NULL);
+	json_str(&j, "target", target);
+	if (part)
+		json_u64(&j, "boot_partition", part);
+	else
+		json_null(&j, "boot_partition");
+	json_bool(&j, "config", m->cfg_text != NULL);
+	json_bool(&j, "loader_conf", m->has_loader);
+	json_u64(&j, "timeout", c->timeout);
+	json_str(&j, "timeout_from", m->timeout_from ? m->timeout_from : "built-in");
+	if (def >= 0 && m->valid)
+		json_str(&j, "default", c->entries[def].name);
+	else
+		json_null(&j, "default");
+	json_arr_begin(&j, "entries");
+	for (unsigned i = 0; i < c->nentries && part; i++) {
+		const struct cfg_entry *e = &c->entries[i];
+		const struct menu_source *s = &m->src[i];
+		json_obj_begin(&j, NULL);
+		json_u64(&j, "index", i + 1);
+		json_str(&j, "name", e->name);
+		json_str(&j, "title", s->bls ? s->b.e.title : e->title);
+		json_str(&j, "menu_title", e->title);
+		json_str(&j, "kind", kind_names[e->kind]);
+		json_str(&j, "kernel", e->kernel);
+		json_arr_begin(&j, "initrds");
+		for (unsigned k = 0; k < e->ninitrd; k++)
+			json_str(&j, NULL, e->initrd[k]);
+		json_arr_end(&j);
+		/* the pins (null: not pinned), initrd_sha256 in the order of initrds */
+		char hex[SHA256_HEX_LEN + 1];
+		if (pin_text(e, PIN_KERNEL, hex))
+			json_str(&j, "kernel_sha256", hex);
+		else
+			json_null(&j, "kernel_sha256");
+		json_arr_begin(&j, "initrd_sha256");
+		for (unsigned k = 0; k < e->ninitrd; k++) {
+			if (pin_text(e, PIN_INITRD + k, hex))
+				json_str(&j, NULL, hex);
+			else
+				json_null(&j, NULL);
+		}
+		json_arr_end(&j);
+		json_str(&j, "cmdline", e->cmdline);
+		json_bool(&j, "default", (int)i == def);
+		if (e->kind == CFG_KIND_CHAIN && !e->partition)
+			json_u64(&j, "bios_disk", e->bios_disk);
+		if (e->partition)
+			json_u64(&j, "partition", e->partition);
+		else
+			json_null(&j, "partition");
+		json_arr_begin(&j, "firmware");
+		if (shown_on(m, i, CFG_FW_BIOS))
+			json_str(&j, NULL, "bios");
+		if (shown_on(m, i, CFG_FW_UEFI))
+			json_str(&j, NULL, "uefi");
+		json_arr_end(&j);
+		json_str(&j, "source", s->bls ? "bls" : "anysector.cfg");
+		json_str(&j, "file", s->path);
+		if (s->bls) {
+			json_str(&j, "version", s->b.key.version);
+			json_str(&j, "machine_id", s->b.key.machine_id);
+			json_str(&j, "sort_key", s->b.key.sort_key);
+		}
+		json_obj_end(&j);
+	}
+	json_arr_end(&j);
+	report_json(r, &j);
+	json_i64(&j, "status", status);
+	json_obj_end(&j);
+	json_finish(&j);
+}
+
+/* What the steps reported themselves (into g_report, echoed unless --json) goes into the JSON
+ * output's report too. */
+static void take_reported(struct report *r, bool json)
+{
+	for (unsigned i = 0; i < g_report->n && json; i++)
+		report_add(r, g_report->items[i].level, g_report->items[i].code,
+			   g_report->items[i].msg);
+}
+
+int cmd_list(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		TOPO_LONG_OPTIONS,
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "help", no_argument, NULL, OPT_HELP },
+		{ 0 },
+	};
+	struct common_opts o = { 0 };
+	bool json = false;
+	int c, rc;
+
+	optind = 1;
+	while ((c = next_option(argc, argv, opts, &o)) != -1) {
+		switch (c) {
+		case OPT_JSON: json = true; break;
+		case OPT_HELP: usage(stdout); return EXIT_OK;
+		case OPT_FAILED: return EXIT_USAGE;
+		default: return bad_option("list");
+		}
+	}
+	if (optind + 1 != argc)
+		return usage_error("list", "list needs exactly one TARGET");
+
+	struct hostdev h;
+	struct disk_info di;
+	struct esp_session s;
+	struct boot_menu *m = xcalloc(1, sizeof *m);
+	struct report r;
+	unsigned part = 0;
+
+	memset(&di, 0, sizeof di);
+	memset(&s, 0, sizeof s);
+	report_init(&r, false);
+	g_report->echo = !json;
+	rc = open_target(&h, argv[optind], false, &o.topo);
+	if (!rc)
+		rc = disk_inspect(&h, &di, false, &r);
+	if (rc) {
+		take_reported(&r, json);
+	} else if (di.damaged) {
+		report_printf(&r, DIAG_ERROR, "table.damaged", "%s: the partition table is damaged: %s "
+			      "(see 'anysector check')", h.path, di.damage);
+		rc = EXIT_ERRORS;
+	} else if (di.esp < 0) {
+		report_printf(&r, DIAG_ERROR, "list.no_esp", "%s has no %s, so no boot menu", h.path,
+			      di.label == LABEL_GPT ? "EFI system partition" : "FAT boot partition");
+		rc = EXIT_ERRORS;
+	} else {
+		const struct part_info *bp = &di.parts[di.esp];
+		/* a mounted boot partition is read through its filesystem: the kernel's view, newer
+		 * than the sectors while its cache is not written back */
+		struct usage u;
+		usage_scan(&h, &u);
+		const struct kdev *k = usage_partition(&u, bp->first * h.topo.lss,
+						       bp->sectors * h.topo.lss);
+		bool mounted = k && k->mount[0] && !k->mount_subtree;
+		if (mounted) {
+			/* a step: it says the sentence itself */
+			if ((rc = esp_open_mounted(&s, &h, bp->first, bp->sectors, bp->number,
+						   k->mount)))
+				take_reported(&r, json);
+		} else if (esp_view(&s, &h, bp->first, bp->sectors, bp->number, NULL)) {
+			report_printf(&r, DIAG_ERROR, "esp.fat", "boot partition %u holds no valid FAT "
+				      "filesystem", bp->number);
+			rc = EXIT_ERRORS;
+		}
+		usage_free(&u);
+		if (!rc) {
+			part = bp->number;
+			struct report q;
+			report_init(&q, false);
+			rc = boot_menu_load(&s, m, &q) || !m->valid ? EXIT_ERRORS : 0;
+			/* the table's own notes do not belong to the menu */
+			report_free(&r);
+			r = q;
+		}
+	}
+	if (json) {
+		print_json(m, argv[optind], part, &r, rc);
+	} else {
+		if (part)
+			print_human(m, part, &r);
+		else
+			for (unsigned i = 0; i < r.n; i++)
+				if (r.items[i].level == DIAG_ERROR)
+					fprintf(stderr, "anysector: %s\n", r.items[i].msg);
+	}
+	esp_close(&s);
+	boot_menu_free(m);
+	free(m);
+	report_free(&r);
+	disk_info_free(&di);
+	hostdev_close(&h);
+	return rc;
+}

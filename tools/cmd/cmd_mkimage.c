@@ -1,0 +1,246 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* anysector mkimage: a bootable sparse disk image in one step: partition, format, install, add. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/bits.h"
+#include "tools/cmd/cli.h"
+#include "tools/boot/efisig.h"
+#include "tools/cmd/entries.h"
+#include "tools/esp/ext4fmt.h"
+#include "tools/disk/foreign.h"
+#include "tools/dev/mounts.h"
+#include "tools/disk/rootarg.h"
+#include "tools/disk/dual.h"
+#include "tools/base/util.h"
+
+/* --root-dir: every entry whose command line has no root= gets the Linux partition's
+ * root=PARTUUID= (into cmdlines[k]), then the partition becomes ext4 made from dir. *root_arg
+ * receives the argument. Returns 0 or an exit code. */
+static int fill_root(struct txn *t, const char *dir, struct entry_list *l,
+		     char cmdlines[][CFG_CMDLINE_MAX], char *root_arg, size_t cap)
+{
+	int i = root_part_index(&t->di);
+	if (i < 0) {
+		t_error("mkimage.no_root", "%s has no Linux partition for --root-dir", t->h->path);
+		return EXIT_ERRORS;
+	}
+	const struct part_info *p = &t->di.parts[i];
+	root_partuuid_arg(&t->di, p, root_arg, cap);
+	for (unsigned k = 0; k < l->n; k++) {
+		if (cmdline_has_root(l->e[k].cmdline))
+			continue;
+		if (cmdline_append(l->e[k].cmdline, root_arg, cmdlines[k], CFG_CMDLINE_MAX)) {
+			t_error("mkimage.cmdline",
+				"the command line of --kernel %s with %s added is longer than the %u "
+				"bytes anysector.cfg allows",
+				l->e[k].kernel, root_arg, CFG_CMDLINE_MAX - 1);
+			return EXIT_USAGE;
+		}
+		l->e[k].cmdline = cmdlines[k];
+	}
+	return ext4_format_from_dir(t->h, p->first, p->sectors, dir);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: anysector mkimage OUT --size SIZE [options]\n"
+		"\n"
+		"Creates the sparse image OUT, partitions it (as 'partition'), installs the boot\n"
+		"stages (as 'install', without a backup: the image is new) and adds the kernels\n"
+		"(as 'add'). SIZE takes K/M/G/T (powers of 1024) or KB/MB/GB/TB (powers of 1000).\n"
+		"\n"
+		"options:\n"
+		"  --size SIZE          image size (a whole number of sectors)\n" LAYOUT_HELP
+		"  --stages DIR         where stage1.bin, stage2.bin and BOOTX64.EFI are\n"
+		"  --force              replace OUT if it holds anything (an empty OUT is replaced\n"
+		"                       without it)\n"
+		"  --root-dir DIR       make the Linux partition ext4 holding the tree DIR\n"
+		"                       (mkfs.ext4 -d, 4096-byte blocks) and add its\n"
+		"                       root=PARTUUID=... to every --cmdline without a root=\n"
+		"  --timeout SECONDS    the boot menu's timeout in the new anysector.cfg (default %u;\n"
+		"                       0 boots the default entry at once; needs a --kernel)\n" ENTRY_HELP
+		SIGNING_HELP TOPO_HELP, CFG_DEFAULT_TIMEOUT);
+}
+
+int cmd_mkimage(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		TOPO_LONG_OPTIONS,
+		ENTRY_LONG_OPTIONS,
+		LAYOUT_LONG_OPTIONS,
+		SIGNING_LONG_OPTIONS,
+		{ "size", required_argument, NULL, OPT_SIZE },
+		{ "stages", required_argument, NULL, OPT_STAGES },
+		{ "force", no_argument, NULL, OPT_FORCE },
+		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+		{ "root-dir", required_argument, NULL, OPT_ROOT_DIR },
+		{ "help", no_argument, NULL, OPT_HELP },
+		{ 0 },
+	};
+	struct layout_opts lo = { .label = LABEL_GPT };
+	struct common_opts o = { 0 };
+	struct efi_signing sg = { 0 };
+	struct entry_list l;
+	const char *stages_opt = NULL, *root_dir = NULL;
+	static char cmdlines[CFG_MAX_ENTRIES][CFG_CMDLINE_MAX];
+	char root_arg[80] = "";
+	uint64_t size = 0;
+	unsigned timeout = CFG_DEFAULT_TIMEOUT;
+	bool has_timeout = false;
+	int c, rc;
+
+	memset(&l, 0, sizeof l);
+	optind = 1;
+	while ((c = next_option(argc, argv, opts, &o)) != -1) {
+		enum opt_result r = layout_option(c, optarg, &lo, "mkimage");
+		if (r == OPTION_OTHER)
+			r = entry_option(c, optarg, &l, "mkimage");
+		if (r == OPTION_OTHER)
+			r = signing_option(c, optarg, &sg, "mkimage");
+		if (r == OPTION_BAD)
+			return EXIT_USAGE;
+		if (r == OPTION_TAKEN)
+			continue;
+		switch (c) {
+		case OPT_SIZE:
+			if (!parse_size(optarg, &size) || !size)
+				return usage_error("mkimage", "--size %s: not a size", optarg);
+			break;
+		case OPT_STAGES: stages_opt = optarg; break;
+		case OPT_ROOT_DIR: root_dir = optarg; break;
+		case OPT_TIMEOUT:
+			if (!parse_seconds(optarg, &timeout))
+				return usage_error("mkimage", "--timeout %s: not a number of seconds from 0 "
+						   "to %u", optarg, CFG_TIMEOUT_MAX);
+			has_timeout = true;
+			break;
+		case OPT_HELP: usage(stdout); return EXIT_OK;
+		case OPT_FAILED: return EXIT_USAGE;
+		default: return bad_option("mkimage");
+		}
+	}
+	if (optind + 1 != argc)
+		return usage_error("mkimage", "mkimage needs exactly one OUT file");
+	if (!size)
+		return usage_error("mkimage", "--size is required");
+	if ((rc = entry_finish(&l, "mkimage", false)) || (rc = signing_finish(&sg, "mkimage")))
+		return rc;
+	if (has_timeout && !l.n)
+		return usage_error("mkimage", "--timeout needs a --kernel: without an entry no "
+				   "anysector.cfg is written");
+	struct stat st;
+	if (root_dir && stat(root_dir, &st))
+		return usage_error("mkimage", "--root-dir %s: %s", root_dir, strerror(errno));
+	if (root_dir && !S_ISDIR(st.st_mode))
+		return usage_error("mkimage", "--root-dir %s: not a directory", root_dir);
+	if (root_dir && lo.no_rest)
+		return usage_error("mkimage", "--root-dir fills the Linux partition, which --no-rest "
+				   "leaves out");
+	lo.dual = o.topo.any_lss;
+	uint32_t lss = lo.dual ? DUAL_BLOCK : o.topo.has_lss ? o.topo.lss : 512;
+	if (!o.topo.has_lss && !lo.dual)
+		o.topo.lss = lss, o.topo.has_lss = true;
+	if (!is_pow2(lss) || lss < 512 || size % lss)
+		return usage_error("mkimage", "--size %llu is not a whole number of %u-byte sectors",
+				   (unsigned long long)size, (unsigned)lss);
+
+	const char *out = argv[optind];
+	struct probe_result found = { .n = 0 };
+	if (!stat(out, &st)) {
+		if (!S_ISREG(st.st_mode)) {
+			t_error("refuse.not_file",
+				"%s is not a regular file: mkimage only makes image files (use partition "
+				"and install for a device)",
+				out);
+			return EXIT_REFUSED;
+		}
+		/* never a file a loop device has mounted, --force or not */
+		struct hostdev old;
+		if ((rc = hostdev_open(&old, out, false)) || (rc = refuse_if_in_use(&old))) {
+			hostdev_close(&old);
+			return rc;
+		}
+		hostdev_set_sector_size(&old, lss, TOPO_GIVEN, "mkimage's sector size");
+		if ((rc = foreign_scan_disk(&old, &found))) {
+			hostdev_close(&old);
+			return rc;
+		}
+		/* An empty file (or one that is all hole) has nothing to lose. */
+		bool empty = !found.n && !fd_has_data(old.fd, 0, old.size_bytes);
+		hostdev_close(&old);
+		if (!empty && !o.force) {
+			char what[200];
+			for (unsigned i = 0; i < found.n; i++)
+				t_error("refuse.exists", "%s exists already and holds %s", out,
+					probe_hit_text(&found.hit[i], what, sizeof what));
+			if (!found.n)
+				t_error("refuse.exists",
+					"%s exists already and holds data (no signature libblkid knows)",
+					out);
+			t_error("refuse.exists", "use --force to replace it");
+			return EXIT_REFUSED;
+		}
+	}
+
+	struct stages s;
+	if ((rc = stages_load(stages_opt, &s))) {
+		stages_free(&s);
+		return rc;
+	}
+	int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || ftruncate(fd, (off_t)size)) {
+		t_error("mkimage.create", "%s: %s", out, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		stages_free(&s);
+		return EXIT_ERRORS;
+	}
+	close(fd);
+
+	struct hostdev h;
+	struct txn t;
+	memset(&t, 0, sizeof t);
+	if (!(rc = open_target_layout(&h, out, true, &o.topo)) &&
+	    !(rc = partition_disk(&h, &lo, false)) &&
+	    !(rc = txn_begin(&t, &h))) {
+		t.journal = false; /* a new image has nothing to restore */
+		t.cfg_timeout = timeout;
+		t.sign = sg;
+		if ((!root_dir || !(rc = fill_root(&t, root_dir, &l, cmdlines, root_arg,
+						   sizeof root_arg))) &&
+		    !(rc = txn_install(&t, &s)) && (!l.n || !(rc = txn_add(&t, l.e, l.n))))
+			rc = txn_commit(&t);
+	}
+	txn_end(&t);
+	hostdev_close(&h);
+	stages_free(&s);
+	if (rc) {
+		unlink(out);
+		t_error("mkimage.failed", "%s was not made", out);
+		return rc;
+	}
+	/* --force replaced the file whole: name what it held, as partition names what it erased */
+	for (unsigned i = 0; i < found.n; i++) {
+		char what[200];
+		printf("replaced %s, which held %s\n", out,
+		       probe_hit_text(&found.hit[i], what, sizeof what));
+	}
+	char hs[32];
+	if (lo.dual)
+		printf("%s: bootable dual-GPT image, %s, for 512- and 4096-byte sectors\n", out,
+		       human_size(size, hs, sizeof hs));
+	else
+		printf("%s: bootable %s image, %s, %u-byte sectors\n", out,
+		       lo.label == LABEL_GPT ? "GPT" : "MBR", human_size(size, hs, sizeof hs),
+		       (unsigned)lss);
+	if (root_dir)
+		printf("%s: root filesystem ext4 from %s, %s\n", out, root_dir, root_arg);
+	return EXIT_OK;
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* The boot menu of a boot partition as the loaders will show it: anysector.cfg's entries, then
+ * the Boot Loader Specification's, built with the loaders' own functions (common/bls.h) from the
+ * files of an ESP session, and for each entry where it comes from. list prints it; remove,
+ * set-default and add check their changes against it. */
+#ifndef ANYSECTOR_TOOLS_BOOTMENU_H
+#define ANYSECTOR_TOOLS_BOOTMENU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "common/bls.h"
+#include "tools/esp/espfs.h"
+#include "tools/base/report.h"
+
+/* stage2 does not read /loader/entries yet (they would take it past the legacy gap's 31,744
+ * bytes); BOOTX64.EFI does. list says on which firmware each entry shows. */
+#define STAGE2_READS_BLS true
+
+struct menu_source {
+	bool bls;                           /* from /loader/entries (else anysector.cfg) */
+	char path[FAT_PATH_MAX + 32];       /* the file it comes from ("/anysector.cfg") */
+	struct bls_entry b;                 /* bls: the entry as parsed (raw title, version...) */
+};
+
+struct boot_menu {
+	struct cfg cfg;                     /* the menu, as the loaders build it */
+	struct menu_source src[CFG_MAX_ENTRIES];
+	char *cfg_text;                     /* anysector.cfg, NUL-terminated (NULL: none) */
+	size_t cfg_len;
+	bool has_loader;                    /* /loader/loader.conf was read */
+	struct bls_loader loader;
+	const char *timeout_from;           /* "anysector.cfg", "loader.conf" or "built-in" */
+	unsigned left_out;                  /* BLS files that are not in the menu (each reported) */
+	bool valid;                         /* the loaders accept it (cfg_menu_check) */
+};
+
+/* Reads anysector.cfg, /loader/entries and /loader/loader.conf through s and builds the menu.
+ * Every problem goes to r as the loaders would say it (a BLS file left out is a warning there,
+ * an error when it is broken). Returns 0; AS_ECORRUPT when anysector.cfg does not parse (the
+ * loaders would stop: nothing else is read); another AS_* code when a file cannot be read. */
+int boot_menu_load(struct esp_session *s, struct boot_menu *m, struct report *r);
+void boot_menu_free(struct boot_menu *m);
+
+/* The menu index of the entry called name (case-insensitive, as the loaders match), or -1. */
+int boot_menu_find(const struct boot_menu *m, const char *name);
+
+/* The files of e that are on the boot partition (its kernel or EFI application, its initrds)
+ * into files; none for a chainload entry or an EFI application on another partition. Returns
+ * how many. */
+unsigned entry_boot_files(const struct cfg_entry *e, const char *files[1 + CFG_MAX_INITRDS]);
+
+/* Whether two paths on the boot partition name the same file: FAT compares names without case,
+ * and '/' and '\\' both separate. */
+bool esp_path_eq(const char *a, const char *b);
+
+#endif

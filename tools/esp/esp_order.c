@@ -1,0 +1,240 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+#include "tools/esp/esp_order.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/le.h"
+#include "tools/base/util.h"
+
+static const char *const role_what[SECTOR_NONE] = {
+	"new contents in free clusters", "FAT with the new chains",
+	"FAT linking new clusters to chains in use",
+	"directory sector adding or changing entries", "directory sector deleting entries",
+	"FAT with the replaced chains freed", "filesystem metadata",
+};
+
+void esp_geom_of(const struct fat_fs *fs, struct esp_geom *g)
+{
+	g->type = fs->type;
+	g->fat_bytes = fs->fat_bytes;
+	g->active = fs->active_fat;
+	g->num_fats = fs->num_fats;
+	g->clusters = fs->clusters;
+	g->fats = fs->fat_offset - (uint64_t)fs->active_fat * fs->fat_bytes;
+	g->fats_end = g->fats + (uint64_t)fs->num_fats * fs->fat_bytes;
+	g->root = fs->root_offset;
+	g->data = fs->data_offset;
+	g->cluster = fs->cluster_size;
+	g->data_end = g->data + (uint64_t)fs->clusters * g->cluster;
+}
+
+uint32_t fat_entry_get(const struct esp_geom *g, const uint8_t *fat, uint32_t i)
+{
+	uint64_t o;
+	switch (g->type) {
+	case FAT_TYPE_12:
+		o = (uint64_t)i + i / 2;
+		if (o + 2 > g->fat_bytes)
+			return 0;
+		return i & 1 ? le16_load(fat + o) >> 4 : le16_load(fat + o) & 0xFFFu;
+	case FAT_TYPE_16:
+		o = (uint64_t)i * 2;
+		return o + 2 > g->fat_bytes ? 0 : le16_load(fat + o);
+	default:
+		o = (uint64_t)i * 4;
+		return o + 4 > g->fat_bytes ? 0 : le32_load(fat + o) & 0x0FFFFFFFu;
+	}
+}
+
+void fat_entry_take(const struct esp_geom *g, uint8_t *dst, const uint8_t *src, uint32_t i)
+{
+	uint64_t o;
+	switch (g->type) {
+	case FAT_TYPE_12:
+		o = (uint64_t)i + i / 2;
+		if (o + 2 > g->fat_bytes)
+			return;
+		if (i & 1) {
+			dst[o] = (uint8_t)((dst[o] & 0x0F) | (src[o] & 0xF0));
+			dst[o + 1] = src[o + 1];
+		} else {
+			dst[o] = src[o];
+			dst[o + 1] = (uint8_t)((dst[o + 1] & 0xF0) | (src[o + 1] & 0x0F));
+		}
+		return;
+	case FAT_TYPE_16:
+		o = (uint64_t)i * 2;
+		if (o + 2 <= g->fat_bytes)
+			memcpy(dst + o, src + o, 2);
+		return;
+	default:
+		o = (uint64_t)i * 4;
+		if (o + 4 <= g->fat_bytes)
+			memcpy(dst + o, src + o, 4);
+		return;
+	}
+}
+
+void esp_fat_states(const struct esp_geom *g, const uint8_t *old, const uint8_t *new,
+		    uint8_t *mid0, uint8_t *mid)
+{
+	size_t len = (size_t)(g->fats_end - g->fats);
+
+	memcpy(mid0, old, len);
+	for (uint32_t k = 0; k < g->num_fats; k++) {
+		uint64_t o = (uint64_t)k * g->fat_bytes;
+		for (uint32_t i = 0; i < g->clusters + 2; i++)
+			if (i < 2 || (fat_entry_get(g, new + o, i) && !fat_entry_get(g, old + o, i)))
+				fat_entry_take(g, mid0 + o, new + o, i);
+	}
+	memcpy(mid, mid0, len);
+	for (uint32_t k = 0; k < g->num_fats; k++) {
+		uint64_t o = (uint64_t)k * g->fat_bytes;
+		for (uint32_t i = 2; i < g->clusters + 2; i++)
+			if (fat_entry_get(g, new + o, i))
+				fat_entry_take(g, mid + o, new + o, i);
+	}
+}
+
+/* Whether a sector, read as directory entries, adds or changes a live one. */
+static bool adds_entry(const uint8_t *old, const uint8_t *new, uint32_t len)
+{
+	for (uint32_t i = 0; i + 32 <= len; i += 32)
+		if (new[i] != 0 && new[i] != 0xE5 && memcmp(old + i, new + i, 32))
+			return true;
+	return false;
+}
+
+/* A data-area sector: new contents when none of its clusters was in use, a directory sector
+ * when all were (only directories change in place), else unordered. */
+static enum sector_role data_sector_role(const struct esp_geom *g, const uint8_t *fat_active,
+					 uint64_t at, uint32_t lss, const uint8_t *old,
+					 const uint8_t *new)
+{
+	uint32_t c0 = (uint32_t)(2 + (at - g->data) / g->cluster);
+	uint32_t c1 = (uint32_t)(2 + (at + lss - 1 - g->data) / g->cluster);
+	unsigned used = 0;
+
+	for (uint32_t c = c0; c <= c1; c++)
+		used += fat_entry_get(g, fat_active, c) != 0;
+	if (!used)
+		return SECTOR_NEW_DATA;
+	if (used == c1 - c0 + 1)
+		return adds_entry(old, new, lss) ? SECTOR_DIR_ADD : SECTOR_DIR_DEL;
+	return SECTOR_OTHER;
+}
+
+bool esp_classify_sector(const struct esp_geom *g, const uint8_t *fat_active, uint64_t at,
+			 uint32_t lss, const uint8_t *old, const uint8_t *new, const uint8_t *mid0,
+			 const uint8_t *mid, struct sector_writes *w)
+{
+	bool in_fat = at >= g->fats && at + lss <= g->fats_end;
+
+	if (!memcmp(old, new, lss) &&
+	    (!in_fat || (!memcmp(old, mid0, lss) && !memcmp(old, mid, lss))))
+		return false;
+	*w = (struct sector_writes){ .role = { SECTOR_NONE, SECTOR_NONE, SECTOR_NONE },
+				     .data = { new, NULL, NULL } };
+	if (in_fat) {
+		static const enum sector_role step[3] = { SECTOR_FAT_NEW, SECTOR_FAT_RELINK,
+							  SECTOR_FAT_FREE };
+		const uint8_t *from[3] = { old, mid0, mid }, *to[3] = { mid0, mid, new };
+		for (unsigned k = 0; k < 3; k++) {
+			if (memcmp(from[k], to[k], lss)) {
+				w->role[k] = step[k];
+				w->data[k] = to[k];
+				w->steps |= 1u << k;
+			}
+		}
+	} else if (g->type != FAT_TYPE_32 && at >= g->root && at + lss <= g->data) {
+		w->role[0] = adds_entry(old, new, lss) ? SECTOR_DIR_ADD : SECTOR_DIR_DEL;
+	} else if (at >= g->data && at + lss <= g->data_end) {
+		w->role[0] = data_sector_role(g, fat_active, at, lss, old, new);
+	} else {
+		w->role[0] = SECTOR_OTHER;
+	}
+	return true;
+}
+
+struct esp_write {
+	uint64_t lba;       /* device LBA */
+	uint8_t *data;      /* one sector, owned */
+	enum sector_role role;
+	unsigned steps;
+};
+
+void esp_writes_init(struct esp_writes *ws, uint32_t lss)
+{
+	memset(ws, 0, sizeof *ws);
+	ws->lss = lss;
+}
+
+void esp_writes_add(struct esp_writes *ws, uint64_t lba, const struct sector_writes *sw)
+{
+	for (unsigned k = 0; k < 3; k++) {
+		if (sw->role[k] == SECTOR_NONE)
+			continue;
+		if (ws->n == ws->cap) {
+			ws->cap = ws->cap ? ws->cap * 2 : 64;
+			ws->w = xrealloc(ws->w, ws->cap * sizeof *ws->w);
+		}
+		struct esp_write *w = &ws->w[ws->n++];
+		w->lba = lba;
+		w->role = sw->role[k];
+		w->steps = sw->steps;
+		w->data = xmalloc(ws->lss);
+		memcpy(w->data, sw->data[k], ws->lss);
+	}
+}
+
+static int write_order(const void *a, const void *b)
+{
+	const struct esp_write *x = a, *y = b;
+	if (x->role != y->role)
+		return x->role < y->role ? -1 : 1;
+	/* deletions from the end backwards, everything else forwards */
+	bool rev = x->role == SECTOR_DIR_DEL;
+	if (x->lba == y->lba)
+		return 0;
+	return (x->lba < y->lba) != rev ? -1 : 1;
+}
+
+/* Whether two sectors may share one op: neighbours of one role, but directory sectors each
+ * alone, and FAT sectors only with those written by the same FAT steps, so that every step
+ * covers such a range with the same op (the journal checks a range as a whole). */
+static bool same_op(const struct esp_write *a, const struct esp_write *b)
+{
+	return a->role == b->role && a->lba + 1 == b->lba && a->steps == b->steps &&
+	       a->role != SECTOR_DIR_ADD && a->role != SECTOR_DIR_DEL;
+}
+
+void esp_writes_plan(struct esp_writes *ws, const char *what, struct plan *p)
+{
+	uint32_t lss = ws->lss;
+
+	qsort(ws->w, ws->n, sizeof *ws->w, write_order);
+	for (size_t i = 0; i < ws->n;) {
+		size_t j = i + 1;
+		while (j < ws->n && same_op(&ws->w[j - 1], &ws->w[j]))
+			j++;
+		uint8_t *run = xmalloc((j - i) * lss);
+		for (size_t k = i; k < j; k++)
+			memcpy(run + (k - i) * lss, ws->w[k].data, lss);
+		char note[400];
+		snprintf(note, sizeof note, "%s: %s", what, role_what[ws->w[i].role]);
+		plan_add(p, ws->w[i].lba, j - i, run, note);
+		free(run);
+		i = j;
+	}
+}
+
+void esp_writes_free(struct esp_writes *ws)
+{
+	for (size_t i = 0; i < ws->n; i++)
+		free(ws->w[i].data);
+	free(ws->w);
+	ws->w = NULL;
+	ws->n = ws->cap = 0;
+}

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* The order of the ESP's writes: the sectors that differ between the disk (state S0) and the
+ * copy mtools changed (the final state S2) become ops of a write plan, grouped by the role of
+ * each sector and ordered so that every prefix is a valid filesystem in which each changed file
+ * reads whole, old or new:
+ *
+ *   1. data sectors in clusters that are free in S0 (new file contents, new directory clusters):
+ *      nothing refers to them yet, so the filesystem still reads as S0;
+ *   2. FAT sectors in an intermediate state SI0: the entries of clusters free in S0 and in use
+ *      in S2 take their S2 values, all others keep S0's. The new chains exist whole, nothing
+ *      refers to them: at worst allocated clusters that belong to no file yet (lost clusters,
+ *      not a wrong byte);
+ *   2b. FAT sectors in state SI: also the entries in use in both states that S2 changes, such
+ *      as the last cluster of a directory that grew, now linked to its new cluster (whole since
+ *      1 and 2). Each such entry is one link switched from one whole chain to another. The old
+ *      chains are all still there;
+ *   3. directory sectors (the FAT12/16 root, and sectors of clusters in use in S0): each is one
+ *      sector, written whole. Those that add or change a live entry go first, in LBA order, so a
+ *      long name's entries are in place before the short entry that ends them; then those that
+ *      only delete entries, in reverse order, so a short entry goes before its long-name
+ *      entries. A replaced file (esp_put: new copy under a temporary name, old one deleted, new
+ *      one renamed) switches in the sector of its new entry; if the old entry lives in another
+ *      sector, both names briefly exist, each pointing at a whole chain;
+ *   4. FAT sectors from SI to S2: the old chains are freed; nothing refers to them any more;
+ *   5. the rest (the reserved area: FSInfo's free-cluster hints, which readers do not trust).
+ *
+ * Assumed: a one-sector write lands whole or not at all (what drives promise per physical
+ * sector; a 512e drive's read-modify-write of its 4 KiB sector is the drive's to make safe).
+ * Not covered: a cluster in use in S0 that is not a directory but changed in place (esp_put
+ * never does that; such sectors would go with step 3, unordered).
+ *
+ * A FAT sector may be written up to three times (SI0, SI, S2); the journal accepts any of
+ * those contents for it. Each directory sector is its own op, so tests/crash stops after each
+ * of them; other neighbouring sectors of one step share an op (any part of such a step is as
+ * safe as all).
+ *
+ * Everything here is pure (no I/O, no messages): tools/esp/espfs.c reads both sides and calls it. */
+#ifndef ANYSECTOR_TOOLS_ESP_ORDER_H
+#define ANYSECTOR_TOOLS_ESP_ORDER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/fat.h"
+#include "tools/plan/plan.h"
+
+/* What a changed sector is, in the order the roles are written. */
+enum sector_role {
+	SECTOR_NEW_DATA,     /* 1 */
+	SECTOR_FAT_NEW,      /* 2: S0 -> SI0 */
+	SECTOR_FAT_RELINK,   /* 2b: SI0 -> SI */
+	SECTOR_DIR_ADD,      /* 3, forwards */
+	SECTOR_DIR_DEL,      /* 3, backwards */
+	SECTOR_FAT_FREE,     /* 4: SI -> S2 */
+	SECTOR_OTHER,        /* 5 */
+	SECTOR_NONE,         /* no write */
+};
+
+/* Where a FAT filesystem's parts lie, in bytes from the start of its partition. */
+struct esp_geom {
+	enum fat_type type;
+	uint64_t fats, fats_end;     /* every FAT copy */
+	uint64_t root, data, data_end;
+	uint64_t cluster;            /* bytes */
+	uint32_t active;             /* the FAT copy readers use */
+	uint32_t num_fats;
+	uint32_t clusters;           /* valid numbers: 2..clusters+1 */
+	uint64_t fat_bytes;          /* one copy */
+};
+
+void esp_geom_of(const struct fat_fs *fs, struct esp_geom *g);
+
+/* Entry i of one FAT copy (FAT32's four reserved top bits left out); 0 past its end. */
+uint32_t fat_entry_get(const struct esp_geom *g, const uint8_t *fat, uint32_t i);
+/* Copies the bits of entry i from src to dst (one FAT copy each). */
+void fat_entry_take(const struct esp_geom *g, uint8_t *dst, const uint8_t *src, uint32_t i);
+
+/* The FAT's intermediate states, from old (S0) and new (S2), every copy (fats_end - fats
+ * bytes each): mid0 is SI0, mid is SI (see above). */
+void esp_fat_states(const struct esp_geom *g, const uint8_t *old, const uint8_t *new,
+		    uint8_t *mid0, uint8_t *mid);
+
+/* The writes one sector needs: up to three (a FAT sector's steps), each a role and the bytes. */
+struct sector_writes {
+	enum sector_role role[3];
+	const uint8_t *data[3];
+	unsigned steps;              /* FAT sectors: a bit for each FAT step that writes it, else 0 */
+};
+
+/* Classifying sectors: the sector at byte `at` of the partition, lss bytes of old (S0) and new
+ * (S2), and for a FAT sector mid0/mid (the same bytes of SI0 and SI; else NULL). fat_active is
+ * S0's active FAT, which says which clusters were in use. Returns false when the sector needs
+ * no write. */
+bool esp_classify_sector(const struct esp_geom *g, const uint8_t *fat_active, uint64_t at,
+			 uint32_t lss, const uint8_t *old, const uint8_t *new, const uint8_t *mid0,
+			 const uint8_t *mid, struct sector_writes *w);
+
+/* The writes collected from the sectors, one sector each, before they are ordered. */
+struct esp_writes {
+	struct esp_write *w;
+	size_t n, cap;
+	uint32_t lss;
+};
+
+void esp_writes_init(struct esp_writes *ws, uint32_t lss);
+/* Adds the writes of the sector at lba (copies its bytes). */
+void esp_writes_add(struct esp_writes *ws, uint64_t lba, const struct sector_writes *sw);
+/* Building the plan: orders the writes (roles in order, deletions backwards) and adds them to
+ * p as ops, neighbours of one role sharing an op except directory sectors, and FAT sectors only
+ * with those of the same steps; each op's note is "what: <role>". */
+void esp_writes_plan(struct esp_writes *ws, const char *what, struct plan *p);
+void esp_writes_free(struct esp_writes *ws);
+
+#endif

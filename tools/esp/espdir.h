@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* The boot partition while the running system has it mounted (Debian: /boot/efi): its files are
+ * read and changed through the mounted filesystem, never as raw sectors under the kernel's vfat
+ * driver. Changes are recorded while the plan is built (later reads see them), printed by
+ * --dry-run, and applied by txn_commit after stage2 and before LBA 0: each new file is written
+ * under a temporary name in its directory, fsync'd, renamed over the old one, and the directory
+ * fsync'd; deletions are each followed by an fsync of the directory. The functions are
+ * esp_session's for a session opened by esp_open_mounted (tools/esp/espfs.c dispatches). */
+#ifndef ANYSECTOR_TOOLS_ESPDIR_H
+#define ANYSECTOR_TOOLS_ESPDIR_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "tools/esp/espfs.h"
+
+enum dir_op_kind { DIR_OP_MKDIR, DIR_OP_PUT, DIR_OP_DELETE, DIR_OP_RMDIR };
+
+struct dir_op {
+	enum dir_op_kind kind;
+	char path[FAT_PATH_MAX + 32];   /* on the boot partition, '/'-separated */
+	char staged[4096];              /* DIR_OP_PUT: our copy of the new contents */
+	uint64_t size;
+};
+
+/* Each returns what the esp_* function of the same name does. */
+bool espdir_exists(struct esp_session *s, const char *path, bool *is_dir);
+int espdir_read_file(struct esp_session *s, const char *path, char **buf, size_t *len);
+int espdir_list(struct esp_session *s, const char *dir, esp_list_cb cb, void *ctx);
+/* Records making the one directory dir (esp_mkdir_p walks the path). Returns 0. */
+int espdir_mkdir(struct esp_session *s, const char *dir);
+int espdir_put(struct esp_session *s, const char *src, const char *dst);
+int espdir_delete(struct esp_session *s, const char *path);
+int espdir_rmdir(struct esp_session *s, const char *path);
+void espdir_close(struct esp_session *s);
+
+/* One line per recorded change ("through /boot/efi: ..."). */
+void espdir_print(const struct esp_session *s, FILE *f);
+/* Applies the recorded changes in order. Returns 0 or an exit code (naming the change that
+ * failed; those before it are done). */
+int espdir_apply(struct esp_session *s);
+
+#endif

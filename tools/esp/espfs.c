@@ -1,0 +1,579 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+#include "tools/esp/espfs.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/bits.h"
+#include "common/config.h"
+#include "common/errors.h"
+#include "common/le.h"
+#include "tools/esp/esp_order.h"
+#include "tools/esp/espdir.h"
+#include "tools/disk/inspect.h"
+#include "tools/base/run.h"
+#include "tools/base/util.h"
+
+#define CHUNK (1u << 20)
+
+static int esp_check_chains(struct esp_session *s);
+
+/* Mounts the copy again after mtools changed it. Returns 0 or an AS_* code. */
+static int remount(struct esp_session *s)
+{
+	if (s->view)
+		return 0;
+	if (!s->fs)
+		s->fs = xcalloc(1, sizeof *s->fs);
+	return fat_mount(&s->img.dev, s->fs, NULL);
+}
+
+/* Every kind of session starts from this: partition number of h, [first_lba, +sectors). */
+static void session_init(struct esp_session *s, struct hostdev *h, uint64_t first_lba,
+			 uint64_t sectors, unsigned number)
+{
+	memset(s, 0, sizeof *s);
+	s->h = h;
+	s->first_lba = first_lba;
+	s->sectors = sectors;
+	s->number = number;
+	s->img.fd = -1;
+}
+
+int esp_open(struct esp_session *s, struct hostdev *h, uint64_t first_lba, uint64_t sectors,
+	     unsigned number)
+{
+	const char *tmp = getenv("TMPDIR");
+	uint32_t lss = h->topo.lss;
+	uint8_t *buf = xmalloc(CHUNK);
+	int fd, rc = 0;
+
+	session_init(s, h, first_lba, sectors, number);
+	snprintf(s->path, sizeof s->path, "%s/anysector-esp-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	fd = mkstemp(s->path);
+	if (fd < 0) {
+		t_error("esp.temp", "cannot create a temporary file in %s: %s", tmp ? tmp : "/tmp",
+			strerror(errno));
+		free(buf);
+		return EXIT_ERRORS;
+	}
+	s->open = true;
+	uint64_t total = sectors * lss;
+	if (ftruncate(fd, (off_t)total)) {
+		t_error("esp.temp", "%s: %s", s->path, strerror(errno));
+		rc = EXIT_ERRORS;
+	}
+	for (uint64_t off = 0; !rc && off < total; off += CHUNK) {
+		size_t n = (size_t)(total - off < CHUNK ? total - off : CHUNK);
+		if (!fd_has_data(h->fd, first_lba * lss + off, n))
+			continue;
+		int err = bdev_read_bytes(&h->dev, first_lba * lss + off, buf, n);
+		if (err) {
+			t_error("io.read", "%s: reading the ESP at byte %llu failed: %s", h->path,
+				(unsigned long long)(first_lba * lss + off), as_strerror(err));
+			rc = EXIT_ERRORS;
+		} else if (!all_zero(buf, n) && pwrite_full(fd, buf, n, off)) {
+			t_error("esp.temp", "%s: write failed: %s", s->path, strerror(errno));
+			rc = EXIT_ERRORS;
+		}
+	}
+	close(fd);
+	free(buf);
+	if (rc)
+		return rc;
+	if ((rc = hostdev_open(&s->img, s->path, false)))
+		return rc;
+	hostdev_set_sector_size(&s->img, lss, TOPO_GIVEN, "the ESP copy");
+	struct report q;
+	report_init(&q, false);
+	int err = fat_mount(&s->img.dev, s->fs = xcalloc(1, sizeof *s->fs), &q.diag);
+	if (err) {
+		const struct report_item *it = report_first(&q, DIAG_ERROR);
+		t_error("esp.fat",
+			"partition %u (the boot partition) holds no valid FAT filesystem: %s; format it "
+			"(anysector partition does)",
+			number, it ? it->msg : as_strerror(err));
+		report_free(&q);
+		return EXIT_ERRORS;
+	}
+	report_free(&q);
+	return esp_check_chains(s);
+}
+
+int esp_open_mounted(struct esp_session *s, struct hostdev *h, uint64_t first_lba,
+		     uint64_t sectors, unsigned number, const char *dir)
+{
+	session_init(s, h, first_lba, sectors, number);
+	s->mounted = true;
+	snprintf(s->mount_dir, sizeof s->mount_dir, "%s", dir);
+	if (access(dir, R_OK | X_OK)) {
+		t_error("esp.mounted", "partition %u is mounted on %s, which cannot be read: %s",
+			number, dir, strerror(errno));
+		return EXIT_ERRORS;
+	}
+	s->open = true;
+	return 0;
+}
+
+void esp_close(struct esp_session *s)
+{
+	if (!s->open)
+		return;
+	if (s->mounted) {
+		espdir_close(s);
+		s->open = false;
+		return;
+	}
+	if (!s->view) {
+		hostdev_close(&s->img);
+		unlink(s->path);
+	}
+	if (!s->view || s->own_fs)
+		free(s->fs);
+	s->fs = NULL;
+	s->open = false;
+}
+
+int esp_view(struct esp_session *s, struct hostdev *h, uint64_t first_lba, uint64_t sectors,
+	     unsigned number, struct fat_fs *fs)
+{
+	session_init(s, h, first_lba, sectors, number);
+	s->view = true;
+	s->fs = fs;
+	if (!fs) {
+		int rc = bdev_slice(&h->dev, first_lba, sectors, &s->part);
+		s->fs = xcalloc(1, sizeof *s->fs);
+		s->own_fs = true;
+		if (!rc && fat_mount(&s->part, s->fs, NULL))
+			rc = AS_ECORRUPT;
+		if (rc) {
+			free(s->fs);
+			s->fs = NULL;
+			return rc;
+		}
+	}
+	s->open = true;
+	return 0;
+}
+
+struct list_ctx {
+	esp_list_cb cb;
+	void *ctx;
+};
+
+static int list_one(void *ctx, const struct fat_dirent *e)
+{
+	struct list_ctx *l = ctx;
+	return l->cb(l->ctx, e->name, e->file.is_dir, e->file.size);
+}
+
+int esp_list(struct esp_session *s, const char *dir, esp_list_cb cb, void *ctx)
+{
+	struct fat_file f;
+	struct list_ctx l = { cb, ctx };
+	int rc;
+
+	if (s->mounted)
+		return espdir_list(s, dir, cb, ctx);
+	if ((rc = remount(s)) || (rc = fat_open(s->fs, dir, &f, NULL)))
+		return rc;
+	if (!f.is_dir)
+		return AS_ENOTDIR;
+	return fat_list(s->fs, &f, list_one, &l, NULL);
+}
+
+bool esp_exists(struct esp_session *s, const char *path, bool *is_dir)
+{
+	struct fat_file f;
+	if (s->mounted)
+		return espdir_exists(s, path, is_dir);
+	if (remount(s) || fat_open(s->fs, path, &f, NULL))
+		return false;
+	if (is_dir)
+		*is_dir = f.is_dir;
+	return true;
+}
+
+int esp_read_file(struct esp_session *s, const char *path, char **buf, size_t *len,
+		  struct diag *d)
+{
+	struct fat_file f;
+	int rc;
+
+	if (s->mounted)
+		return espdir_read_file(s, path, buf, len);
+	if ((rc = remount(s)))
+		return rc;
+	if ((rc = fat_open(s->fs, path, &f, NULL)))
+		return rc;
+	if (f.is_dir)
+		return AS_EISDIR;
+	if (f.size > CFG_FILE_MAX_BYTES)
+		return AS_ETOOBIG;
+	*buf = xmalloc((size_t)f.size + 1);
+	if ((rc = fat_read(s->fs, &f, 0, *buf, f.size, d))) {
+		free(*buf);
+		*buf = NULL;
+		return rc;
+	}
+	(*buf)[f.size] = 0;
+	*len = f.size;
+	return 0;
+}
+
+static int mtool(const char *what, const char *const argv[])
+{
+	char out[2048];
+	int rc = run_capture(argv, out, sizeof out);
+	if (rc) {
+		t_error("esp.mtools", "%s failed (%s exit %d): %s", what, argv[0], rc, out);
+		return EXIT_ERRORS;
+	}
+	return 0;
+}
+
+/* Runs "tool -i COPY ::path" (mmd, mdel, mrd) on the copy. Returns 0 or an exit code. */
+static int mtool_on(struct esp_session *s, const char *tool, const char *path, const char *what)
+{
+	char target[1100];
+	snprintf(target, sizeof target, "::%s", path);
+	const char *argv[] = { tool, "-i", s->path, target, NULL };
+	return mtool(what, argv);
+}
+
+int esp_mkdir_p(struct esp_session *s, const char *dir)
+{
+	char path[1024];
+	bool is_dir;
+
+	snprintf(path, sizeof path, "%s", dir);
+	for (char *p = path + 1;; p++) {
+		if (*p && *p != '/')
+			continue;
+		char saved = *p;
+		*p = 0;
+		if (!esp_exists(s, path, &is_dir)) {
+			int rc = s->mounted ? espdir_mkdir(s, path)
+					    : mtool_on(s, "mmd", path, "creating a directory on the ESP");
+			if (rc)
+				return rc;
+		} else if (!is_dir) {
+			t_error("esp.not_dir", "%s on the ESP is a file, not a directory", path);
+			return EXIT_ERRORS;
+		}
+		if (!saved)
+			break;
+		*p = saved;
+	}
+	return 0;
+}
+
+int esp_delete(struct esp_session *s, const char *path)
+{
+	if (s->mounted)
+		return espdir_delete(s, path);
+	return mtool_on(s, "mdel", path, "deleting a file on the ESP");
+}
+
+int esp_rmdir(struct esp_session *s, const char *path)
+{
+	if (s->mounted)
+		return espdir_rmdir(s, path);
+	return mtool_on(s, "mrd", path, "removing a directory on the ESP");
+}
+
+/* Replacing a file goes through a temporary name: the new copy is written beside the old one
+ * (so its clusters come from free space and the old chain stays whole), then the old file is
+ * deleted and the new one renamed over it. esp_diff turns the result into writes that keep
+ * every prefix a valid filesystem holding the old file or the new one. */
+int esp_put(struct esp_session *s, const char *src, const char *dst)
+{
+	char target[1100], source[4200], tmp[1100], dir[1024];
+	bool is_dir = false;
+	int rc;
+
+	if (s->mounted)
+		return espdir_put(s, src, dst);
+	snprintf(target, sizeof target, "::%s", dst);
+	/* a file name starting with '-' must not read as an option */
+	snprintf(source, sizeof source, "%s%.4000s", src[0] == '-' ? "./" : "", src);
+	if (!esp_exists(s, dst, &is_dir) || is_dir) {
+		const char *argv[] = { "mcopy", "-o", "-i", s->path, source, target, NULL };
+		return mtool("copying a file to the ESP", argv);
+	}
+	snprintf(dir, sizeof dir, "%s", dst);
+	char *slash = strrchr(dir, '/');
+	if (slash)
+		*slash = 0;
+	for (unsigned i = 0;; i++) {
+		if (i == 1000) {
+			t_error("esp.temp_name", "no free temporary name in %s on the ESP", dir);
+			return EXIT_ERRORS;
+		}
+		snprintf(tmp, sizeof tmp, "%s/ASNEW%03u.TMP", dir, i);
+		if (!esp_exists(s, tmp, NULL))
+			break;
+	}
+	char tmp_target[1110];
+	snprintf(tmp_target, sizeof tmp_target, "::%s", tmp);
+	const char *copy[] = { "mcopy", "-i", s->path, source, tmp_target, NULL };
+	const char *del[] = { "mdel", "-i", s->path, target, NULL };
+	const char *ren[] = { "mren", "-i", s->path, tmp_target, target, NULL };
+	if ((rc = mtool("copying a file to the ESP", copy)) ||
+	    (rc = mtool("deleting the file it replaces on the ESP", del)) ||
+	    (rc = mtool("renaming the new file on the ESP", ren)))
+		return rc;
+	return 0;
+}
+
+/* --- the chains mtools will build on ---
+ *
+ * mtools trusts the FAT it is handed: where a file's chain runs into a free cluster, or into
+ * another file's, it hands those clusters out again and cross-links the new files with the
+ * old. So before anything is planned, every chain reachable from the root must end properly,
+ * use only clusters no other chain uses, and be long enough for its file's size. Clusters in
+ * use that no file reaches (lost clusters, as an interrupted install leaves them) and a stale
+ * FSInfo count are harmless and not reported. */
+
+#define ESP_CHECK_MAX_DEPTH 32
+
+struct chain_check {
+	struct fat_fs *fs;
+	struct esp_geom g;
+	uint8_t *fat;            /* the active FAT */
+	uint8_t *used;           /* a bit per cluster reached so far */
+	char path[FAT_PATH_MAX * 2];
+	unsigned depth;
+	char problem[1200];
+};
+
+/* Walks one chain: whether it is whole (else c->problem says why). */
+static bool chain_whole(struct chain_check *c, uint32_t first, uint64_t size, bool is_dir)
+{
+	uint32_t bad = c->g.type == FAT_TYPE_12 ? 0xFF7 : c->g.type == FAT_TYPE_16 ? 0xFFF7
+										      : 0x0FFFFFF7;
+	uint64_t n = 0;
+	uint32_t cl = first;
+
+	for (;;) {
+		if (cl < 2 || cl - 2 >= c->fs->clusters) {
+			snprintf(c->problem, sizeof c->problem,
+				 "%s: its chain reaches cluster %u, outside 2..%u", c->path, cl,
+				 c->fs->clusters + 1);
+			return false;
+		}
+		if (c->used[cl / 8] & (1u << (cl % 8))) {
+			snprintf(c->problem, sizeof c->problem,
+				 "%s: cluster %u of its chain belongs to another file or directory "
+				 "(cross-linked)", c->path, cl);
+			return false;
+		}
+		c->used[cl / 8] |= (uint8_t)(1u << (cl % 8));
+		n++;
+		uint32_t v = fat_entry_get(&c->g, c->fat, cl);
+		if (v > bad)
+			break;
+		if (v == 0 || v == bad) {
+			snprintf(c->problem, sizeof c->problem,
+				 "%s: cluster %u of its chain points to %s", c->path, cl,
+				 v ? "a bad-cluster mark" : "a free cluster");
+			return false;
+		}
+		cl = v;
+	}
+	if (!is_dir && n * c->g.cluster < size) {
+		snprintf(c->problem, sizeof c->problem,
+			 "%s: %llu bytes long, but its chain of %llu clusters holds %llu",
+			 c->path, (unsigned long long)size, (unsigned long long)n,
+			 (unsigned long long)(n * c->g.cluster));
+		return false;
+	}
+	return true;
+}
+
+static int check_entry(void *ctx, const struct fat_dirent *e)
+{
+	struct chain_check *c = ctx;
+	size_t len = strlen(c->path);
+	int rc = 0;
+
+	snprintf(c->path + len, sizeof c->path - len, "%s%s", len > 1 ? "/" : "", e->name);
+	if (e->file.first_cluster &&
+	    !chain_whole(c, e->file.first_cluster, e->file.size, e->file.is_dir))
+		rc = AS_ECORRUPT;
+	else if (e->file.is_dir && e->file.first_cluster) {
+		if (++c->depth > ESP_CHECK_MAX_DEPTH) {
+			snprintf(c->problem, sizeof c->problem, "%s: directories nest deeper than %u",
+				 c->path, ESP_CHECK_MAX_DEPTH);
+			rc = AS_ECORRUPT;
+		} else {
+			int err = fat_list(c->fs, &e->file, check_entry, c, NULL);
+			if (err && !c->problem[0])
+				snprintf(c->problem, sizeof c->problem,
+					 "%s: the directory cannot be read (%s)", c->path,
+					 as_strerror(err));
+			rc = err ? AS_ECORRUPT : 0;
+		}
+		c->depth--;
+	}
+	c->path[len] = 0;
+	return rc;
+}
+
+int esp_chain_problem(struct fat_fs *fs, struct blockdev *dev, char *problem, size_t cap)
+{
+	struct chain_check c;
+	int rc = 0;
+
+	memset(&c, 0, sizeof c);
+	c.fs = fs;
+	esp_geom_of(fs, &c.g);
+	c.fat = xmalloc((size_t)c.g.fat_bytes);
+	c.used = xcalloc(1, DIV_ROUND_UP((size_t)fs->clusters + 2, 8));
+	snprintf(c.path, sizeof c.path, "/");
+	if (bdev_read_bytes(dev, fs->fat_offset, c.fat, (size_t)c.g.fat_bytes)) {
+		rc = AS_EIO;
+		goto out;
+	}
+	struct fat_file root;
+	if (fat_open(fs, "/", &root, NULL)) {
+		snprintf(c.problem, sizeof c.problem, "the root directory cannot be opened");
+	} else if (fs->type == FAT_TYPE_32 && !chain_whole(&c, fs->root_cluster, 0, true)) {
+		/* problem set */
+	} else {
+		struct report q;
+		report_init(&q, false);
+		int err = fat_list(fs, &root, check_entry, &c, &q.diag);
+		if (err && !c.problem[0]) {
+			const struct report_item *it = report_first(&q, DIAG_ERROR);
+			snprintf(c.problem, sizeof c.problem, "%.500s",
+				 it ? it->msg : "a directory cannot be read");
+		}
+		report_free(&q);
+	}
+	if (c.problem[0]) {
+		snprintf(problem, cap, "%s", c.problem);
+		rc = AS_ECORRUPT;
+	}
+out:
+	free(c.fat);
+	free(c.used);
+	return rc;
+}
+
+static int esp_check_chains(struct esp_session *s)
+{
+	char problem[1200];
+	int rc = esp_chain_problem(s->fs, &s->img.dev, problem, sizeof problem);
+
+	if (rc == AS_EIO) {
+		t_error("io.read", "reading the FAT of partition %u failed", s->number);
+		return EXIT_ERRORS;
+	}
+	if (rc) {
+		t_error("esp.fat_chains",
+			"partition %u (the boot partition) has FAT errors: %s; new files would be "
+			"cross-linked with it, so nothing is written (repair it with fsck.fat)",
+			s->number, problem);
+		return EXIT_ERRORS;
+	}
+	return 0;
+}
+
+/* The FATs of the disk (S0) and of the copy (S2), every copy of each, and the intermediate
+ * states between them. */
+struct fat_states {
+	uint8_t *old, *new, *mid0, *mid;
+};
+
+static void fat_states_free(struct fat_states *f)
+{
+	free(f->old);
+	free(f->new);
+	free(f->mid0);
+	free(f->mid);
+}
+
+/* Reads both sides' FATs and computes the states between them. Returns 0 or an exit code. */
+static int fat_states_read(struct esp_session *s, const struct esp_geom *g, struct fat_states *f)
+{
+	size_t len = (size_t)(g->fats_end - g->fats);
+
+	f->old = xmalloc(len);
+	f->new = xmalloc(len);
+	f->mid0 = xmalloc(len);
+	f->mid = xmalloc(len);
+	if (bdev_read_bytes(&s->h->dev, s->first_lba * s->h->topo.lss + g->fats, f->old, len) ||
+	    bdev_read_bytes(&s->img.dev, g->fats, f->new, len)) {
+		t_error("io.read", "reading the FATs of partition %u for comparison failed", s->number);
+		return EXIT_ERRORS;
+	}
+	esp_fat_states(g, f->old, f->new, f->mid0, f->mid);
+	return 0;
+}
+
+/* Compares the partition on the disk with the copy a chunk at a time and collects the writes
+ * each changed sector needs. Returns 0 or an exit code. */
+static int collect_writes(struct esp_session *s, const struct esp_geom *g,
+			  const struct fat_states *f, struct esp_writes *ws)
+{
+	uint32_t lss = s->h->topo.lss;
+	uint64_t total = s->sectors * lss, base = s->first_lba * lss;
+	const uint8_t *fat_active = f->old + (uint64_t)g->active * g->fat_bytes;
+	uint8_t *a = xmalloc(CHUNK), *b = xmalloc(CHUNK);
+	int rc = 0;
+
+	for (uint64_t off = 0; off < total && !rc; off += CHUNK) {
+		size_t n = (size_t)(total - off < CHUNK ? total - off : CHUNK);
+		if (!fd_has_data(s->h->fd, base + off, n) && !fd_has_data(s->img.fd, off, n))
+			continue; /* a hole on both sides */
+		if (bdev_read_bytes(&s->h->dev, base + off, a, n) ||
+		    bdev_read_bytes(&s->img.dev, off, b, n)) {
+			t_error("io.read", "reading the ESP for comparison failed at byte %llu",
+				(unsigned long long)off);
+			rc = EXIT_ERRORS;
+			break;
+		}
+		for (size_t i = 0; i < n; i += lss) {
+			uint64_t at = off + i;
+			bool in_fat = at >= g->fats && at + lss <= g->fats_end;
+			const uint8_t *mid0 = in_fat ? f->mid0 + (at - g->fats) : NULL;
+			const uint8_t *mid = in_fat ? f->mid + (at - g->fats) : NULL;
+			struct sector_writes sw;
+			if (esp_classify_sector(g, fat_active, at, lss, a + i, b + i, mid0, mid, &sw))
+				esp_writes_add(ws, s->first_lba + at / lss, &sw);
+		}
+	}
+	free(a);
+	free(b);
+	return rc;
+}
+
+int esp_diff(struct esp_session *s, struct plan *p, const char *what)
+{
+	struct fat_states f = { 0 };
+	struct esp_writes ws;
+	struct esp_geom g;
+	int rc;
+
+	if (s->mounted) /* no sector: the mounted filesystem takes the changes (espdir.c) */
+		return 0;
+	/* The geometry of the final state (mtools never changes the boot sector's layout). */
+	if ((rc = remount(s))) {
+		t_error("esp.fat", "the ESP copy no longer mounts after mtools: %s", as_strerror(rc));
+		return EXIT_ERRORS;
+	}
+	esp_geom_of(s->fs, &g);
+	if (g.data_end > s->sectors * s->h->topo.lss || g.fats_end - g.fats > (1ull << 30)) {
+		t_error("esp.fat", "the FAT on partition %u does not fit the partition", s->number);
+		return EXIT_ERRORS;
+	}
+	esp_writes_init(&ws, s->h->topo.lss);
+	if (!(rc = fat_states_read(s, &g, &f)) && !(rc = collect_writes(s, &g, &f, &ws)))
+		esp_writes_plan(&ws, what, p);
+	esp_writes_free(&ws);
+	fat_states_free(&f);
+	return rc;
+}

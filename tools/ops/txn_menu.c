@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* remove and set-default: changes to the boot menu alone, as write plans like add's (the boot
+ * partition copied, changed with mtools, the differing sectors written in their safe order). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "common/errors.h"
+#include "tools/esp/cfgedit.h"
+#include "tools/ops/ops.h"
+#include "tools/base/util.h"
+
+/* The menu entry called name, or a refusal naming what there is. Returns the index or -1. */
+static int find_entry(struct txn *t, const char *name)
+{
+	int i = boot_menu_find(t->menu, name);
+	if (i < 0)
+		t_error("refuse.no_entry",
+			"the boot menu on partition %u has no entry named '%s' (see 'anysector list'); "
+			"nothing was changed", t->esp.number, name);
+	return i;
+}
+
+/* Whether an entry of the menu uses the file. */
+static const char *user_of(const struct boot_menu *m, const char *file)
+{
+	for (unsigned i = 0; i < m->cfg.nentries; i++) {
+		const char *files[1 + CFG_MAX_INITRDS];
+		unsigned n = entry_boot_files(&m->cfg.entries[i], files);
+		for (unsigned k = 0; k < n; k++)
+			if (esp_path_eq(files[k], file))
+				return m->cfg.entries[i].name;
+	}
+	return NULL;
+}
+
+struct dir_state {
+	unsigned n;
+};
+
+static int count_one(void *ctx, const char *name, bool is_dir, uint64_t size)
+{
+	(void)name;
+	(void)is_dir;
+	(void)size;
+	((struct dir_state *)ctx)->n++;
+	return 0;
+}
+
+/* Removes dir and then its parents while they are empty, up to (not) the root; /loader and
+ * what is under it stay (kernel-install looks for /loader/entries). */
+static int drop_empty_dirs(struct txn *t, const char *dir)
+{
+	char d[FAT_PATH_MAX + 32];
+	snprintf(d, sizeof d, "%s", dir);
+	for (;;) {
+		char *slash = strrchr(d, '/');
+		if (!slash || !slash[1] || !strncasecmp(d, "/loader", 7))
+			return 0;
+		struct dir_state st = { 0 };
+		if (esp_list(&t->esp, d, count_one, &st) || st.n)
+			return 0;
+		int rc = esp_rmdir(&t->esp, d);
+		if (rc)
+			return rc;
+		txn_summary(t, "removed the empty directory %s", d);
+		*slash = 0;
+	}
+}
+
+int txn_drop_unused(struct txn *t, const char *const *files, unsigned n)
+{
+	struct boot_menu *now = xcalloc(1, sizeof *now);
+	struct report q;
+	int rc = 0;
+
+	report_init(&q, false);
+	if (n && boot_menu_load(&t->esp, now, &q)) {
+		t_error("esp.menu", "the boot menu cannot be read again after the change");
+		rc = EXIT_ERRORS;
+	}
+	report_free(&q);
+	for (unsigned i = 0; i < n && !rc; i++) {
+		bool dup = false, is_dir = true;
+		for (unsigned k = 0; k < i; k++)
+			dup |= esp_path_eq(files[k], files[i]);
+		if (dup || !esp_exists(&t->esp, files[i], &is_dir) || is_dir)
+			continue;
+		const char *user = user_of(now, files[i]);
+		if (user) {
+			bool own = false; /* add --replace: the new entry of that name */
+			for (unsigned k = 0; k < t->nreplaced; k++)
+				own |= !strcasecmp(t->replaced[k], user);
+			if (!own)
+				txn_summary(t, "kept %s: entry '%s' uses it", files[i], user);
+			continue;
+		}
+		if ((rc = esp_delete(&t->esp, files[i])))
+			break;
+		txn_summary(t, "deleted %s", files[i]);
+		char dir[FAT_PATH_MAX + 32];
+		snprintf(dir, sizeof dir, "%s", files[i]);
+		char *slash = strrchr(dir, '/');
+		if (slash)
+			*slash = 0;
+		rc = drop_empty_dirs(t, dir);
+	}
+	boot_menu_free(now);
+	free(now);
+	return rc;
+}
+
+/* anysector.cfg's text now, or the head of a new one (no timeout: loader.conf's may count). */
+static char *cfg_text_now(struct txn *t)
+{
+	if (t->menu->cfg_text)
+		return xstrdup(t->menu->cfg_text);
+	return xstrdup("# anysector.cfg: the boot menu (see anysector(8)); written by 'anysector'\n");
+}
+
+int txn_remove(struct txn *t, const char *name)
+{
+	int rc, i;
+
+	if ((rc = txn_open_esp(t)) || (rc = txn_load_menu(t)))
+		return rc;
+	if ((i = find_entry(t, name)) < 0)
+		return EXIT_REFUSED;
+	const struct boot_menu *m = t->menu;
+	const struct cfg_entry *e = &m->cfg.entries[i];
+	if (m->cfg.nentries == 1 && !t->force) {
+		t_error("refuse.last_entry",
+			"'%s' is the only entry of the boot menu: without it the loaders have nothing "
+			"to boot; add another first, or use --force", e->name);
+		return EXIT_REFUSED;
+	}
+	t->allow_empty_menu = m->cfg.nentries == 1;
+	char *text = cfg_text_now(t), *cur;
+	bool cfg_changed = false;
+	if (!m->src[i].bls) {
+		cur = cfg_text_remove_entry(text, e->name);
+		free(text);
+		text = cur;
+		cfg_changed = true;
+	} else if ((rc = esp_delete(&t->esp, m->src[i].path))) {
+		free(text);
+		return rc;
+	}
+	/* a default naming it goes too: the loaders then take the first entry */
+	if (m->cfg.default_line && !strcasecmp(m->cfg.default_name, e->name)) {
+		cur = cfg_text_set_key(text, "default", NULL);
+		free(text);
+		text = cur;
+		cfg_changed = true;
+		txn_summary(t, "'%s' was the default in %s: that line is gone", e->name,
+			    CFG_FILE_NAME);
+	}
+	txn_summary(t, "entry '%s' removed from %s", e->name, m->src[i].path);
+	rc = cfg_changed ? txn_store_config(t, text) : txn_check_menu(t);
+	free(text);
+	if (rc)
+		return rc;
+	/* an efi entry's file on another partition, or a chainload target, is not ours to delete */
+	const char *files[1 + CFG_MAX_INITRDS];
+	return txn_drop_unused(t, files, entry_boot_files(e, files));
+}
+
+int txn_set_default(struct txn *t, const char *name)
+{
+	int rc, i;
+
+	if ((rc = txn_open_esp(t)) || (rc = txn_load_menu(t)))
+		return rc;
+	if ((i = find_entry(t, name)) < 0)
+		return EXIT_REFUSED;
+	const char *exact = t->menu->cfg.entries[i].name;
+	char *text = cfg_text_now(t);
+	char *cur = cfg_text_set_key(text, "default", exact);
+	free(text);
+	txn_summary(t, "default '%s' in %s on partition %u", exact, CFG_FILE_NAME, t->esp.number);
+	rc = txn_store_config(t, cur);
+	free(cur);
+	return rc;
+}

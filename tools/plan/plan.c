@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+#include "tools/plan/plan.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/errors.h"
+#include "tools/base/util.h"
+
+void plan_init(struct plan *p, uint32_t lss)
+{
+	memset(p, 0, sizeof *p);
+	p->lss = lss;
+	p->crash_after = -1;
+	p->pause = NULL;
+	p->pause_ctx = NULL;
+	p->pause_at = 0;
+}
+
+long plan_crash_hook(void)
+{
+	const char *v = getenv(PLAN_CRASH_ENV);
+	char *end;
+
+	if (!v || !*v)
+		return -1;
+	long k = strtol(v, &end, 10);
+	return *end || k < 0 ? -1 : k;
+}
+
+/* Stops the process as a power cut would: no buffers flushed, no atexit handlers, nothing undone
+ * (the writes so far were each synced by plan_execute). */
+static void crash_if(const struct plan *p, unsigned done)
+{
+	if (p->crash_after < 0 || (unsigned long)p->crash_after != done)
+		return;
+	char msg[160];
+	int n = snprintf(msg, sizeof msg, "anysector: %s=%ld: stopping dead after write %u of %u\n",
+			 PLAN_CRASH_ENV, p->crash_after, done, p->n);
+	if (write(2, msg, (size_t)n) < 0) {
+		/* nothing to do: we are about to vanish anyway */
+	}
+	_exit(PLAN_CRASH_EXIT);
+}
+
+void plan_free(struct plan *p)
+{
+	for (unsigned i = 0; i < p->n; i++)
+		free(p->ops[i].data);
+	free(p->ops);
+	p->ops = NULL;
+	p->n = p->cap = 0;
+}
+
+static struct write_op *grow(struct plan *p)
+{
+	if (p->n == p->cap) {
+		p->cap = p->cap ? p->cap * 2 : 8;
+		p->ops = xrealloc(p->ops, p->cap * sizeof *p->ops);
+	}
+	return &p->ops[p->n++];
+}
+
+void plan_add(struct plan *p, uint64_t lba, uint64_t count, const void *data, const char *what)
+{
+	struct write_op *o = grow(p);
+	size_t len = (size_t)(count * p->lss);
+	o->lba = lba;
+	o->count = count;
+	o->data = xmalloc(len);
+	memcpy(o->data, data, len);
+	snprintf(o->what, sizeof o->what, "%s", what);
+}
+
+void plan_append(struct plan *dst, struct plan *src)
+{
+	for (unsigned i = 0; i < src->n; i++)
+		*grow(dst) = src->ops[i];
+	free(src->ops);
+	src->ops = NULL;
+	src->n = src->cap = 0;
+}
+
+uint64_t plan_sectors(const struct plan *p)
+{
+	uint64_t n = 0;
+	for (unsigned i = 0; i < p->n; i++)
+		n += p->ops[i].count;
+	return n;
+}
+
+void plan_print(const struct plan *p, FILE *f)
+{
+	for (unsigned i = 0; i < p->n; i++) {
+		const struct write_op *o = &p->ops[i];
+		fprintf(f, "write LBA %llu..%llu (byte %llu, %llu bytes): %s\n",
+			(unsigned long long)o->lba, (unsigned long long)(o->lba + o->count - 1),
+			(unsigned long long)(o->lba * p->lss), (unsigned long long)(o->count * p->lss),
+			o->what);
+	}
+}
+
+int plan_execute(struct hostdev *h, const struct plan *p)
+{
+	crash_if(p, 0);
+	for (unsigned i = 0; i <= p->n; i++) {
+		if (p->pause && i == p->pause_at) {
+			int rc = p->pause(p->pause_ctx);
+			if (rc)
+				return rc;
+		}
+		if (i == p->n)
+			break;
+		const struct write_op *o = &p->ops[i];
+		size_t len = (size_t)(o->count * p->lss);
+		int rc = bdev_write(&h->dev, o->lba, o->count, o->data);
+		if (rc) {
+			t_error("io.write", "%s: writing LBA %llu..%llu (%s) failed at LBA %llu: %s",
+				h->path, (unsigned long long)o->lba,
+				(unsigned long long)(o->lba + o->count - 1), o->what,
+				(unsigned long long)h->dev.err_lba, as_strerror(rc));
+			return EXIT_ERRORS;
+		}
+		if ((rc = hostdev_sync(h)))
+			return rc;
+		uint8_t *back = xmalloc(len);
+		rc = bdev_read(&h->dev, o->lba, o->count, back);
+		bool same = !rc && !memcmp(back, o->data, len);
+		free(back);
+		if (!same) {
+			t_error("io.verify", "%s: LBA %llu..%llu (%s) read back different from what was "
+				"written",
+				h->path, (unsigned long long)o->lba,
+				(unsigned long long)(o->lba + o->count - 1), o->what);
+			return EXIT_ERRORS;
+		}
+		crash_if(p, i + 1);
+	}
+	return 0;
+}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* A write plan: every sector range an operation will replace, with the new bytes and a note of
+ * what they are. Plans are built completely before anything is written, so --dry-run can print
+ * them, the journal can save the old bytes first, and execution can read every write back. */
+#ifndef ANYSECTOR_TOOLS_PLAN_H
+#define ANYSECTOR_TOOLS_PLAN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "tools/dev/hostdev.h"
+
+struct write_op {
+	uint64_t lba;
+	uint64_t count;       /* sectors */
+	uint8_t *data;        /* count * lss bytes, owned by the plan */
+	char what[400];
+};
+
+struct plan {
+	uint32_t lss;
+	struct write_op *ops;
+	unsigned n, cap;
+	long crash_after;     /* test hook: _exit after this many writes; -1 never (plan_init) */
+	/* Called by plan_execute before op number pause_at (after the last op when it is n): the
+	 * changes made through a mounted boot partition go there, between stage2 and LBA 0.
+	 * Returns 0 or an exit code, which stops the plan. */
+	int (*pause)(void *ctx);
+	void *pause_ctx;
+	unsigned pause_at;
+};
+
+/* The test-only crash hook: ANYSECTOR_TEST_CRASH_AFTER_WRITE=K makes plan_execute of an install
+ * or add stop dead (_exit, no cleanup, no journal removal) right after its write number K (0:
+ * after the backup file is saved, before any write), so tests/crash can check every prefix of
+ * a plan. Returns K, or -1 when the variable is unset or not a number. */
+#define PLAN_CRASH_ENV "ANYSECTOR_TEST_CRASH_AFTER_WRITE"
+#define PLAN_CRASH_EXIT 99
+long plan_crash_hook(void);
+
+void plan_init(struct plan *p, uint32_t lss);
+void plan_free(struct plan *p);
+/* Copies count sectors from data. */
+void plan_add(struct plan *p, uint64_t lba, uint64_t count, const void *data, const char *what);
+/* Moves every op of src to the end of dst (src is left empty). */
+void plan_append(struct plan *dst, struct plan *src);
+uint64_t plan_sectors(const struct plan *p);
+/* One line per op: "write LBA a..b (byte X, N bytes): what". */
+void plan_print(const struct plan *p, FILE *f);
+/* Writes every op in order; after each: fsync, read back and compare. Returns 0 or an exit code
+ * (naming the op that failed). */
+int plan_execute(struct hostdev *h, const struct plan *p);
+
+#endif

@@ -11,7 +11,9 @@
 #  7. array lengths through ARRAY_SIZE;
 #  8. every int function of tools/*/*.h says what it returns (tools/base/util.h's convention);
 #  9. every source file (C, headers, linker script, asm, Python, shell, make) carries the
-#     licence's SPDX line in its first two lines (LICENSE: BSD-2-Clause).
+#     licence's SPDX line in its first two lines (LICENSE: BSD-2-Clause);
+# 10. tests/run-suites.sh fails a run whose suites leave a file in the source tree, and a signal
+#     stops the running suite and removes its TMPDIR (probes in a throwaway git repository).
 set -u
 cd "$(dirname "$0")/.."
 fail=0; pass=0
@@ -244,6 +246,67 @@ elif [ ! -f LICENSE ] || ! grep -q 'BSD 2-Clause License' LICENSE; then
 else
 	echo "ok   every source file carries the BSD-2-Clause SPDX line; LICENSE holds the text"
 	pass=$((pass + 1))
+fi
+
+# 10. Tests write only under $BUILD or TMPDIR. tests/run-suites.sh compares `git status` before
+#     and after the suites; these probes run it in a throwaway git repository with a stand-in
+#     for make: a suite writing a file beside the sources must fail the run and be named, one
+#     writing into its TMPDIR passes (its TMPDIR then removed, and $BUILD inside the tree does
+#     not count), and SIGTERM to the runner must reach a sleeping suite and its whole process
+#     group, remove its TMPDIR and exit 143.
+suites_probe() {
+	top=$(pwd); repo=$1
+	git -C "$repo" init -q && echo x > "$repo/tracked" && git -C "$repo" add tracked \
+		&& git -C "$repo" -c user.name=probe -c user.email=probe@invalid commit -qm probe \
+		|| { echo "cannot make a git repository"; return; }
+	cat > "$repo/fake-make" <<'EOF_MAKE'
+#!/bin/sh
+case $2 in
+tmp) echo x > "$TMPDIR/scratch" && echo x > "$BUILD/out" ;;
+leave) echo x > left-behind ;;
+sleep) trap 'echo x > "$BUILD/got-term"; exit 143' TERM
+	echo x > "$TMPDIR/scratch"; sleep 60 & echo $! > "$BUILD/sleep.pid"; wait ;;
+esac
+EOF_MAKE
+	chmod +x "$repo/fake-make"
+	# always in a subshell ($(...) or &), which the runner then replaces: $! is the runner
+	runs() { cd "$repo" && exec env -u RESULTS BUILD=build "$top/tests/run-suites.sh" ./fake-make "$@"; }
+	out=$(runs 01:tmp 2>&1) || { echo "a clean run failed: $out"; return; }
+	[ -e "$repo/build/suite-tmp/tmp" ] && { echo "a passed suite's TMPDIR is left"; return; }
+	out=$(runs 01:tmp 02:leave 2>&1) && { echo "a run leaving left-behind passed: $out"; return; }
+	case $out in *"left files in the source tree"*left-behind*) ;;
+	*) echo "a run leaving left-behind does not name it: $out"; return ;; esac
+	rm -f "$repo/left-behind"
+	runs 01:sleep >/dev/null 2>&1 &
+	runner=$!
+	n=0
+	while [ ! -s "$repo/build/sleep.pid" ] && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
+	kill -TERM $runner
+	wait $runner
+	rc=$?
+	sleeper=$(cat "$repo/build/sleep.pid" 2>/dev/null)
+	[ $rc = 143 ] || { echo "SIGTERM: the runner exited $rc, want 143"; return; }
+	[ -n "$sleeper" ] || { echo "the sleeping suite did not start"; return; }
+	n=0  # it may still be a zombie for a moment, which kill -0 finds
+	while kill -0 "$sleeper" 2>/dev/null && [ $n -lt 20 ]; do sleep 0.1; n=$((n + 1)); done
+	kill -0 "$sleeper" 2>/dev/null \
+		&& { kill "$sleeper"; echo "SIGTERM left the suite's process $sleeper running"; return; }
+	[ -e "$repo/build/got-term" ] || { echo "the suite was not sent SIGTERM"; return; }
+	[ -e "$repo/build/suite-tmp/sleep" ] && { echo "SIGTERM left the suite's TMPDIR"; return; }
+	return 0
+}
+if ! command -v git >/dev/null 2>&1; then
+	echo "ok   (skipped: no git) a suite run leaves nothing in the tree"; pass=$((pass + 1))
+else
+	repo=$(mktemp -d)
+	why=$(suites_probe "$repo")
+	rm -rf "$repo"
+	if [ -z "$why" ]; then
+		echo "ok   tests/run-suites.sh fails a run that leaves a file in the tree; a signal stops a suite"
+		pass=$((pass + 1))
+	else
+		echo "FAIL tests/run-suites.sh's tree check or signal handling: $why"; fail=$((fail + 1))
+	fi
 fi
 
 [ -n "${RESULTS:-}" ] && echo "pass=$pass fail=$fail skip=0" > "$RESULTS/hygiene"

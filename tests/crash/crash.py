@@ -128,7 +128,7 @@ def run_tool(cmd, env=None, timeout=120):
     e.pop(CRASH_ENV, None)
     e.update(env or {})
     return subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                          errors="replace", env=e, timeout=timeout)
+                          errors="replace", env=e, timeout=timeout, cwd=tool.workdir())
 
 
 def said(r):

@@ -6,6 +6,8 @@ import collections
 import os
 import re
 
+from lib import tool
+
 # What the durable-write checks need: files made, written, synced, renamed, removed.
 CALLS = ("openat", "open", "creat", "write", "pwrite64", "fsync", "fdatasync", "close", "rename",
          "renameat", "renameat2", "unlink", "unlinkat", "mkdir", "mkdirat", "rmdir")
@@ -136,7 +138,7 @@ def traced(suite, *args, **kw):
     trace = suite.path("strace-%s.txt" % args[0])
     # LeakSanitizer cannot run under ptrace; the untraced runs keep checking for leaks
     suite.anysector(*args, prefix=command(trace, env=["ASAN_OPTIONS=detect_leaks=0"]), **kw)
-    return fs_ops(parse(trace), os.getcwd())
+    return fs_ops(parse(trace), tool.workdir())
 
 
 def written(writes):

@@ -13,6 +13,7 @@ stdout and, through lib.results, to $RESULTS/<suite>.
 import json
 import os
 import shutil
+import signal
 import subprocess
 import time
 import traceback
@@ -21,6 +22,12 @@ from lib import paths, results, stages, tool
 from lib.results import Skip
 
 ANYSECTOR = paths.ASAN_ANYSECTOR
+
+
+def _interrupted(signum, frame):
+    """SIGTERM or SIGHUP (tests/run-suites.sh stopping the suite) unwinds like Ctrl-C, so every
+    `with` and `finally` of the running test still detaches its loop devices and unmounts."""
+    raise KeyboardInterrupt("signal %d" % signum)
 
 
 class Suite:
@@ -32,7 +39,9 @@ class Suite:
         self.work = paths.build("tmp", name)
         shutil.rmtree(self.work, ignore_errors=True)
         os.makedirs(self.work)
-        os.environ["TMPDIR"] = self.work
+        os.environ["TMPDIR"] = self.work   # also where lib.tool runs the installer
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            signal.signal(sig, _interrupted)
         os.environ.setdefault("ASAN_OPTIONS", "detect_leaks=1")
         self.stages = stages.write_placeholders(os.path.join(self.work, "stages"))
         os.environ["ANYSECTOR_STAGES"] = self.stages
@@ -48,6 +57,11 @@ class Suite:
             t0 = time.time()
             try:
                 t(self)
+            except KeyboardInterrupt as e:
+                # the test's `with` and `finally` blocks have run on the way here
+                print("STOP %s: interrupted (%s); its files stay in %s"
+                      % (t.__name__, e or "Ctrl-C", self.work))
+                return 130
             except Skip as e:
                 self.skipped += 1
                 print("SKIP %s: %s" % (t.__name__, e))

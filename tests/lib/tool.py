@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """Running the installer (`anysector`) from a test: its output, a sanitizer report found in it,
 and the mkimage command line the boot harnesses build their disks with."""
+import os
 import subprocess
+import tempfile
 
 from lib import paths
 
@@ -14,13 +16,21 @@ def sanitizer_report(output):
     return any(m in output for m in SANITIZER_MARKERS)
 
 
+def workdir():
+    """The directory the installer runs in: $TMPDIR (a Suite's work directory, or the one
+    tests/run-suites.sh gives each suite), else the system's. Never the source tree: install
+    writes its default backup file of a block device (./anysector-backup-DEV) there."""
+    d = os.environ.get("TMPDIR")
+    return d if d and os.path.isdir(d) else tempfile.gettempdir()
+
+
 def run(args, binary=paths.ASAN_ANYSECTOR, env=None, stdin=None, timeout=120, prefix=()):
     """Runs `prefix... binary args...` (prefix: a wrapper such as lib.strace.command) with text
-    output; subprocess.TimeoutExpired after timeout s."""
+    output, in workdir(); subprocess.TimeoutExpired after timeout s."""
     return subprocess.run(list(prefix) + [binary] + [str(a) for a in args], capture_output=True,
                           text=True, errors="replace", input=stdin,
                           stdin=None if stdin is not None else subprocess.DEVNULL, env=env,
-                          timeout=timeout)
+                          timeout=timeout, cwd=workdir())
 
 
 def mkimage_command(out, size, label, logical, physical, stages, kernel, initrd=None,

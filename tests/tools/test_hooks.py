@@ -98,7 +98,8 @@ class World:
     def run(self, *args, rc=0, prog=UPDATE, env=None):
         """Runs anysector-update (or a hook); asserts the exit code and no sanitizer report."""
         p = subprocess.run([prog] + list(args), capture_output=True, text=True,
-                           env=env or self.env(), stdin=subprocess.DEVNULL, timeout=300)
+                           env=env or self.env(), stdin=subprocess.DEVNULL, timeout=300,
+                           cwd=tool.workdir())
         out = p.stdout + p.stderr
         self.s.check(not tool.sanitizer_report(out), "sanitizer report:\n" + out[-3000:])
         self.s.eq(p.returncode, rc, "%s %s exit status (output:\n%s)" %

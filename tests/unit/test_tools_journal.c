@@ -12,6 +12,8 @@
 
 #include "tools/plan/journal.h"
 #include "tools/base/util.h"
+#include "tools/base/fileio.h"
+#include "tools/dev/hostdev_open.h"
 
 static char dir[512], img[600], jpath[600];
 

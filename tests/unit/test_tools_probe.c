@@ -18,6 +18,7 @@
 #include "tools/disk/foreign.h"
 #include "tools/dev/probe.h"
 #include "tools/base/util.h"
+#include "tools/dev/hostdev_open.h"
 
 #define DISK_BYTES (1u << 20)
 

@@ -9,7 +9,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tools/cmd/cli.h"
 
 /* The name shim starts after itself (its DEFAULT_LOADER), where --shim puts the loader. */
 #define SHIM_SECOND_STAGE "grubx64.efi"
@@ -33,30 +32,12 @@ void efi_binary_inspect(const uint8_t *buf, size_t len, struct efi_binary *out);
  * text for check. */
 const char *efi_binary_text(const struct efi_binary *b, char *buf, size_t cap);
 
-/* --sign-key, --sign-cert and --shim of install and mkimage. */
+/* --sign-key, --sign-cert and --shim of install and mkimage (tools/cmd/sign_options.h). */
 struct efi_signing {
 	const char *key;
 	const char *cert;
 	const char *shim;
 };
-
-#define SIGNING_LONG_OPTIONS                                                \
-	{ "sign-key", required_argument, NULL, OPT_SIGN_KEY },              \
-	{ "sign-cert", required_argument, NULL, OPT_SIGN_CERT },            \
-	{ "shim", required_argument, NULL, OPT_SHIM }
-
-#define SIGNING_HELP                                                                        \
-	"  --sign-key KEY.pem   sign BOOTX64.EFI for Secure Boot with this private key (PEM;\n" \
-	"                       an encrypted key asks for its passphrase) ...\n"              \
-	"  --sign-cert CERT.pem ... and this certificate (sbsign; checked with sbverify)\n"   \
-	"  --shim SHIM.efi      install this signed shim as \\EFI\\BOOT\\BOOTX64.EFI and the\n" \
-	"                       loader as \\EFI\\BOOT\\grubx64.efi, which shim starts\n"
-
-/* Handles the options above; cmd names the command in a usage error. */
-enum opt_result signing_option(int opt, const char *arg, struct efi_signing *sg, const char *cmd);
-/* After the options: --sign-key and --sign-cert go together, and the files can be read.
- * Returns 0 or an exit code. */
-int signing_finish(const struct efi_signing *sg, const char *cmd);
 
 /* Signs the loader in into a new temporary file (its name into out) with sbsign and checks the
  * result with sbverify --cert. Returns 0 or an exit code (the temporary file is gone then). */

@@ -6,8 +6,17 @@
 #include <string.h>
 
 #include "common/bits.h"
-#include "tools/cmd/cli.h"
 #include "tools/base/util.h"
+#include "tools/cmd/cli.h"
+#include "tools/cmd/cmd_add.h"
+#include "tools/cmd/cmd_info.h"
+#include "tools/cmd/cmd_install.h"
+#include "tools/cmd/cmd_list.h"
+#include "tools/cmd/cmd_mkimage.h"
+#include "tools/cmd/cmd_partition.h"
+#include "tools/cmd/cmd_remove_set_default.h"
+#include "tools/cmd/cmd_repair.h"
+#include "tools/cmd/cmd_restore.h"
 
 #ifndef ANYSECTOR_VERSION
 #define ANYSECTOR_VERSION "0.1"

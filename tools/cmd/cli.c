@@ -5,9 +5,11 @@
 #include <string.h>
 
 #include "common/bits.h"
-#include "tools/disk/dual.h"
 #include "common/config.h"
 #include "tools/base/util.h"
+#include "tools/dev/hostdev_open.h"
+#include "tools/disk/dual.h"
+#include "tools/disk/topology.h"
 
 enum opt_result topo_option(int opt, const char *arg, struct topo_flags *f)
 {
@@ -129,7 +131,7 @@ int open_target_layout(struct hostdev *h, const char *path, bool writable,
 		g.has_lss = true;
 	}
 	if (!rc)
-		rc = hostdev_set_topology(h, &g);
+		rc = topology_find(h, &g);
 	return rc;
 }
 
@@ -138,7 +140,7 @@ int open_target_live(struct hostdev *h, const char *path, bool writable,
 {
 	int rc = hostdev_open_live(h, path, writable);
 	if (!rc)
-		rc = hostdev_set_topology(h, f);
+		rc = topology_find(h, f);
 	return rc;
 }
 
@@ -146,7 +148,7 @@ int open_target(struct hostdev *h, const char *path, bool writable, const struct
 {
 	int rc = hostdev_open(h, path, writable);
 	if (!rc)
-		rc = hostdev_set_topology(h, f);
+		rc = topology_find(h, f);
 	return rc;
 }
 

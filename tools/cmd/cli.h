@@ -125,18 +125,4 @@ int open_target_live(struct hostdev *h, const char *path, bool writable,
 int open_target_layout(struct hostdev *h, const char *path, bool writable,
 		       const struct topo_flags *f);
 
-/* The commands (argv[0] is the command's name). Each returns the exit code anysector ends with
- * (util.h kind 1). */
-int cmd_info(int argc, char **argv);
-int cmd_check(int argc, char **argv);
-int cmd_partition(int argc, char **argv);
-int cmd_install(int argc, char **argv);
-int cmd_add(int argc, char **argv);
-int cmd_mkimage(int argc, char **argv);
-int cmd_restore(int argc, char **argv);
-int cmd_repair(int argc, char **argv);
-int cmd_list(int argc, char **argv);
-int cmd_remove(int argc, char **argv);
-int cmd_set_default(int argc, char **argv);
-
 #endif

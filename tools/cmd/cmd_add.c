@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* anysector add: kernels and initrds onto the ESP, entries into anysector.cfg (tools/ops/txn.c). */
+#include "tools/cmd/cmd_add.h"
+
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* anysector info / check: what is on the disk, and what is wrong with it. */
+#include "tools/cmd/cmd_info.h"
+
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* anysector list: the boot menu as the loaders will show it (tools/esp/bootmenu.c), read-only. */
+#include "tools/cmd/cmd_list.h"
+
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* anysector mkimage: a bootable sparse disk image in one step: partition, format, install, add. */
+#include "tools/cmd/cmd_mkimage.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -9,15 +11,18 @@
 #include <unistd.h>
 
 #include "common/bits.h"
-#include "tools/cmd/cli.h"
-#include "tools/boot/efisig.h"
-#include "tools/cmd/entries.h"
-#include "tools/esp/ext4fmt.h"
-#include "tools/disk/foreign.h"
-#include "tools/dev/mounts.h"
-#include "tools/disk/rootarg.h"
-#include "tools/disk/dual.h"
+#include "tools/base/fileio.h"
 #include "tools/base/util.h"
+#include "tools/boot/efisig.h"
+#include "tools/cmd/cli.h"
+#include "tools/cmd/entries.h"
+#include "tools/cmd/sign_options.h"
+#include "tools/dev/hostdev_open.h"
+#include "tools/dev/mounts.h"
+#include "tools/disk/dual.h"
+#include "tools/disk/foreign.h"
+#include "tools/disk/rootarg.h"
+#include "tools/esp/ext4fmt.h"
 
 /* --root-dir: every entry whose command line has no root= gets the Linux partition's
  * root=PARTUUID= (into cmdlines[k]), then the partition becomes ext4 made from dir. *root_arg

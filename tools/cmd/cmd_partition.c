@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* anysector partition: a new aligned layout (tools/disk/layout.c), its tables and a formatted ESP. */
+#include "tools/cmd/cmd_partition.h"
+
 #include <errno.h>
 #include <getopt.h>
 #include <linux/fs.h>

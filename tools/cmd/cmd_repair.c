@@ -1,17 +1,20 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* anysector repair: rebuilds the broken half of a dual GPT (tools/disk/dual.h) from the intact one,
  * journalled like install. */
+#include "tools/cmd/cmd_repair.h"
+
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "tools/base/util.h"
 #include "tools/cmd/cli.h"
+#include "tools/dev/mounts.h"
 #include "tools/disk/dual.h"
+#include "tools/disk/dual_repair.h"
 #include "tools/disk/inspect.h"
 #include "tools/plan/journal.h"
-#include "tools/dev/mounts.h"
-#include "tools/base/util.h"
 
 static void usage(FILE *f)
 {

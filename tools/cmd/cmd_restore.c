@@ -1,13 +1,17 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* anysector restore: puts back every sector an install (or add) journalled. */
+#include "tools/cmd/cmd_restore.h"
+
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "tools/cmd/cli.h"
-#include "tools/plan/journal.h"
-#include "tools/dev/mounts.h"
 #include "tools/base/util.h"
+#include "tools/cmd/cli.h"
+#include "tools/dev/hostdev_open.h"
+#include "tools/dev/mounts.h"
+#include "tools/disk/topology.h"
+#include "tools/plan/journal.h"
 
 static void usage(FILE *f)
 {
@@ -52,7 +56,7 @@ int cmd_restore(int argc, char **argv)
 	if ((rc = hostdev_open(&h, argv[optind], !o.dry_run)))
 		goto out;
 	/* A device's sector size comes from the kernel; an image's from the backup itself. */
-	if (h.is_block && (rc = hostdev_set_topology(&h, &o.topo)))
+	if (h.is_block && (rc = topology_find(&h, &o.topo)))
 		goto out;
 	if ((rc = refuse_if_in_use(&h)))
 		goto out;

@@ -23,8 +23,8 @@
  * The 512-byte primary header likewise sits in the reserved rest of the 4 KiB block holding the
  * protective MBR. Firmware that restores a damaged GPT (edk2: primary array at LBA 2, backup
  * array at LastUsable + 1) keeps this layout at 4096 for the primary and at 512 for the backup,
- * and breaks the other half otherwise; dual_inspect names what broke and `anysector repair`
- * rebuilds it. */
+ * and breaks the other half otherwise; dual_inspect (tools/disk/dual_check.h) names what broke
+ * and `anysector repair` rebuilds it (tools/disk/dual_repair.h). */
 #ifndef ANYSECTOR_TOOLS_DUAL_H
 #define ANYSECTOR_TOOLS_DUAL_H
 
@@ -33,9 +33,7 @@
 
 #include "common/gpt.h"
 #include "common/mbr.h"
-#include "tools/dev/hostdev.h"
-#include "tools/plan/plan.h"
-#include "tools/base/report.h"
+#include "common/diag.h"
 
 /* The two logical sector sizes a dual GPT serves: the sizes disks have (512n/512e and 4Kn),
  * which the format itself fixes. Index 0 is the small one. */
@@ -77,52 +75,5 @@ void dual_protective_mbr(struct mbr *m);
 int dual_write_gpts(struct blockdev *view[DUAL_HALVES], const struct dual_geometry *g,
 		    const struct guid *disk_guid, const struct gpt_entry *entries, unsigned n,
 		    uint32_t unit, struct diag *d);
-
-/* What the disk holds of a dual GPT (tools/disk/inspect.c fills it in). */
-struct dual_table {
-	bool valid;              /* this header and its array are valid */
-	struct gpt gpt;          /* its table (valid only) */
-	char why[REPORT_MSG_MAX];/* why not, when not */
-};
-
-struct dual_state {
-	struct dual_geometry geo;
-	bool geo_ok;
-	/* [half][0] primary, [half][1] backup */
-	struct dual_table t[DUAL_HALVES][2];
-	bool remnant[DUAL_HALVES];      /* no valid header, but entry arrays of this disk remain */
-	uint64_t remnant_byte[DUAL_HALVES];
-	bool clean;                     /* all four headers valid, agreeing, nothing overlapping */
-	unsigned problems;              /* errors reported */
-};
-
-/* Looks for a dual GPT on h (whatever sector size h is viewed at). Returns NULL when the disk
- * holds none (not even the remains of one); otherwise a malloc'd state, with every problem
- * reported to r as an error (warnings for a protective MBR size that fits one size only):
- *   dual.header      a header (or its array) of one size is invalid, and why
- *   dual.half_gone   one size has no valid header left, only entry arrays of this disk
- *   dual.mismatch    two valid tables disagree: the disk GUID, or a partition's presence, type,
- *                    GUID, byte range, attributes or name (naming the partition and both values)
- *   dual.overlap     a header, entry array or usable range of one size overlaps a structure of
- *                    the other (what firmware restoring one size's GPT leaves)
- *   dual.unaligned   a partition that is not whole 4 KiB blocks
- *   dual.pmbr_size   the protective MBR's size fits one sector size only (warning)
- * lba0 is the disk's first 512 bytes. */
-struct dual_state *dual_inspect(struct hostdev *h, const uint8_t *lba0, struct report *r);
-
-/* The table a repair rebuilds both halves from, into *src (in *src_lss units; *which names the
- * header): from_lss 0 picks the one every valid header agrees on; 512 or 4096 picks that
- * size's primary (else its backup). Returns 0 or an exit code (reported): no valid header, or
- * headers that disagree without from_lss. */
-int dual_repair_source(const struct dual_state *s, uint32_t from_lss, const struct gpt **src,
-		       uint32_t *src_lss, const char **which);
-
-/* The writes that rebuild both GPTs of s from src (in src_lss units) in the layout of s->geo,
- * as ops of p (p->lss = h's sector size): every sector of the two GPT regions ([0, first usable)
- * and [end usable, N)) that must change, keeping the first 512 bytes except the protective
- * entry's size and end CHS, zeroing stale bytes of the regions. Tail ops come before head ops.
- * Returns 0 or an exit code (reported). */
-int dual_repair_plan(struct hostdev *h, const struct dual_state *s, const struct gpt *src,
-		     uint32_t src_lss, struct plan *p);
 
 #endif

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* Finding a dual GPT on a disk and everything wrong with it (tools/disk/dual.h). */
+#include "tools/disk/dual_check.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/errors.h"
 #include "common/le.h"
-#include "tools/disk/dual.h"
+#include "tools/base/fileio.h"
 #include "tools/base/util.h"
 
 #define MISMATCHES_PER_PAIR 4   /* differences named per pair of tables; more only repeat */

@@ -3,13 +3,15 @@
  * written by gpt_write_placed into an in-memory copy of the two GPT regions, and every sector of
  * the copy that differs from the disk becomes an op (journalled, printed by --dry-run, read
  * back by plan_execute). */
+#include "tools/disk/dual_repair.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/bits.h"
 #include "common/errors.h"
-#include "tools/disk/dual.h"
+#include "tools/base/fileio.h"
 #include "tools/base/util.h"
 
 /* The GPT regions of a disk held in memory: [0, head_len) and [tail_start, bytes). */

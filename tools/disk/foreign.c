@@ -7,7 +7,9 @@
 
 #include "common/errors.h"
 #include "common/mbr.h"
+#include "tools/base/fileio.h"
 #include "tools/base/util.h"
+#include "tools/disk/topology.h"
 
 /* Hits of our own readers: named as blkid names them where it has a name. */
 static void add_own(struct probe_result *r, const char *type, const char *usage, bool table,
@@ -48,7 +50,7 @@ int foreign_scan_disk(struct hostdev *h, struct probe_result *r)
 		return EXIT_ERRORS;
 	}
 	/* blkid looks for a GPT at the one sector size it is given; anysector's reader at all. */
-	for (unsigned gpt = hostdev_detect_gpt(h->fd, h->size_bytes); gpt; gpt &= gpt - 1) {
+	for (unsigned gpt = topology_gpt_sizes(h->fd, h->size_bytes); gpt; gpt &= gpt - 1) {
 		uint32_t lss = gpt & (~gpt + 1); /* each size the bit set holds */
 		uint64_t at[2] = { lss, (h->size_bytes / lss - 1) * lss };
 		for (unsigned k = 0; k < 2; k++)

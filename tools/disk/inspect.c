@@ -11,12 +11,14 @@
 #include "common/fat.h"
 #include "common/le.h"
 #include "common/pin.h"
-#include "tools/esp/bootmenu.h"
+#include "tools/base/fileio.h"
+#include "tools/base/util.h"
 #include "tools/boot/efisig.h"
+#include "tools/dev/hostdev.h"
+#include "tools/disk/topology.h"
+#include "tools/esp/bootmenu.h"
 #include "tools/esp/espfs.h"
 #include "tools/esp/hashfile.h"
-#include "tools/dev/hostdev.h"
-#include "tools/base/util.h"
 
 static const struct {
 	const char *guid;
@@ -427,7 +429,7 @@ int disk_inspect(struct hostdev *h, struct disk_info *di, bool strict, struct re
 		return EXIT_ERRORS;
 	}
 
-	unsigned gpt_sizes = hostdev_detect_gpt(h->fd, h->size_bytes);
+	unsigned gpt_sizes = topology_gpt_sizes(h->fd, h->size_bytes);
 	bool gpt_here = gpt_sizes & h->topo.lss;
 	struct label lb = label_decide(&di->mbr, gpt_here);
 	bool protective = lb.kind == LABEL_GPT && !lb.pmbr_missing;

@@ -10,7 +10,7 @@
 #include "common/bootinfo.h"
 #include "common/gpt.h"
 #include "common/mbr.h"
-#include "tools/disk/dual.h"
+#include "tools/disk/dual_check.h"
 #include "tools/dev/hostdev.h"
 #include "tools/disk/layout.h"
 #include "tools/dev/probe.h"

@@ -12,8 +12,9 @@
 
 #include "common/config.h"
 #include "common/errors.h"
-#include "tools/esp/bootmenu.h"
+#include "tools/base/fileio.h"
 #include "tools/base/util.h"
+#include "tools/esp/bootmenu.h"
 
 #define COPY_CHUNK (1u << 20)
 

@@ -10,11 +10,13 @@
 #include "common/config.h"
 #include "common/errors.h"
 #include "common/le.h"
-#include "tools/esp/esp_order.h"
-#include "tools/esp/espdir.h"
-#include "tools/disk/inspect.h"
+#include "tools/base/fileio.h"
 #include "tools/base/run.h"
 #include "tools/base/util.h"
+#include "tools/dev/hostdev_open.h"
+#include "tools/disk/inspect.h"
+#include "tools/esp/esp_order.h"
+#include "tools/esp/espdir.h"
 
 #define CHUNK (1u << 20)
 

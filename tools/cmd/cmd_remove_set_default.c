@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* anysector remove and set-default: one entry of the boot menu, by name (tools/ops/txn_menu.c). */
+#include "tools/cmd/cmd_remove_set_default.h"
+
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>

@@ -1,0 +1,10 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* The entry point of anysector add. */
+#ifndef ANYSECTOR_TOOLS_CMD_ADD_H
+#define ANYSECTOR_TOOLS_CMD_ADD_H
+
+/* argv[0] is the command's name. Returns the exit code anysector ends with (tools/base/util.h
+ * kind 1). */
+int cmd_add(int argc, char **argv);
+
+#endif

@@ -1,0 +1,10 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* The entry point of anysector list. */
+#ifndef ANYSECTOR_TOOLS_CMD_LIST_H
+#define ANYSECTOR_TOOLS_CMD_LIST_H
+
+/* argv[0] is the command's name. Returns the exit code anysector ends with (tools/base/util.h
+ * kind 1). */
+int cmd_list(int argc, char **argv);
+
+#endif

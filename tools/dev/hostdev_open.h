@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Opening a target: an image file or a whole-disk block device, held exclusively (O_EXCL) when
+ * written, and when the kernel refuses that, the sentence that names what holds it
+ * (tools/dev/mounts.h). */
+#ifndef ANYSECTOR_TOOLS_HOSTDEV_OPEN_H
+#define ANYSECTOR_TOOLS_HOSTDEV_OPEN_H
+
+#include <stdbool.h>
+
+#include "tools/dev/hostdev.h"
+
+/* Opens an existing image file or whole-disk block device; refuses a partition ("give the whole
+ * disk"), anything else, and (writable) a block device another user holds open exclusively.
+ * Returns 0 or an exit code after reporting why. */
+int hostdev_open(struct hostdev *h, const char *path, bool writable);
+/* The same for a change that writes only outside what is in use (install, add, remove,
+ * set-default on a running system): a block device whose partitions are mounted or held is
+ * opened without O_EXCL (h->live), and the change refuses each write into a partition in use
+ * itself (tools/dev/mounts.h); the disk itself mounted or held is still refused. */
+int hostdev_open_live(struct hostdev *h, const char *path, bool writable);
+
+#endif

@@ -122,6 +122,22 @@ bool mbr_is_protective(const struct mbr *m)
 	return false;
 }
 
+unsigned mbr_boot_part(const struct mbr *m)
+{
+	unsigned any = 0;
+
+	for (unsigned i = 0; i < 4; i++) {
+		const struct mbr_entry *e = &m->part[i];
+		if (!mbr_type_is_fat(e->type) || !e->sectors || !e->lba_first)
+			continue;
+		if (e->status == 0x80)
+			return i + 1;
+		if (!any)
+			any = i + 1;
+	}
+	return any;
+}
+
 static bool entry_is_zero(const struct mbr_entry *e)
 {
 	static const uint8_t z[3];

@@ -87,6 +87,14 @@ static inline bool mbr_type_is_fat(uint8_t t)
 	       t == MBR_TYPE_ESP;
 }
 
+/* The partition that boots when none is recorded (a stage2 the installer never patched), and the
+ * one the installer, info and check call the boot partition: the first active primary entry of a
+ * FAT type, else the first primary entry of a FAT type; an entry with no sectors or starting at
+ * LBA 0 holds nothing. Only primaries count: the active flag is the MBR's own choice of what
+ * boots, an EBR's flag byte is nobody's, and the installer never records a logical partition.
+ * Returns the partition number 1..4, or 0 when no entry qualifies. */
+unsigned mbr_boot_part(const struct mbr *m);
+
 /* Protective MBR per the UEFI spec: one 0xEE entry, status 0, start CHS 00 02 00, start LBA 1,
  * size min(N-1, 0xFFFFFFFF), end CHS of the last LBA (FF FF FF past CHS range), others zero. */
 void mbr_build_protective(uint64_t disk_sectors, struct mbr *m);

@@ -56,6 +56,7 @@ static int from_gpt(struct blockdev *disk, const struct guid *want, struct block
 static int from_mbr(struct blockdev *disk, const struct stage2_identity *id, struct blockdev *part)
 {
 	const struct mbr_part *found = 0;
+	unsigned want;
 
 	if (id) {
 		if (mbrt.mbr.disk_sig != id->mbr_disk_sig) {
@@ -63,25 +64,18 @@ static int from_mbr(struct blockdev *disk, const struct stage2_identity *id, str
 				   mbrt.mbr.disk_sig, id->mbr_disk_sig);
 			return AS_ENOENT;
 		}
-		for (unsigned i = 0; i < mbrt.count && !found; i++)
-			if (mbrt.parts[i].number == id->mbr_part)
-				found = &mbrt.parts[i];
-		if (!found) {
-			con_printf("the MBR has no partition %u, which stage2 was installed for\n",
-				   id->mbr_part);
-			return AS_ENOENT;
-		}
-	} else {
-		for (unsigned i = 0; i < mbrt.count && !found; i++)
-			if (mbrt.parts[i].active && mbr_type_is_fat(mbrt.parts[i].type))
-				found = &mbrt.parts[i];
-		for (unsigned i = 0; i < mbrt.count && !found; i++)
-			if (mbr_type_is_fat(mbrt.parts[i].type))
-				found = &mbrt.parts[i];
-		if (!found) {
-			con_printf("the MBR has no FAT partition to boot from\n");
-			return AS_ENOENT;
-		}
+		want = id->mbr_part;
+	} else if (!(want = mbr_boot_part(&mbrt.mbr))) {
+		con_printf("the MBR has no FAT partition to boot from\n");
+		return AS_ENOENT;
+	}
+	/* mbr_read listed every entry mbr_boot_part can name: only a recorded number can miss. */
+	for (unsigned i = 0; i < mbrt.count && !found; i++)
+		if (mbrt.parts[i].number == want)
+			found = &mbrt.parts[i];
+	if (!found) {
+		con_printf("the MBR has no partition %u, which stage2 was installed for\n", want);
+		return AS_ENOENT;
 	}
 	con_printf("boot partition: MBR partition %u, LBA %llu, %llu sectors\n", found->number,
 		   (unsigned long long)found->first_lba, (unsigned long long)found->sectors);

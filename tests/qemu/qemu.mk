@@ -51,6 +51,13 @@ test-qemu-chain: qemu-prereqs $(PAYLOAD_CHAIN)
 	@python3 tests/qemu/chain.py
 TEST_SUITES += 74:test-qemu-chain
 
+# Which MBR partition boots when stage2 has none recorded (tests/qemu/mbr_logical.py): a logical
+# FAT partition never does, and stage2's serial line names the partition `anysector info` does.
+.PHONY: test-qemu-mbr-logical
+test-qemu-mbr-logical: qemu-prereqs
+	@python3 tests/qemu/mbr_logical.py
+TEST_SUITES += 63:test-qemu-mbr-logical
+
 # memtest86+ (Debian's package) under SeaBIOS (--kernel .bin) and OVMF (--efi .efi): its banner
 # on the serial console (tests/qemu/memtest.py).
 .PHONY: test-qemu-memtest

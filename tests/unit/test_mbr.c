@@ -620,6 +620,60 @@ static void test_fat_types(void **state)
 	}
 }
 
+/* Which partition boots when none is recorded (common/mbr.h mbr_boot_part): stage2 and the
+ * installer both ask this one function. */
+static void test_boot_part(void **state)
+{
+	(void)state;
+	struct mbr m;
+
+	memset(&m, 0, sizeof m);
+	assert_int_equal(mbr_boot_part(&m), 0);
+	m.part[0] = (struct mbr_entry){ .status = 0x80, .type = MBR_TYPE_LINUX, .lba_first = 2048,
+					.sectors = 2048 };
+	m.part[1] = (struct mbr_entry){ .type = MBR_TYPE_FAT16, .lba_first = 4096, .sectors = 2048 };
+	m.part[2] = (struct mbr_entry){ .type = MBR_TYPE_ESP, .lba_first = 6144, .sectors = 2048 };
+	/* No FAT entry is active: the first FAT entry, whatever else is active. */
+	assert_int_equal(mbr_boot_part(&m), 2);
+	/* An active FAT entry wins over an earlier inactive one. */
+	m.part[2].status = 0x80;
+	assert_int_equal(mbr_boot_part(&m), 3);
+	/* Of two active FAT entries, the first. */
+	m.part[1].status = 0x80;
+	assert_int_equal(mbr_boot_part(&m), 2);
+	/* An entry with no sectors, or at LBA 0, is no partition. */
+	m.part[1].sectors = 0;
+	assert_int_equal(mbr_boot_part(&m), 3);
+	m.part[2].lba_first = 0;
+	assert_int_equal(mbr_boot_part(&m), 0);
+}
+
+/* Only primaries boot: on ebr_disk the only FAT partition is logical partition 6, and it is
+ * never the boot partition, active or not, at either sector size. */
+static void test_boot_part_ignores_logical(void **state)
+{
+	(void)state;
+	static const uint32_t sizes[] = { 512, 4096 };
+	for (unsigned z = 0; z < 2; z++) {
+		uint32_t lss = sizes[z], k = MBR_RECORD_SIZE * 8 / lss;
+		struct test_disk *d = ebr_disk(lss);
+		struct mbr_table t;
+		assert_int_equal(mbr_read(&d->dev, &t, NULL), 0);
+		assert_int_equal(t.parts[3].number, 6);
+		assert_true(mbr_type_is_fat(t.parts[3].type));
+		assert_int_equal(mbr_boot_part(&t.mbr), 0);
+		sec(d, 2816 * k)[MBR_TABLE_OFF] = 0x80;
+		assert_int_equal(mbr_read(&d->dev, &t, NULL), 0);
+		assert_true(t.parts[3].active);
+		assert_int_equal(mbr_boot_part(&t.mbr), 0);
+		/* A FAT primary beside it is the one, inactive as it is. */
+		put_entry(sec(d, 0), 2, 0, MBR_TYPE_FAT32_LBA, 5376 * k, 1024 * k);
+		assert_int_equal(mbr_read(&d->dev, &t, NULL), 0);
+		assert_int_equal(mbr_boot_part(&t.mbr), 3);
+		test_disk_free(d);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -640,6 +694,8 @@ int main(void)
 		cmocka_unit_test(test_protective_rules),
 		cmocka_unit_test(test_protective_reads_4kn),
 		cmocka_unit_test(test_fat_types),
+		cmocka_unit_test(test_boot_part),
+		cmocka_unit_test(test_boot_part_ignores_logical),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

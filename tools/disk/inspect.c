@@ -242,7 +242,7 @@ static void read_mbr(struct hostdev *h, struct disk_info *di, struct report *r)
 	report_free(&q);
 	if (rc)
 		return;
-	int fat_any = -1, fat_active = -1;
+	unsigned boot = mbr_boot_part(&di->mbrt->mbr);
 	for (unsigned i = 0; i < di->mbrt->count; i++) {
 		const struct mbr_part *mp = &di->mbrt->parts[i];
 		struct part_info *p = &di->parts[di->nparts++];
@@ -252,14 +252,9 @@ static void read_mbr(struct hostdev *h, struct disk_info *di, struct report *r)
 		p->mbr_type = mp->type;
 		p->active = mp->active;
 		p->container = mbr_type_is_extended(mp->type);
-		if (mp->number <= 4 && mbr_type_is_fat(mp->type)) {
-			if (fat_any < 0)
-				fat_any = (int)(di->nparts - 1);
-			if (mp->active && fat_active < 0)
-				fat_active = (int)(di->nparts - 1);
-		}
+		if (mp->number == boot)
+			di->esp = (int)(di->nparts - 1);
 	}
-	di->esp = fat_active >= 0 ? fat_active : fat_any;
 }
 
 /* "4096", "512 and 4096", "512, 1024 and 4096" for a set of sector sizes (bit = size). */
@@ -298,20 +293,13 @@ static unsigned fat_bps_at(struct hostdev *h, uint64_t off)
  * declares that size itself, the size in use is wrong: say so before anything is written. */
 static void mbr_sector_size_hint(struct hostdev *h, struct disk_info *di, struct report *r)
 {
-	const struct mbr_entry *e = NULL;
-	unsigned number = 0;
+	unsigned number = mbr_boot_part(&di->mbr);
 	uint32_t lss = h->topo.lss;
 
-	for (unsigned i = 0; i < 4; i++) {
-		const struct mbr_entry *c = &di->mbr.part[i];
-		if (!mbr_type_is_fat(c->type) || !c->sectors || !c->lba_first)
-			continue;
-		if (!e || (c->status == 0x80 && e->status != 0x80)) {
-			e = c;
-			number = i + 1;
-		}
-	}
-	if (!e || fat_bps_at(h, (uint64_t)e->lba_first * lss) == lss)
+	if (!number)
+		return;
+	const struct mbr_entry *e = &di->mbr.part[number - 1];
+	if (fat_bps_at(h, (uint64_t)e->lba_first * lss) == lss)
 		return;
 	for (uint32_t c = 512; c <= 4096; c <<= 1) {
 		uint64_t off = (uint64_t)e->lba_first * c;

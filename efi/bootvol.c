@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 #include "efi/bootvol.h"
 
-#include "common/bls.h"
+#include "common/cfg_fat.h"
 #include "common/errors.h"
 #include "common/label.h"
 #include "common/mbr.h"
@@ -304,30 +304,17 @@ int bootvol_read_file(struct boot_volume *v, const char *path, uint64_t max_byte
 
 int bootvol_load_config(struct boot_volume *v, struct cfg *c, struct diag *d)
 {
-	void *text = NULL;
-	uint32_t size = 0;
 	UINTN pages = 0;
-	struct fat_file f;
-	int rc = 0;
-
-	/* No config file is a menu of the Boot Loader Specification's entries alone. */
-	if (fat_open(v->fs, "/" CFG_FILE_NAME, &f, NULL) != AS_ENOENT)
-		rc = bootvol_read_file(v, "/" CFG_FILE_NAME, CFG_FILE_MAX_BYTES, &text, &size, &pages,
-				       d);
-	if (!rc)
-		rc = cfg_parse_text(text ? text : "", size, c, d);
-	if (text)
-		efi_free_pages(text, pages);
-	if (rc)
-		return rc;
+	char *buf = efi_alloc_pages(CFG_FILE_MAX_BYTES, &pages);
 	struct bls_scratch *s = efi_alloc(sizeof *s);
-	char *buf = efi_alloc_pages(BLS_FILE_MAX, &pages);
+	int rc = AS_ENOMEM;
+
 	if (s && buf)
-		bls_load_fat(v->fs, c, buf, BLS_FILE_MAX, s, d);
+		rc = cfg_load_fat(v->fs, "/" CFG_FILE_NAME, c, buf, s, d);
 	else
-		diag_error(d, "efi.nomem", "no memory to read /loader/entries");
+		diag_error(d, "efi.nomem", "no memory to read the boot menu");
 	if (buf)
 		efi_free_pages(buf, pages);
 	efi_free(s);
-	return cfg_menu_check(c, d);
+	return rc;
 }

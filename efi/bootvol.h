@@ -49,7 +49,7 @@ int bootvol_read(struct boot_volume *v, const char *path, const struct fat_file 
 		 struct diag *d);
 
 /* The menu of the volume: /anysector.cfg (when there is one; errors carry line numbers), then
- * the Boot Loader Specification's entries (common/bls.h). */
+ * the Boot Loader Specification's entries, read as stage2 reads them (common/cfg_fat.h). */
 int bootvol_load_config(struct boot_volume *v, struct cfg *c, struct diag *d);
 
 #endif

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 #include "stage2/bootvol.h"
 
-#include "common/bls.h"
+#include "common/cfg_fat.h"
 #include "common/errors.h"
 #include "common/gpt.h"
 #include "common/guid.h"
@@ -122,34 +122,9 @@ int bootvol_find(struct blockdev *disk, const struct stage2_identity *id, struct
 int bootvol_config(struct fat_fs *fs, const char *path, struct cfg *cfg)
 {
 	static struct bls_scratch bls;
-	struct fat_file f;
-	/* The kernel's real-mode area is free until a kernel is loaded, and holds 64 KiB. */
-	char *text = (char *)__linux_rm;
-	uint32_t size = 0;
-	int rc = fat_open(fs, path, &f, 0);
 
-	if (rc && rc != AS_ENOENT) {
-		con_printf("cannot open %s on the boot partition: %s\n", path, as_strerror(rc));
-		return rc;
-	}
-	if (!rc && f.is_dir) {
-		con_printf("%s on the boot partition is a directory, not a configuration file\n", path);
-		return AS_EISDIR;
-	}
-	if (!rc && f.size > CFG_FILE_MAX_BYTES) {
-		con_printf("%s is %u bytes; the loaders read configuration files of up to %u bytes\n",
-			   path, f.size, CFG_FILE_MAX_BYTES);
-		return AS_ETOOBIG;
-	}
-	if (!rc && (rc = fat_read(fs, &f, 0, text, size = f.size, &con_diag))) {
-		con_printf("cannot read %s: %s\n", path, as_strerror(rc));
-		return rc;
-	}
-	/* No config file is a menu of the Boot Loader Specification's entries alone. */
-	if ((rc = cfg_parse_text(text, size, cfg, &con_diag)))
-		return rc;
-	bls_load_fat(fs, cfg, text, CFG_FILE_MAX_BYTES, &bls, &con_diag);
-	return cfg_menu_check(cfg, &con_diag);
+	/* The kernel's real-mode area is free until a kernel is loaded, and holds 64 KiB. */
+	return cfg_load_fat(fs, path, cfg, (char *)__linux_rm, &bls, &con_diag);
 }
 
 int bootvol_partition(unsigned number, uint64_t *first, uint64_t *sectors, uint8_t *mbr_type)

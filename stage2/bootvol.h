@@ -19,7 +19,7 @@ int bootvol_find(struct blockdev *disk, const struct stage2_identity *id, struct
 int bootvol_partition(unsigned number, uint64_t *first, uint64_t *sectors, uint8_t *mbr_type);
 
 /* The menu: the configuration file at path on fs (when there is one), then the Boot Loader
- * Specification's entries (common/bls.h). */
+ * Specification's entries, read as BOOTX64.EFI reads them (common/cfg_fat.h). */
 int bootvol_config(struct fat_fs *fs, const char *path, struct cfg *cfg);
 
 #endif

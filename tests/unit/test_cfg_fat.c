@@ -1,0 +1,215 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* The one sequence both loaders read their menu in (common/cfg_fat.h cfg_load_fat), on a FAT
+ * image made by mkfs.fat and mtools: the configuration file (none is an empty one), then the
+ * Boot Loader Specification's entries, then the menu checks; and each way the file can fail. */
+#include "tests/unit/helpers.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/cfg_fat.h"
+#include "common/errors.h"
+
+static char workdir[512];
+
+/* assert_reported wants a pointer it cannot prove non-NULL. */
+static const char *text(const char *s)
+{
+	return s;
+}
+static char buf[CFG_FILE_MAX_BYTES];
+static struct bls_scratch bls;
+static struct cfg cfg;
+
+static int put(const char *img, const char *path, const char *text, size_t len)
+{
+	char src[700];
+	snprintf(src, sizeof src, "%s/src", workdir);
+	FILE *f = fopen(src, "wb");
+	if (!f)
+		return -1;
+	fwrite(text, 1, len, f);
+	fclose(f);
+	return run_cmd("mcopy -o -i '%s' '%s' '::%s'", img, src, path);
+}
+
+static int put_text(const char *img, const char *path, const char *text)
+{
+	return put(img, path, text, strlen(text));
+}
+
+/* A 4 MiB FAT12 with 512-byte sectors; with_bls: /loader/entries/deb.conf too. */
+static struct test_disk *fat_disk(const char *tag, bool with_bls,
+				  int (*fill)(const char *img))
+{
+	char img[600];
+	snprintf(img, sizeof img, "%s/%s.img", workdir, tag);
+	assert_int_equal(run_cmd("truncate -s 4M '%s' && mkfs.fat -S 512 '%s' >/dev/null", img,
+				 img), 0);
+	if (with_bls) {
+		assert_int_equal(run_cmd("mmd -i '%s' ::/loader ::/loader/entries", img), 0);
+		assert_int_equal(put_text(img, "/loader/entries/deb.conf",
+					  "title Debian\nlinux /deb/vmlinuz\noptions ro\n"), 0);
+	}
+	assert_int_equal(fill(img), 0);
+	size_t len;
+	uint8_t *data = read_file(img, &len);
+	assert_non_null(data);
+	struct test_disk *d = test_disk_new(len, 512, 512, 0, 0);
+	memcpy(d->md.data, data, len);
+	free(data);
+	return d;
+}
+
+static int fill_files(const char *img)
+{
+	static char big[CFG_FILE_MAX_BYTES + 1];
+	int rc = put_text(img, "/anysector.cfg", "entry mine\nkernel /vmlinuz\n");
+	rc = rc ? rc : put_text(img, "/other.cfg", "entry other\nkernel /other\n");
+	rc = rc ? rc : put_text(img, "/bad.cfg", "entry x\nkernal /vmlinuz\n");
+	rc = rc ? rc : run_cmd("mmd -i '%s' ::/dir.cfg", img);
+	/* The largest file read, and one byte more: comment lines, then an entry. */
+	memset(big, '#', sizeof big);
+	for (size_t i = 99; i < sizeof big; i += 100)
+		big[i] = '\n';
+	static const char entry[] = "\nentry big\nkernel /big\n";
+	memcpy(big + CFG_FILE_MAX_BYTES - (sizeof entry - 1), entry, sizeof entry - 1);
+	rc = rc ? rc : put(img, "/max.cfg", big, CFG_FILE_MAX_BYTES);
+	big[CFG_FILE_MAX_BYTES] = '\n';
+	return rc ? rc : put(img, "/over.cfg", big, CFG_FILE_MAX_BYTES + 1);
+}
+
+static int fill_nothing(const char *img)
+{
+	(void)img;
+	return 0;
+}
+
+/* cfg_load_fat of path on d; the diagnostics into cap. */
+static int load(struct test_disk *d, const char *path, struct capture *cap)
+{
+	static struct fat_fs fs;
+	assert_int_equal(fat_mount(&d->dev, &fs, NULL), 0);
+	capture_init(cap);
+	memset(&cfg, 0, sizeof cfg);
+	return cfg_load_fat(&fs, path, &cfg, buf, &bls, &cap->diag);
+}
+
+static void expect_menu(const char *const *names, unsigned n)
+{
+	assert_int_equal(cfg.nentries, n);
+	for (unsigned i = 0; i < n; i++)
+		assert_string_equal(cfg.entries[i].name, names[i]);
+}
+
+static bool have_tools(void)
+{
+	if (have_program("mkfs.fat") && have_program("mcopy"))
+		return true;
+	printf("SKIP: mkfs.fat or mtools not installed\n");
+	return false;
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	setenv("MTOOLS_SKIP_CHECK", "1", 1);
+	return test_workdir(workdir, sizeof workdir, "test-data", "cfg_fat");
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	return workdir[0] ? run_cmd("rm -rf '%s'", workdir) : 0;
+}
+
+/* The file's entries first, then the BLS entries; the path is the caller's (stage2's header). */
+static void test_sequence(void **state)
+{
+	(void)state;
+	if (!have_tools())
+		skip();
+	struct test_disk *d = fat_disk("seq", true, fill_files);
+	struct capture cap;
+
+	assert_int_equal(load(d, "/anysector.cfg", &cap), 0);
+	expect_menu((const char *const[]){ "mine", "deb" }, 2);
+	assert_int_equal(cap.diag.errors + cap.diag.warnings, 0);
+	assert_int_equal(load(d, "\\other.cfg", &cap), 0);
+	expect_menu((const char *const[]){ "other", "deb" }, 2);
+	/* No file at the path: the menu is the BLS entries alone, and nothing is reported. */
+	assert_int_equal(load(d, "/none.cfg", &cap), 0);
+	expect_menu((const char *const[]){ "deb" }, 1);
+	assert_int_equal(cap.diag.errors + cap.diag.warnings, 0);
+	/* A file of exactly CFG_FILE_MAX_BYTES is read whole: its last line counts. */
+	assert_int_equal(load(d, "/max.cfg", &cap), 0);
+	expect_menu((const char *const[]){ "big", "deb" }, 2);
+	test_disk_free(d);
+}
+
+/* No file and no BLS entry: the menu check's own sentence. */
+static void test_empty(void **state)
+{
+	(void)state;
+	if (!have_tools())
+		skip();
+	struct test_disk *d = fat_disk("empty", false, fill_nothing);
+	struct capture cap;
+
+	assert_int_equal(load(d, "/anysector.cfg", &cap), AS_ENOENT);
+	assert_int_equal(cfg.nentries, 0);
+	assert_int_equal(cap.diag.errors, 1);
+	test_disk_free(d);
+}
+
+/* Each way the file fails stops the sequence with its code and sentence, before any BLS
+ * entry is read. */
+static void test_failures(void **state)
+{
+	(void)state;
+	if (!have_tools())
+		skip();
+	struct test_disk *d = fat_disk("fail", true, fill_files);
+	struct capture cap;
+	char want[128];
+
+	assert_int_equal(load(d, "/dir.cfg", &cap), AS_EISDIR);
+	assert_reported(&cap, "cfg.is_dir", "/dir.cfg on the boot partition is a directory");
+	assert_int_equal(load(d, "/over.cfg", &cap), AS_ETOOBIG);
+	snprintf(want, sizeof want, "/over.cfg is %u bytes; the loaders read configuration files "
+		 "of up to %u bytes", CFG_FILE_MAX_BYTES + 1, CFG_FILE_MAX_BYTES);
+	assert_reported(&cap, "cfg.too_big", text(want));
+	assert_int_equal(load(d, "/anysector.cfg/x", &cap), AS_ENOTDIR);
+	assert_reported(&cap, "fat.not_dir", NULL);
+	assert_reported(&cap, "cfg.open", "cannot open /anysector.cfg/x on the boot partition");
+	assert_int_equal(load(d, "/bad.cfg", &cap), AS_ECORRUPT);
+	assert_reported(&cap, "cfg.unknown_key", "kernal");
+	for (unsigned i = 0; i < cfg.nentries; i++)
+		assert_string_not_equal(cfg.entries[i].name, "deb");
+
+	/* The file's data cannot be read: the FAT layer names the LBA, then the file. */
+	static struct fat_fs fs;
+	struct fat_file f;
+	assert_int_equal(fat_mount(&d->dev, &fs, NULL), 0);
+	assert_int_equal(fat_open(&fs, "/anysector.cfg", &f, NULL), 0);
+	d->md.fail_reads = true;
+	d->md.fail_lba = (fs.data_offset + (uint64_t)(f.first_cluster - 2) * fs.cluster_size) / 512;
+	assert_int_equal(load(d, "/anysector.cfg", &cap), AS_EIO);
+	snprintf(want, sizeof want, "at disk LBA %llu", (unsigned long long)d->md.fail_lba);
+	assert_reported(&cap, "fat.io", text(want));
+	assert_reported(&cap, "cfg.read", "cannot read /anysector.cfg: ");
+	for (unsigned i = 0; i < cfg.nentries; i++)
+		assert_string_not_equal(cfg.entries[i].name, "deb");
+	test_disk_free(d);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sequence),
+		cmocka_unit_test(test_empty),
+		cmocka_unit_test(test_failures),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

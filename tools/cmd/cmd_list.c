@@ -9,12 +9,13 @@
 
 #include "common/errors.h"
 #include "common/pin.h"
-#include "tools/esp/bootmenu.h"
-#include "tools/cmd/cli.h"
-#include "tools/disk/inspect.h"
 #include "tools/base/json.h"
-#include "tools/dev/mounts.h"
 #include "tools/base/util.h"
+#include "tools/cmd/cli.h"
+#include "tools/dev/mounts.h"
+#include "tools/disk/inspect.h"
+#include "tools/esp/bootmenu.h"
+#include "tools/esp/espfs.h"
 
 static void usage(FILE *f)
 {

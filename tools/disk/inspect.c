@@ -17,6 +17,7 @@
 #include "tools/dev/hostdev.h"
 #include "tools/disk/topology.h"
 #include "tools/esp/bootmenu.h"
+#include "tools/esp/esp_chains.h"
 #include "tools/esp/espfs.h"
 #include "tools/esp/hashfile.h"
 

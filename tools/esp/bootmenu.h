@@ -10,7 +10,7 @@
 #include <stddef.h>
 
 #include "common/bls.h"
-#include "tools/esp/espfs.h"
+#include "tools/esp/esp_read.h"
 #include "tools/base/report.h"
 
 /* stage2 does not read /loader/entries yet (they would take it past the legacy gap's 31,744
@@ -49,9 +49,5 @@ int boot_menu_find(const struct boot_menu *m, const char *name);
  * into files; none for a chainload entry or an EFI application on another partition. Returns
  * how many. */
 unsigned entry_boot_files(const struct cfg_entry *e, const char *files[1 + CFG_MAX_INITRDS]);
-
-/* Whether two paths on the boot partition name the same file: FAT compares names without case,
- * and '/' and '\\' both separate. */
-bool esp_path_eq(const char *a, const char *b);
 
 #endif

@@ -14,11 +14,10 @@
 #include "common/errors.h"
 #include "tools/base/fileio.h"
 #include "tools/base/util.h"
-#include "tools/esp/bootmenu.h"
+#include "tools/esp/esp_path.h"
 
-#define COPY_CHUNK (1u << 20)
 
-static void host_path(const struct esp_session *s, const char *path, char *out, size_t cap)
+void espdir_host_path(const struct esp_session *s, const char *path, char *out, size_t cap)
 {
 	snprintf(out, cap, "%s%s%s", s->mount_dir, path[0] == '/' ? "" : "/", path);
 }
@@ -32,7 +31,7 @@ static const struct dir_op *pending(const struct esp_session *s, const char *pat
 	return NULL;
 }
 
-static struct dir_op *record(struct esp_session *s, enum dir_op_kind kind, const char *path)
+struct dir_op *espdir_record(struct esp_session *s, enum dir_op_kind kind, const char *path)
 {
 	if (s->nops == s->ops_cap) {
 		s->ops_cap = s->ops_cap ? 2 * s->ops_cap : 16;
@@ -58,7 +57,7 @@ bool espdir_exists(struct esp_session *s, const char *path, bool *is_dir)
 			*is_dir = op->kind == DIR_OP_MKDIR;
 		return true;
 	}
-	host_path(s, path, hp, sizeof hp);
+	espdir_host_path(s, path, hp, sizeof hp);
 	if (stat(hp, &st))
 		return false;
 	if (is_dir)
@@ -103,7 +102,7 @@ int espdir_read_file(struct esp_session *s, const char *path, char **buf, size_t
 		return op->kind == DIR_OP_MKDIR ? AS_EISDIR : AS_ENOENT;
 	if (op)
 		return read_host(op->staged, buf, len);
-	host_path(s, path, hp, sizeof hp);
+	espdir_host_path(s, path, hp, sizeof hp);
 	return read_host(hp, buf, len);
 }
 
@@ -136,7 +135,7 @@ int espdir_list(struct esp_session *s, const char *dir, esp_list_cb cb, void *ct
 		return AS_ENOTDIR;
 	struct listed *l = NULL;
 	unsigned n = 0, cap = 0;
-	host_path(s, dir, hp, sizeof hp);
+	espdir_host_path(s, dir, hp, sizeof hp);
 	DIR *d = pending(s, dir) ? NULL : opendir(hp);
 	struct dirent *e;
 	/* the directory as the disk has it, bounded as the FAT walk is */
@@ -193,68 +192,19 @@ int espdir_list(struct esp_session *s, const char *dir, esp_list_cb cb, void *ct
 
 int espdir_mkdir(struct esp_session *s, const char *dir)
 {
-	record(s, DIR_OP_MKDIR, dir);
-	return 0;
-}
-
-/* Copies the host file src into the open file out from its start; *size gets the bytes copied.
- * Returns 0 or AS_EIO (errno says why). */
-static int copy_file(const char *src, int out, uint64_t *size)
-{
-	int in = open(src, O_RDONLY | O_CLOEXEC);
-	if (in < 0)
-		return AS_EIO;
-	uint8_t *buf = xmalloc(COPY_CHUNK);
-	uint64_t off = 0;
-	int rc = 0;
-	for (;;) {
-		ssize_t n = read(in, buf, COPY_CHUNK);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			rc = n < 0 ? AS_EIO : 0;
-			break;
-		}
-		if ((rc = pwrite_full(out, buf, (size_t)n, off)))
-			break;
-		off += (uint64_t)n;
-	}
-	free(buf);
-	close(in);
-	*size = off;
-	return rc;
-}
-
-int espdir_put(struct esp_session *s, const char *src, const char *dst)
-{
-	const char *tmp = getenv("TMPDIR");
-	struct dir_op *op = record(s, DIR_OP_PUT, dst);
-	snprintf(op->staged, sizeof op->staged, "%.4000s/anysector-put-XXXXXX",
-		 tmp && *tmp ? tmp : "/tmp");
-	int fd = mkstemp(op->staged);
-	if (fd < 0) {
-		t_error("esp.temp", "cannot create a temporary file: %s", strerror(errno));
-		op->staged[0] = 0;
-		return EXIT_ERRORS;
-	}
-	int rc = copy_file(src, fd, &op->size);
-	close(fd);
-	if (rc) {
-		t_error("esp.temp", "copying %s for the ESP failed: %s", src, strerror(errno));
-		return EXIT_ERRORS;
-	}
+	espdir_record(s, DIR_OP_MKDIR, dir);
 	return 0;
 }
 
 int espdir_delete(struct esp_session *s, const char *path)
 {
-	record(s, DIR_OP_DELETE, path);
+	espdir_record(s, DIR_OP_DELETE, path);
 	return 0;
 }
 
 int espdir_rmdir(struct esp_session *s, const char *path)
 {
-	record(s, DIR_OP_RMDIR, path);
+	espdir_record(s, DIR_OP_RMDIR, path);
 	return 0;
 }
 
@@ -285,86 +235,4 @@ void espdir_print(const struct esp_session *s, FILE *f)
 				"the old one, fsync the directory)", (unsigned long long)op->size);
 		fprintf(f, "\n");
 	}
-}
-
-/* fsync of the directory holding path (its new or removed entry reaches the disk). Returns 0 or
- * AS_EIO (errno says why). */
-static int sync_parent(const char *hp)
-{
-	char dir[PATH_MAX + 300];
-	snprintf(dir, sizeof dir, "%s", hp);
-	char *slash = strrchr(dir, '/');
-	if (slash)
-		*(slash == dir ? slash + 1 : slash) = 0;
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return AS_EIO;
-	int rc = fsync(fd) ? AS_EIO : 0;
-	int e = errno;
-	close(fd);
-	errno = e;
-	return rc;
-}
-
-/* Replaces the host file hp by op's staged copy: a new file under a temporary name, fsync, rename
- * over the old one, fsync of the directory. Returns 0 or an AS_* code (errno says why). */
-static int put_one(const struct esp_session *s, const struct dir_op *op, const char *hp)
-{
-	char tmp[PATH_MAX + 350];
-	snprintf(tmp, sizeof tmp, "%s", hp);
-	char *slash = strrchr(tmp, '/');
-	snprintf(slash + 1, sizeof tmp - (size_t)(slash + 1 - tmp), ".anysector-new-XXXXXX");
-	int fd = mkstemp(tmp);
-	if (fd < 0)
-		return AS_EIO;
-	fchmod(fd, 0644); /* as a new file would be (vfat decides by its mount options anyway) */
-	uint64_t size;
-	int rc = copy_file(op->staged, fd, &size);
-	if (!rc && size != op->size)
-		rc = AS_EIO;
-	if (!rc && fsync(fd))
-		rc = AS_EIO;
-	close(fd);
-	if (!rc && rename(tmp, hp))
-		rc = AS_EIO;
-	if (rc) {
-		int e = errno;
-		unlink(tmp);
-		errno = e;
-		return rc;
-	}
-	(void)s;
-	return sync_parent(hp);
-}
-
-int espdir_apply(struct esp_session *s)
-{
-	for (unsigned i = 0; i < s->nops; i++) {
-		const struct dir_op *op = &s->ops[i];
-		char hp[PATH_MAX + 300];
-		int rc = 0;
-		host_path(s, op->path, hp, sizeof hp);
-		switch (op->kind) {
-		case DIR_OP_MKDIR:
-			rc = mkdir(hp, 0755) && errno != EEXIST ? AS_EIO : sync_parent(hp);
-			break;
-		case DIR_OP_PUT:
-			rc = put_one(s, op, hp);
-			break;
-		case DIR_OP_DELETE:
-			rc = unlink(hp) ? AS_EIO : sync_parent(hp);
-			break;
-		case DIR_OP_RMDIR:
-			rc = rmdir(hp) ? AS_EIO : sync_parent(hp);
-			break;
-		}
-		if (rc) {
-			t_error("esp.mounted_write",
-				"changing %s through the filesystem mounted on %s failed: %s; the %u "
-				"changes before it are done (see 'anysector list')", op->path,
-				s->mount_dir, strerror(errno), i);
-			return EXIT_ERRORS;
-		}
-	}
-	return 0;
 }

@@ -5,14 +5,16 @@
  * --dry-run, and applied by txn_commit after stage2 and before LBA 0: each new file is written
  * under a temporary name in its directory, fsync'd, renamed over the old one, and the directory
  * fsync'd; deletions are each followed by an fsync of the directory. The functions are
- * esp_session's for a session opened by esp_open_mounted (tools/esp/espfs.c dispatches). */
+ * esp_session's for a session opened by esp_open_mounted (tools/esp/espfs.c and esp_read.c
+ * dispatch); writing is tools/esp/espdir_write.h. */
 #ifndef ANYSECTOR_TOOLS_ESPDIR_H
 #define ANYSECTOR_TOOLS_ESPDIR_H
 
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "tools/esp/espfs.h"
+#include "common/fat.h"
+#include "tools/esp/esp_session.h"
 
 enum dir_op_kind { DIR_OP_MKDIR, DIR_OP_PUT, DIR_OP_DELETE, DIR_OP_RMDIR };
 
@@ -23,21 +25,23 @@ struct dir_op {
 	uint64_t size;
 };
 
-/* Each returns what the esp_* function of the same name does. */
+/* Each returns what the esp_* function of the same name does (tools/esp/esp_read.h): 0 or an
+ * AS_* code, or the answer. */
 bool espdir_exists(struct esp_session *s, const char *path, bool *is_dir);
 int espdir_read_file(struct esp_session *s, const char *path, char **buf, size_t *len);
 int espdir_list(struct esp_session *s, const char *dir, esp_list_cb cb, void *ctx);
-/* Records making the one directory dir (esp_mkdir_p walks the path). Returns 0. */
+/* Each records one change for espdir_apply (esp_mkdir_p walks the path). Returns 0. */
 int espdir_mkdir(struct esp_session *s, const char *dir);
-int espdir_put(struct esp_session *s, const char *src, const char *dst);
 int espdir_delete(struct esp_session *s, const char *path);
 int espdir_rmdir(struct esp_session *s, const char *path);
+/* Records a change of path (replacing none before it): the op, zeroed but for kind and path. */
+struct dir_op *espdir_record(struct esp_session *s, enum dir_op_kind kind, const char *path);
+/* The host path of path on the boot partition, under the mount. */
+void espdir_host_path(const struct esp_session *s, const char *path, char *out, size_t cap);
+/* Deletes the staged copies and forgets the changes. */
 void espdir_close(struct esp_session *s);
 
 /* One line per recorded change ("through /boot/efi: ..."). */
 void espdir_print(const struct esp_session *s, FILE *f);
-/* Applies the recorded changes in order. Returns 0 or an exit code (naming the change that
- * failed; those before it are done). */
-int espdir_apply(struct esp_session *s);
 
 #endif

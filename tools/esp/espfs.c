@@ -14,35 +14,15 @@
 #include "tools/base/run.h"
 #include "tools/base/util.h"
 #include "tools/dev/hostdev_open.h"
-#include "tools/disk/inspect.h"
+#include "tools/esp/esp_chains.h"
 #include "tools/esp/esp_order.h"
+#include "tools/esp/esp_read.h"
 #include "tools/esp/espdir.h"
+#include "tools/esp/espdir_write.h"
 
 #define CHUNK (1u << 20)
 
 static int esp_check_chains(struct esp_session *s);
-
-/* Mounts the copy again after mtools changed it. Returns 0 or an AS_* code. */
-static int remount(struct esp_session *s)
-{
-	if (s->view)
-		return 0;
-	if (!s->fs)
-		s->fs = xcalloc(1, sizeof *s->fs);
-	return fat_mount(&s->img.dev, s->fs, NULL);
-}
-
-/* Every kind of session starts from this: partition number of h, [first_lba, +sectors). */
-static void session_init(struct esp_session *s, struct hostdev *h, uint64_t first_lba,
-			 uint64_t sectors, unsigned number)
-{
-	memset(s, 0, sizeof *s);
-	s->h = h;
-	s->first_lba = first_lba;
-	s->sectors = sectors;
-	s->number = number;
-	s->img.fd = -1;
-}
 
 int esp_open(struct esp_session *s, struct hostdev *h, uint64_t first_lba, uint64_t sectors,
 	     unsigned number)
@@ -52,7 +32,7 @@ int esp_open(struct esp_session *s, struct hostdev *h, uint64_t first_lba, uint6
 	uint8_t *buf = xmalloc(CHUNK);
 	int fd, rc = 0;
 
-	session_init(s, h, first_lba, sectors, number);
+	esp_session_init(s, h, first_lba, sectors, number);
 	snprintf(s->path, sizeof s->path, "%s/anysector-esp-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	fd = mkstemp(s->path);
 	if (fd < 0) {
@@ -107,7 +87,7 @@ int esp_open(struct esp_session *s, struct hostdev *h, uint64_t first_lba, uint6
 int esp_open_mounted(struct esp_session *s, struct hostdev *h, uint64_t first_lba,
 		     uint64_t sectors, unsigned number, const char *dir)
 {
-	session_init(s, h, first_lba, sectors, number);
+	esp_session_init(s, h, first_lba, sectors, number);
 	s->mounted = true;
 	snprintf(s->mount_dir, sizeof s->mount_dir, "%s", dir);
 	if (access(dir, R_OK | X_OK)) {
@@ -136,93 +116,6 @@ void esp_close(struct esp_session *s)
 		free(s->fs);
 	s->fs = NULL;
 	s->open = false;
-}
-
-int esp_view(struct esp_session *s, struct hostdev *h, uint64_t first_lba, uint64_t sectors,
-	     unsigned number, struct fat_fs *fs)
-{
-	session_init(s, h, first_lba, sectors, number);
-	s->view = true;
-	s->fs = fs;
-	if (!fs) {
-		int rc = bdev_slice(&h->dev, first_lba, sectors, &s->part);
-		s->fs = xcalloc(1, sizeof *s->fs);
-		s->own_fs = true;
-		if (!rc && fat_mount(&s->part, s->fs, NULL))
-			rc = AS_ECORRUPT;
-		if (rc) {
-			free(s->fs);
-			s->fs = NULL;
-			return rc;
-		}
-	}
-	s->open = true;
-	return 0;
-}
-
-struct list_ctx {
-	esp_list_cb cb;
-	void *ctx;
-};
-
-static int list_one(void *ctx, const struct fat_dirent *e)
-{
-	struct list_ctx *l = ctx;
-	return l->cb(l->ctx, e->name, e->file.is_dir, e->file.size);
-}
-
-int esp_list(struct esp_session *s, const char *dir, esp_list_cb cb, void *ctx)
-{
-	struct fat_file f;
-	struct list_ctx l = { cb, ctx };
-	int rc;
-
-	if (s->mounted)
-		return espdir_list(s, dir, cb, ctx);
-	if ((rc = remount(s)) || (rc = fat_open(s->fs, dir, &f, NULL)))
-		return rc;
-	if (!f.is_dir)
-		return AS_ENOTDIR;
-	return fat_list(s->fs, &f, list_one, &l, NULL);
-}
-
-bool esp_exists(struct esp_session *s, const char *path, bool *is_dir)
-{
-	struct fat_file f;
-	if (s->mounted)
-		return espdir_exists(s, path, is_dir);
-	if (remount(s) || fat_open(s->fs, path, &f, NULL))
-		return false;
-	if (is_dir)
-		*is_dir = f.is_dir;
-	return true;
-}
-
-int esp_read_file(struct esp_session *s, const char *path, char **buf, size_t *len,
-		  struct diag *d)
-{
-	struct fat_file f;
-	int rc;
-
-	if (s->mounted)
-		return espdir_read_file(s, path, buf, len);
-	if ((rc = remount(s)))
-		return rc;
-	if ((rc = fat_open(s->fs, path, &f, NULL)))
-		return rc;
-	if (f.is_dir)
-		return AS_EISDIR;
-	if (f.size > CFG_FILE_MAX_BYTES)
-		return AS_ETOOBIG;
-	*buf = xmalloc((size_t)f.size + 1);
-	if ((rc = fat_read(s->fs, &f, 0, *buf, f.size, d))) {
-		free(*buf);
-		*buf = NULL;
-		return rc;
-	}
-	(*buf)[f.size] = 0;
-	*len = f.size;
-	return 0;
 }
 
 static int mtool(const char *what, const char *const argv[])
@@ -330,141 +223,6 @@ int esp_put(struct esp_session *s, const char *src, const char *dst)
 	return 0;
 }
 
-/* --- the chains mtools will build on ---
- *
- * mtools trusts the FAT it is handed: where a file's chain runs into a free cluster, or into
- * another file's, it hands those clusters out again and cross-links the new files with the
- * old. So before anything is planned, every chain reachable from the root must end properly,
- * use only clusters no other chain uses, and be long enough for its file's size. Clusters in
- * use that no file reaches (lost clusters, as an interrupted install leaves them) and a stale
- * FSInfo count are harmless and not reported. */
-
-#define ESP_CHECK_MAX_DEPTH 32
-
-struct chain_check {
-	struct fat_fs *fs;
-	struct esp_geom g;
-	uint8_t *fat;            /* the active FAT */
-	uint8_t *used;           /* a bit per cluster reached so far */
-	char path[FAT_PATH_MAX * 2];
-	unsigned depth;
-	char problem[1200];
-};
-
-/* Walks one chain: whether it is whole (else c->problem says why). */
-static bool chain_whole(struct chain_check *c, uint32_t first, uint64_t size, bool is_dir)
-{
-	uint32_t bad = c->g.type == FAT_TYPE_12 ? 0xFF7 : c->g.type == FAT_TYPE_16 ? 0xFFF7
-										      : 0x0FFFFFF7;
-	uint64_t n = 0;
-	uint32_t cl = first;
-
-	for (;;) {
-		if (cl < 2 || cl - 2 >= c->fs->clusters) {
-			snprintf(c->problem, sizeof c->problem,
-				 "%s: its chain reaches cluster %u, outside 2..%u", c->path, cl,
-				 c->fs->clusters + 1);
-			return false;
-		}
-		if (c->used[cl / 8] & (1u << (cl % 8))) {
-			snprintf(c->problem, sizeof c->problem,
-				 "%s: cluster %u of its chain belongs to another file or directory "
-				 "(cross-linked)", c->path, cl);
-			return false;
-		}
-		c->used[cl / 8] |= (uint8_t)(1u << (cl % 8));
-		n++;
-		uint32_t v = fat_entry_get(&c->g, c->fat, cl);
-		if (v > bad)
-			break;
-		if (v == 0 || v == bad) {
-			snprintf(c->problem, sizeof c->problem,
-				 "%s: cluster %u of its chain points to %s", c->path, cl,
-				 v ? "a bad-cluster mark" : "a free cluster");
-			return false;
-		}
-		cl = v;
-	}
-	if (!is_dir && n * c->g.cluster < size) {
-		snprintf(c->problem, sizeof c->problem,
-			 "%s: %llu bytes long, but its chain of %llu clusters holds %llu",
-			 c->path, (unsigned long long)size, (unsigned long long)n,
-			 (unsigned long long)(n * c->g.cluster));
-		return false;
-	}
-	return true;
-}
-
-static int check_entry(void *ctx, const struct fat_dirent *e)
-{
-	struct chain_check *c = ctx;
-	size_t len = strlen(c->path);
-	int rc = 0;
-
-	snprintf(c->path + len, sizeof c->path - len, "%s%s", len > 1 ? "/" : "", e->name);
-	if (e->file.first_cluster &&
-	    !chain_whole(c, e->file.first_cluster, e->file.size, e->file.is_dir))
-		rc = AS_ECORRUPT;
-	else if (e->file.is_dir && e->file.first_cluster) {
-		if (++c->depth > ESP_CHECK_MAX_DEPTH) {
-			snprintf(c->problem, sizeof c->problem, "%s: directories nest deeper than %u",
-				 c->path, ESP_CHECK_MAX_DEPTH);
-			rc = AS_ECORRUPT;
-		} else {
-			int err = fat_list(c->fs, &e->file, check_entry, c, NULL);
-			if (err && !c->problem[0])
-				snprintf(c->problem, sizeof c->problem,
-					 "%s: the directory cannot be read (%s)", c->path,
-					 as_strerror(err));
-			rc = err ? AS_ECORRUPT : 0;
-		}
-		c->depth--;
-	}
-	c->path[len] = 0;
-	return rc;
-}
-
-int esp_chain_problem(struct fat_fs *fs, struct blockdev *dev, char *problem, size_t cap)
-{
-	struct chain_check c;
-	int rc = 0;
-
-	memset(&c, 0, sizeof c);
-	c.fs = fs;
-	esp_geom_of(fs, &c.g);
-	c.fat = xmalloc((size_t)c.g.fat_bytes);
-	c.used = xcalloc(1, DIV_ROUND_UP((size_t)fs->clusters + 2, 8));
-	snprintf(c.path, sizeof c.path, "/");
-	if (bdev_read_bytes(dev, fs->fat_offset, c.fat, (size_t)c.g.fat_bytes)) {
-		rc = AS_EIO;
-		goto out;
-	}
-	struct fat_file root;
-	if (fat_open(fs, "/", &root, NULL)) {
-		snprintf(c.problem, sizeof c.problem, "the root directory cannot be opened");
-	} else if (fs->type == FAT_TYPE_32 && !chain_whole(&c, fs->root_cluster, 0, true)) {
-		/* problem set */
-	} else {
-		struct report q;
-		report_init(&q, false);
-		int err = fat_list(fs, &root, check_entry, &c, &q.diag);
-		if (err && !c.problem[0]) {
-			const struct report_item *it = report_first(&q, DIAG_ERROR);
-			snprintf(c.problem, sizeof c.problem, "%.500s",
-				 it ? it->msg : "a directory cannot be read");
-		}
-		report_free(&q);
-	}
-	if (c.problem[0]) {
-		snprintf(problem, cap, "%s", c.problem);
-		rc = AS_ECORRUPT;
-	}
-out:
-	free(c.fat);
-	free(c.used);
-	return rc;
-}
-
 static int esp_check_chains(struct esp_session *s)
 {
 	char problem[1200];
@@ -563,7 +321,7 @@ int esp_diff(struct esp_session *s, struct plan *p, const char *what)
 	if (s->mounted) /* no sector: the mounted filesystem takes the changes (espdir.c) */
 		return 0;
 	/* The geometry of the final state (mtools never changes the boot sector's layout). */
-	if ((rc = remount(s))) {
+	if ((rc = esp_remount(s))) {
 		t_error("esp.fat", "the ESP copy no longer mounts after mtools: %s", as_strerror(rc));
 		return EXIT_ERRORS;
 	}

@@ -23,6 +23,7 @@
 #include "tools/disk/foreign.h"
 #include "tools/esp/cfgedit.h"
 #include "tools/esp/espdir.h"
+#include "tools/esp/espdir_write.h"
 #include "tools/esp/hashfile.h"
 #include "tools/ops/ops.h"
 #include "tools/plan/journal.h"

@@ -7,9 +7,10 @@
 #include <strings.h>
 
 #include "common/errors.h"
-#include "tools/esp/cfgedit.h"
-#include "tools/ops/ops.h"
 #include "tools/base/util.h"
+#include "tools/esp/cfgedit.h"
+#include "tools/esp/esp_path.h"
+#include "tools/ops/ops.h"
 
 /* The menu entry called name, or a refusal naming what there is. Returns the index or -1. */
 static int find_entry(struct txn *t, const char *name)

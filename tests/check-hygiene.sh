@@ -9,7 +9,7 @@
 #  5. no compiled Python tracked, harnesses share tests/lib;
 #  6. every suite has its own number, and the tree quotes it right;
 #  7. array lengths through ARRAY_SIZE;
-#  8. every int function of tools/*/*.h says what it returns (tools/base/util.h's convention);
+#  8. every int function of tools/*/*.h says what it returns (tools/base/exit_codes.h's convention);
 #  9. every source file (C, headers, linker script, asm, Python, shell, make) carries the
 #     licence's SPDX line in its first two lines (LICENSE: BSD-2-Clause);
 # 10. tests/run-suites.sh fails a run whose suites leave a file in the source tree, and a signal
@@ -188,7 +188,7 @@ else
 	pass=$((pass + 1))
 fi
 
-# 8. tools/base/util.h's return convention is stated at every int function of tools/*/*.h: the comment
+# 8. tools/base/exit_codes.h's return convention is stated at every int function of tools/*/*.h: the comment
 #    block right above it (or above its group of declarations) says what it returns ("Returns 0
 #    or an exit code", "an AS_* code", "or -1", "Each returns ...", "The same ...").
 undoc=$(python3 - tools/*/*.h <<'PY'
@@ -208,7 +208,7 @@ for h in sys.argv[1:]:
 PY
 )
 if [ -n "$undoc" ]; then
-	echo "FAIL int functions of tools/ that do not say what they return (tools/base/util.h):"
+	echo "FAIL int functions of tools/ that do not say what they return (tools/base/exit_codes.h):"
 	echo "$undoc"; fail=$((fail + 1))
 else
 	echo "ok   every int function of tools/*/*.h says what it returns"; pass=$((pass + 1))

@@ -15,6 +15,7 @@
 #include "tools/disk/dual.h"
 #include "tools/disk/layout.h"
 #include "tools/base/util.h"
+#include "tools/base/exit_codes.h"
 
 #define MIB (1024ull * 1024)
 

@@ -14,6 +14,7 @@
 #include "tools/base/util.h"
 #include "tools/base/fileio.h"
 #include "tools/dev/hostdev_open.h"
+#include "tools/base/exit_codes.h"
 
 static char dir[512], img[600], jpath[600];
 

@@ -11,6 +11,7 @@
 #include "tools/esp/fatfmt.h"
 #include "tools/disk/layout.h"
 #include "tools/base/util.h"
+#include "tools/base/exit_codes.h"
 
 #define MIB (1024ull * 1024)
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* The cmocka fixture of tests of tools/ code: a fresh report as the installer's g_report
- * (tools/base/util.h), collecting what the code under test says. */
+ * (tools/base/exit_codes.h), collecting what the code under test says. */
 #ifndef ANYSECTOR_TEST_TOOLS_FIXTURE_H
 #define ANYSECTOR_TEST_TOOLS_FIXTURE_H
 

@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "common/bits.h"
+#include "tools/base/exit_codes.h"
 
 bool parse_size(const char *s, uint64_t *out)
 {

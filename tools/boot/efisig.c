@@ -13,9 +13,9 @@
 
 #include "common/errors.h"
 #include "common/pe.h"
+#include "tools/base/exit_codes.h"
 #include "tools/base/report.h"
 #include "tools/base/run.h"
-#include "tools/base/util.h"
 
 static void field_copy(char *dst, size_t cap, const char *p, size_t n)
 {

@@ -13,6 +13,7 @@
 #include "common/bootinfo.h"
 #include "common/le.h"
 #include "common/mbr.h"
+#include "tools/base/exit_codes.h"
 #include "tools/base/report.h"
 #include "tools/base/util.h"
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/bits.h"
+#include "tools/base/exit_codes.h"
 #include "tools/base/util.h"
 #include "tools/cmd/cli.h"
 #include "tools/cmd/cmd_add.h"

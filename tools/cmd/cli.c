@@ -6,6 +6,7 @@
 
 #include "common/bits.h"
 #include "common/config.h"
+#include "tools/base/exit_codes.h"
 #include "tools/base/util.h"
 #include "tools/dev/hostdev_open.h"
 #include "tools/disk/dual.h"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* Command-line plumbing shared by the commands: the options several take (topology, --force,
  * --dry-run, the layout options), opening a target, and the command table. Every command returns
- * an exit code (the convention in util.h). */
+ * an exit code (the convention in tools/base/exit_codes.h). */
 #ifndef ANYSECTOR_TOOLS_CLI_H
 #define ANYSECTOR_TOOLS_CLI_H
 
@@ -100,7 +100,7 @@ struct common_opts {
 
 /* getopt_long(argc, argv, "", opts) that takes care of the common options itself: returns the
  * next option that is the command's own (or getopt's '?'), -1 after the last, OPT_FAILED when a
- * common option had a bad value (reported): getopt's convention, not one of util.h's. Set
+ * common option had a bad value (reported): getopt's convention, not one of exit_codes.h's. Set
  * optind = 1 before the first call. */
 int next_option(int argc, char **argv, const struct option *opts, struct common_opts *o);
 

@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* anysector add: kernels and initrds onto the ESP, entries into anysector.cfg (tools/ops/txn.c). */
+/* anysector add: kernels and initrds onto the ESP, entries into anysector.cfg (tools/ops/add.c). */
 #include "tools/cmd/cmd_add.h"
 
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "tools/base/exit_codes.h"
+#include "tools/base/util.h"
 #include "tools/cmd/cli.h"
 #include "tools/cmd/entries.h"
-#include "tools/base/util.h"
 
 static void usage(FILE *f)
 {

@@ -3,7 +3,7 @@
 #ifndef ANYSECTOR_TOOLS_CMD_ADD_H
 #define ANYSECTOR_TOOLS_CMD_ADD_H
 
-/* argv[0] is the command's name. Returns the exit code anysector ends with (tools/base/util.h
+/* argv[0] is the command's name. Returns the exit code anysector ends with (tools/base/exit_codes.h
  * kind 1). */
 int cmd_add(int argc, char **argv);
 

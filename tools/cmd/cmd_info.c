@@ -9,10 +9,11 @@
 
 #include "common/errors.h"
 #include "common/le.h"
-#include "tools/cmd/cli.h"
-#include "tools/disk/inspect.h"
+#include "tools/base/exit_codes.h"
 #include "tools/base/json.h"
 #include "tools/base/util.h"
+#include "tools/cmd/cli.h"
+#include "tools/disk/inspect.h"
 
 static const char *label_name(enum label_kind k)
 {

@@ -1,17 +1,18 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* anysector install: stage1 into LBA 0, stage2 into the BIOS boot partition or the MBR gap,
- * BOOTX64.EFI onto the ESP; journalled, read back, LBA 0 last (tools/ops/txn.c). */
+ * BOOTX64.EFI onto the ESP; journalled, read back, LBA 0 last (tools/ops/install.c). */
 #include "tools/cmd/cmd_install.h"
 
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "tools/base/exit_codes.h"
 #include "tools/base/util.h"
 #include "tools/boot/efisig.h"
 #include "tools/cmd/cli.h"
 #include "tools/cmd/sign_options.h"
-#include "tools/ops/ops.h"
+#include "tools/ops/install.h"
 
 static void usage(FILE *f)
 {

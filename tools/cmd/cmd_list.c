@@ -9,6 +9,7 @@
 
 #include "common/errors.h"
 #include "common/pin.h"
+#include "tools/base/exit_codes.h"
 #include "tools/base/json.h"
 #include "tools/base/util.h"
 #include "tools/cmd/cli.h"

@@ -3,7 +3,7 @@
 #ifndef ANYSECTOR_TOOLS_CMD_LIST_H
 #define ANYSECTOR_TOOLS_CMD_LIST_H
 
-/* argv[0] is the command's name. Returns the exit code anysector ends with (tools/base/util.h
+/* argv[0] is the command's name. Returns the exit code anysector ends with (tools/base/exit_codes.h
  * kind 1). */
 int cmd_list(int argc, char **argv);
 

@@ -11,9 +11,11 @@
 #include <unistd.h>
 
 #include "common/bits.h"
+#include "tools/base/exit_codes.h"
 #include "tools/base/fileio.h"
 #include "tools/base/util.h"
 #include "tools/boot/efisig.h"
+#include "tools/boot/stages.h"
 #include "tools/cmd/cli.h"
 #include "tools/cmd/entries.h"
 #include "tools/cmd/sign_options.h"
@@ -23,6 +25,8 @@
 #include "tools/disk/foreign.h"
 #include "tools/disk/rootarg.h"
 #include "tools/esp/ext4fmt.h"
+#include "tools/ops/install.h"
+#include "tools/ops/partition.h"
 
 /* --root-dir: every entry whose command line has no root= gets the Linux partition's
  * root=PARTUUID= (into cmdlines[k]), then the partition becomes ext4 made from dir. *root_arg

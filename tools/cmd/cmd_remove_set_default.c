@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* anysector remove and set-default: one entry of the boot menu, by name (tools/ops/txn_menu.c). */
+/* anysector remove and set-default: one entry of the boot menu, by name
+ * (tools/ops/remove_set_default.c). */
 #include "tools/cmd/cmd_remove_set_default.h"
 
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "tools/cmd/cli.h"
-#include "tools/ops/ops.h"
+#include "tools/base/exit_codes.h"
 #include "tools/base/util.h"
+#include "tools/cmd/cli.h"
+#include "tools/ops/remove_set_default.h"
 
 static void usage(FILE *f, bool remove)
 {

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "tools/base/exit_codes.h"
 #include "tools/base/util.h"
 #include "tools/cmd/cli.h"
 #include "tools/dev/mounts.h"

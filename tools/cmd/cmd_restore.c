@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "tools/base/exit_codes.h"
 #include "tools/base/util.h"
 #include "tools/cmd/cli.h"
 #include "tools/dev/hostdev_open.h"

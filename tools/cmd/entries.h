@@ -6,7 +6,7 @@
 #define ANYSECTOR_TOOLS_ENTRIES_H
 
 #include "tools/cmd/cli.h"
-#include "tools/ops/ops.h"
+#include "tools/ops/add.h"
 
 struct entry_list {
 	struct add_entry e[CFG_MAX_ENTRIES];

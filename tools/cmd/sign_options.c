@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #include "common/errors.h"
-#include "tools/base/report.h"
 #include "tools/base/util.h"
 
 enum opt_result signing_option(int opt, const char *arg, struct efi_signing *sg, const char *cmd)

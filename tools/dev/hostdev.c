@@ -12,8 +12,8 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "common/bits.h"
 #include "common/errors.h"
+#include "tools/base/exit_codes.h"
 #include "tools/base/fileio.h"
 #include "tools/base/util.h"
 

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "tools/base/util.h"
+#include "tools/base/exit_codes.h"
 #include "tools/dev/mounts.h"
 
 static int open_as(struct hostdev *h, const char *path, bool writable, bool live);

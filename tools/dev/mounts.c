@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "common/errors.h"
+#include "tools/base/exit_codes.h"
 #include "tools/base/util.h"
 
 #define MAX_LOOPS 16

@@ -63,7 +63,7 @@ const struct kdev *usage_in_use_at(const struct usage *u, uint64_t start, uint64
 const struct kdev *usage_partition(const struct usage *u, uint64_t start, uint64_t size);
 
 /* Opens d's node with O_EXCL (read-only), which fails while anything mounts or holds it. Returns
- * the descriptor, or -1 with errno (EBUSY: in use), as open(2) does (util.h's exception). */
+ * the descriptor, or -1 with errno (EBUSY: in use), as open(2) does (exit_codes.h's exception). */
 int kdev_claim(const struct kdev *d);
 
 /* True when anything of the target is in use; what gets a sentence naming it. */

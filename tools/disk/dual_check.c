@@ -8,6 +8,7 @@
 
 #include "common/errors.h"
 #include "common/le.h"
+#include "tools/base/exit_codes.h"
 #include "tools/base/fileio.h"
 #include "tools/base/util.h"
 

@@ -11,6 +11,7 @@
 
 #include "common/bits.h"
 #include "common/errors.h"
+#include "tools/base/exit_codes.h"
 #include "tools/base/fileio.h"
 #include "tools/base/util.h"
 

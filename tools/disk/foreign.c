@@ -7,6 +7,7 @@
 
 #include "common/errors.h"
 #include "common/mbr.h"
+#include "tools/base/exit_codes.h"
 #include "tools/base/fileio.h"
 #include "tools/base/util.h"
 #include "tools/disk/topology.h"

@@ -11,8 +11,8 @@
 #include <stdint.h>
 
 #include "tools/dev/hostdev.h"
-#include "tools/plan/plan.h"
 #include "tools/dev/probe.h"
+#include "tools/plan/plan.h"
 
 /* Sectors [first, first + count). */
 struct lba_range {

@@ -11,6 +11,7 @@
 #include "common/fat.h"
 #include "common/le.h"
 #include "common/pin.h"
+#include "tools/base/exit_codes.h"
 #include "tools/base/fileio.h"
 #include "tools/base/util.h"
 #include "tools/boot/efisig.h"

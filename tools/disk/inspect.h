@@ -10,11 +10,11 @@
 #include "common/bootinfo.h"
 #include "common/gpt.h"
 #include "common/mbr.h"
-#include "tools/disk/dual_check.h"
-#include "tools/dev/hostdev.h"
-#include "tools/disk/layout.h"
-#include "tools/dev/probe.h"
 #include "tools/base/report.h"
+#include "tools/dev/hostdev.h"
+#include "tools/dev/probe.h"
+#include "tools/disk/dual_check.h"
+#include "tools/disk/layout.h"
 
 struct part_info {
 	unsigned number;

@@ -6,6 +6,7 @@
 
 #include "common/bits.h"
 #include "common/gpt.h"
+#include "tools/base/exit_codes.h"
 #include "tools/base/util.h"
 
 const char *role_name(enum part_role role)

@@ -7,9 +7,8 @@
 
 #include "common/bits.h"
 #include "common/crc32.h"
-#include "common/gpt.h"
 #include "common/label.h"
-#include "common/mbr.h"
+#include "tools/base/exit_codes.h"
 #include "tools/base/fileio.h"
 #include "tools/base/util.h"
 #include "tools/dev/probe.h"

@@ -7,7 +7,6 @@
 
 #include "common/bits.h"
 #include "common/errors.h"
-#include "tools/base/report.h"
 #include "tools/base/util.h"
 #include "tools/esp/esp_order.h"
 

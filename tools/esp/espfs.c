@@ -6,10 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/bits.h"
-#include "common/config.h"
 #include "common/errors.h"
-#include "common/le.h"
+#include "tools/base/exit_codes.h"
 #include "tools/base/fileio.h"
 #include "tools/base/run.h"
 #include "tools/base/util.h"
@@ -17,7 +15,6 @@
 #include "tools/esp/esp_chains.h"
 #include "tools/esp/esp_order.h"
 #include "tools/esp/esp_read.h"
-#include "tools/esp/espdir.h"
 #include "tools/esp/espdir_write.h"
 
 #define CHUNK (1u << 20)

@@ -7,9 +7,10 @@
 
 #include "common/errors.h"
 #include "common/le.h"
-#include "tools/esp/fsimage.h"
+#include "tools/base/exit_codes.h"
 #include "tools/base/run.h"
 #include "tools/base/util.h"
+#include "tools/esp/fsimage.h"
 
 /* The superblock fields read back (the kernel's fs/ext4/ext4.h, struct ext4_super_block). */
 #define SB_OFFSET 1024u

@@ -10,9 +10,10 @@
 #include "common/bits.h"
 #include "common/errors.h"
 #include "common/fat.h"
-#include "tools/esp/fsimage.h"
+#include "tools/base/exit_codes.h"
 #include "tools/base/run.h"
 #include "tools/base/util.h"
+#include "tools/esp/fsimage.h"
 
 #define MKFS_FAT32_RESERVED 32u  /* mkfs.fat's reserved sectors for FAT32 */
 #define MKFS_ROOT_ENTRIES 512u   /* mkfs.fat's root directory for FAT12/16 on a hard disk */

@@ -14,6 +14,7 @@
 #include "common/crc32.h"
 #include "common/errors.h"
 #include "common/le.h"
+#include "tools/base/exit_codes.h"
 #include "tools/base/fileio.h"
 #include "tools/base/util.h"
 

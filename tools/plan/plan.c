@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "common/errors.h"
+#include "tools/base/exit_codes.h"
 #include "tools/base/util.h"
 
 void plan_init(struct plan *p, uint32_t lss)

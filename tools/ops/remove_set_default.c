@@ -1,16 +1,17 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* remove and set-default: changes to the boot menu alone, as write plans like add's (the boot
  * partition copied, changed with mtools, the differing sectors written in their safe order). */
+#include "tools/ops/remove_set_default.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include "common/errors.h"
+#include "tools/base/exit_codes.h"
 #include "tools/base/util.h"
 #include "tools/esp/cfgedit.h"
-#include "tools/esp/esp_path.h"
-#include "tools/ops/ops.h"
+#include "tools/ops/menu_edit.h"
 
 /* The menu entry called name, or a refusal naming what there is. Returns the index or -1. */
 static int find_entry(struct txn *t, const char *name)
@@ -21,95 +22,6 @@ static int find_entry(struct txn *t, const char *name)
 			"the boot menu on partition %u has no entry named '%s' (see 'anysector list'); "
 			"nothing was changed", t->esp.number, name);
 	return i;
-}
-
-/* Whether an entry of the menu uses the file. */
-static const char *user_of(const struct boot_menu *m, const char *file)
-{
-	for (unsigned i = 0; i < m->cfg.nentries; i++) {
-		const char *files[1 + CFG_MAX_INITRDS];
-		unsigned n = entry_boot_files(&m->cfg.entries[i], files);
-		for (unsigned k = 0; k < n; k++)
-			if (esp_path_eq(files[k], file))
-				return m->cfg.entries[i].name;
-	}
-	return NULL;
-}
-
-struct dir_state {
-	unsigned n;
-};
-
-static int count_one(void *ctx, const char *name, bool is_dir, uint64_t size)
-{
-	(void)name;
-	(void)is_dir;
-	(void)size;
-	((struct dir_state *)ctx)->n++;
-	return 0;
-}
-
-/* Removes dir and then its parents while they are empty, up to (not) the root; /loader and
- * what is under it stay (kernel-install looks for /loader/entries). */
-static int drop_empty_dirs(struct txn *t, const char *dir)
-{
-	char d[FAT_PATH_MAX + 32];
-	snprintf(d, sizeof d, "%s", dir);
-	for (;;) {
-		char *slash = strrchr(d, '/');
-		if (!slash || !slash[1] || !strncasecmp(d, "/loader", 7))
-			return 0;
-		struct dir_state st = { 0 };
-		if (esp_list(&t->esp, d, count_one, &st) || st.n)
-			return 0;
-		int rc = esp_rmdir(&t->esp, d);
-		if (rc)
-			return rc;
-		txn_summary(t, "removed the empty directory %s", d);
-		*slash = 0;
-	}
-}
-
-int txn_drop_unused(struct txn *t, const char *const *files, unsigned n)
-{
-	struct boot_menu *now = xcalloc(1, sizeof *now);
-	struct report q;
-	int rc = 0;
-
-	report_init(&q, false);
-	if (n && boot_menu_load(&t->esp, now, &q)) {
-		t_error("esp.menu", "the boot menu cannot be read again after the change");
-		rc = EXIT_ERRORS;
-	}
-	report_free(&q);
-	for (unsigned i = 0; i < n && !rc; i++) {
-		bool dup = false, is_dir = true;
-		for (unsigned k = 0; k < i; k++)
-			dup |= esp_path_eq(files[k], files[i]);
-		if (dup || !esp_exists(&t->esp, files[i], &is_dir) || is_dir)
-			continue;
-		const char *user = user_of(now, files[i]);
-		if (user) {
-			bool own = false; /* add --replace: the new entry of that name */
-			for (unsigned k = 0; k < t->nreplaced; k++)
-				own |= !strcasecmp(t->replaced[k], user);
-			if (!own)
-				txn_summary(t, "kept %s: entry '%s' uses it", files[i], user);
-			continue;
-		}
-		if ((rc = esp_delete(&t->esp, files[i])))
-			break;
-		txn_summary(t, "deleted %s", files[i]);
-		char dir[FAT_PATH_MAX + 32];
-		snprintf(dir, sizeof dir, "%s", files[i]);
-		char *slash = strrchr(dir, '/');
-		if (slash)
-			*slash = 0;
-		rc = drop_empty_dirs(t, dir);
-	}
-	boot_menu_free(now);
-	free(now);
-	return rc;
 }
 
 /* anysector.cfg's text now, or the head of a new one (no timeout: loader.conf's may count). */

@@ -1,0 +1,327 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* install as a write plan: stage2 into a slot of the boot region, BOOTX64.EFI (and shim) onto
+ * the ESP, stage1 into LBA 0 last. */
+#include "tools/ops/install.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "common/bits.h"
+#include "common/errors.h"
+#include "tools/base/exit_codes.h"
+#include "tools/base/util.h"
+#include "tools/boot/stage2_place.h"
+#include "tools/disk/foreign.h"
+
+/* Where stage2 may go: [first, end) in LBAs, and a phrase naming the place. Returns 0 or an exit
+ * code. */
+static int stage2_region(struct txn *t, uint64_t *first, uint64_t *end, char *where, size_t cap)
+{
+	const struct disk_info *di = &t->di;
+
+	if (di->label == LABEL_GPT) {
+		if (di->bios_boot < 0) {
+			t_error("refuse.no_bios_boot",
+				"%s has no BIOS boot partition (type 21686148-6449-6E6F-744E-656564454649): "
+				"stage2 has nowhere to go; 'anysector partition' makes one",
+				t->h->path);
+			return EXIT_REFUSED;
+		}
+		const struct part_info *p = &di->parts[di->bios_boot];
+		*first = p->first;
+		*end = p->first + p->sectors;
+		snprintf(where, cap, "BIOS boot partition (partition %u, LBA %llu..%llu)", p->number,
+			 (unsigned long long)p->first, (unsigned long long)(*end - 1));
+	} else {
+		*first = 1;
+		*end = di->first_part_lba;
+		snprintf(where, cap, "gap between the MBR and the first partition (LBA 1..%llu)",
+			 (unsigned long long)(*end - 1));
+	}
+	return 0;
+}
+
+/* stage1.bin must leave the disk's timestamp bytes alone. Returns 0 or an exit code. */
+static int stage1_check(const struct stages *s)
+{
+	if (all_zero(s->stage1 + MBR_TIMESTAMP_OFF, MBR_TIMESTAMP_LEN))
+		return 0;
+	t_error("stages.stage1",
+		"%s/stage1.bin uses bytes 0x%X..0x%X, which belong to the disk (timestamp)", s->dir,
+		MBR_TIMESTAMP_OFF, MBR_TIMESTAMP_OFF + MBR_TIMESTAMP_LEN - 1);
+	return EXIT_ERRORS;
+}
+
+/* The slot choice: places the slots in the region, reads what they and LBA 0 hold, and picks
+ * the slot to write (stage2_place.h). Leaves the slots' room in *room and LBA 0 in *lba0 (the
+ * caller frees both, also on failure). Returns 0 or an exit code. */
+static int choose_stage2_place(struct txn *t, uint32_t len, const char *where, uint64_t first,
+			       uint64_t end, struct stage2_place *pl, uint8_t **room, uint8_t **lba0)
+{
+	struct hostdev *h = t->h;
+	uint32_t lss = h->topo.lss;
+	int err;
+
+	*room = *lba0 = NULL;
+	if (stage2_slots(&h->topo, t->di.slot_grain, first, end, len, pl)) {
+		uint64_t at = pl->slot[0];
+		t_error("refuse.stage2_fit",
+			"stage2 (%u bytes) does not fit the %s: %llu bytes are free from byte %llu, the "
+			"first logical and physical sector boundary",
+			(unsigned)len, where, (unsigned long long)(at < end ? (end - at) * lss : 0),
+			(unsigned long long)(at == STAGE2_NO_LBA ? 0 : at * lss));
+		return EXIT_REFUSED;
+	}
+	*room = xmalloc((size_t)((pl->end - pl->slot[0]) * lss));
+	if ((err = bdev_read(&h->dev, pl->slot[0], pl->end - pl->slot[0], *room))) {
+		t_error("io.read", "%s: LBA %llu..%llu could not be read: %s", h->path,
+			(unsigned long long)pl->slot[0], (unsigned long long)(pl->end - 1),
+			as_strerror(err));
+		return EXIT_ERRORS;
+	}
+	stage2_find_ours(pl, *room, lss);
+	*lba0 = xmalloc(lss);
+	if ((err = bdev_read(&h->dev, 0, 1, *lba0))) {
+		t_error("io.read", "%s: LBA 0 could not be read: %s", h->path, as_strerror(err));
+		return EXIT_ERRORS;
+	}
+	stage1_live_stage2(pl, *lba0, lss);
+	stage2_choose_slot(pl, lss);
+	return 0;
+}
+
+/* Refusing foreign bytes: the sectors stage2 replaces may hold only zeros and our own stage2,
+ * unless --force. Returns 0 or an exit code. */
+static int refuse_foreign_bytes(struct txn *t, const struct stage2_place *pl, const uint8_t *room,
+				const char *where)
+{
+	uint32_t lss = t->h->topo.lss;
+	uint64_t at;
+
+	if (!stage2_foreign_byte(pl, room, lss, &at))
+		return 0;
+	unsigned long long byte = pl->slot[0] * lss + at;
+	if (!t->force) {
+		t_error("refuse.foreign_gap",
+			"the %s holds data that is not anysector's (byte %llu is 0x%02X): another "
+			"boot loader may live there; use --force to overwrite it (the backup keeps "
+			"a copy)",
+			where, byte, room[at]);
+		return EXIT_REFUSED;
+	}
+	t_warn("install.foreign_gap",
+	       "--force: overwriting data that is not anysector's in the %s (byte %llu is 0x%02X)",
+	       where, byte, room[at]);
+	return 0;
+}
+
+/* Signatures libblkid finds where install writes (LBA 0's boot code, the whole stage2 region
+ * [first, end)): each named, and refused; under --force each is erased instead: by a write of
+ * its own before stage2's where stage1 and stage2 do not replace it, zeroed in LBA 0's new
+ * contents where it lies in the bytes stage1 keeps, and named in the summary. Returns 0 or an
+ * exit code. */
+static int foreign_signatures(struct txn *t, const struct stage2_place *pl, uint64_t first,
+			      uint64_t end, const char *where, uint8_t *lba0)
+{
+	struct hostdev *h = t->h;
+	uint32_t lss = h->topo.lss;
+	struct lba_range ours[2];
+	unsigned nours = 0;
+	struct probe_result found;
+	int rc;
+
+	for (unsigned k = 0; k < 2; k++)
+		if (pl->ours_len[k])
+			ours[nours++] = (struct lba_range){ pl->slot[k], DIV_ROUND_UP(pl->ours_len[k], lss) };
+	if ((rc = foreign_install_scan(h, &t->di.sigs, first, end, ours, nours, &found)) || !found.n)
+		return rc;
+	if (!t->force) {
+		for (unsigned i = 0; i < found.n; i++) {
+			char what[200];
+			probe_hit_text(&found.hit[i], what, sizeof what);
+			if (found.hit[i].offset < lss)
+				t_error("refuse.foreign", "LBA 0 holds %s, where install writes stage1",
+					what);
+			else
+				t_error("refuse.foreign", "the %s holds %s, where install writes stage2",
+					where, what);
+		}
+		t_error("refuse.foreign",
+			"use --force to erase %s (the backup keeps a copy of every sector it changes)",
+			found.n == 1 ? "it" : "them");
+		return EXIT_REFUSED;
+	}
+	const struct lba_range replaced[2] = { { 0, 1 }, { pl->lba, pl->count } };
+	if ((rc = foreign_erase_plan(h, &found, &t->pre, replaced, 2)))
+		return rc;
+	for (unsigned i = 0; i < found.n; i++) {
+		char line[200], what[200];
+		foreign_zero_in(&found.hit[i], 0, lba0, MBR_BOOTCODE_SIZE);
+		txn_summary(t, "%s", foreign_erased_text(&found.hit[i], line, sizeof line));
+		/* said while planning too, so a dry run names what stage1 and stage2 replace */
+		t_warn("install.erase", "--force: erasing %s, which is not anysector's, in the %s",
+		       probe_hit_text(&found.hit[i], what, sizeof what),
+		       found.hit[i].offset < lss ? "LBA 0" : where);
+	}
+	return 0;
+}
+
+static void warn_not_crash_safe(const struct stage2_place *pl, uint32_t lss, uint32_t len,
+				const char *where)
+{
+	if (pl->nslots == 1)
+		t_warn("install.not_crash_safe",
+		       "the %s has room for one copy of stage2 only (%u bytes from byte %llu): an "
+		       "install replaces it in place, so a crash during one can leave the disk "
+		       "unbootable until 'anysector restore' puts the backup back",
+		       where, (unsigned)len, (unsigned long long)(pl->slot[0] * lss));
+	else if (!pl->safe)
+		t_warn("install.not_crash_safe",
+		       "the stage2 stage1 loads now (LBA %llu..%llu) overlaps both slots of the %s: "
+		       "it is overwritten before LBA 0 switches, so a crash during this install can "
+		       "leave the disk unbootable until 'anysector restore' puts the backup back",
+		       (unsigned long long)pl->live, (unsigned long long)(pl->live_end - 1), where);
+}
+
+/* Planning stage2: the image patched with the boot partition's identity, in the chosen slot.
+ * Returns 0 or an exit code. */
+static int plan_stage2(struct txn *t, const struct stages *s, const struct stage2_place *pl,
+		       const char *where, char *slot_name, size_t cap)
+{
+	const struct part_info *bp = &t->di.parts[t->di.esp];
+	uint32_t lss = t->h->topo.lss, len = s->stage2_len;
+	struct stage2_identity id = { 0 };
+
+	if (t->di.label == LABEL_GPT) {
+		id.kind = STAGE2_KIND_GPT;
+		id.part_guid = bp->unique;
+	} else {
+		id.kind = STAGE2_KIND_MBR;
+		id.mbr_disk_sig = t->di.mbr.disk_sig;
+		id.mbr_part = bp->number;
+		if (!id.mbr_disk_sig)
+			t_warn("install.no_signature",
+			       "the MBR's disk signature is 0: with several such disks the BIOS loader "
+			       "cannot tell which one holds its boot partition");
+	}
+	snprintf(id.config_path, sizeof id.config_path, "/%s", CFG_FILE_NAME);
+	uint8_t *img = xcalloc(1, (size_t)(pl->count * lss));
+	memcpy(img, s->stage2, len);
+	stage2_identity_set(img, len, &id);
+	if (!stage2_image_valid(img, len)) {
+		t_error("install.stage2", "the patched stage2 does not verify (CRC32)");
+		free(img);
+		return EXIT_ERRORS;
+	}
+	if (pl->nslots == 2)
+		snprintf(slot_name, cap, ", slot %c of 2", pl->use ? 'B' : 'A');
+	else
+		snprintf(slot_name, cap, ", the only slot");
+	char what[400];
+	snprintf(what, sizeof what, "stage2, %u bytes, boot partition %u, in the %s%s", (unsigned)len,
+		 bp->number, where, slot_name);
+	plan_add(&t->pre, pl->lba, pl->count, img, what);
+	free(img);
+	return 0;
+}
+
+/* A file beside another: dir of path + name (into out). */
+static void beside(const char *path, const char *name, char *out, size_t cap)
+{
+	const char *slash = strrchr(path, '/');
+	int dir = slash ? (int)(slash - path + 1) : 0;
+	snprintf(out, cap, "%.*s%s", dir, path, name);
+}
+
+/* MokManager, which shim starts when a MOK change waits (mokutil --import): mmx64.efi or
+ * Debian's mmx64.efi.signed beside the shim given, else none (""). */
+static void find_mok_manager(const char *shim, char *out, size_t cap)
+{
+	static const char *const names[] = { "mmx64.efi.signed", "mmx64.efi" };
+	for (unsigned i = 0; i < 2; i++) {
+		beside(shim, names[i], out, cap);
+		if (!access(out, R_OK))
+			return;
+	}
+	out[0] = 0;
+}
+
+/* The UEFI files: the loader as \EFI\BOOT\BOOTX64.EFI (signed first with --sign-key), or with
+ * --shim the shim there, the loader as grubx64.efi (the name shim starts) and MokManager when
+ * it is beside the shim. Returns 0 or an exit code. */
+static int put_efi_files(struct txn *t, const struct stages *s)
+{
+	unsigned part = t->di.parts[t->di.esp].number;
+	const char *loader = s->efi_path;
+	char signer[300] = "", mm[4200];
+	int rc;
+
+	if (t->sign.key) {
+		if ((rc = loader_sign(s->efi_path, &t->sign, t->signed_loader,
+				      sizeof t->signed_loader))) {
+			t->signed_loader[0] = 0;
+			return rc;
+		}
+		loader = t->signed_loader;
+		snprintf(signer, sizeof signer, ", signed with %s", t->sign.cert);
+	}
+	if ((rc = txn_open_esp(t)) || (rc = esp_mkdir_p(&t->esp, "/EFI/BOOT")))
+		return rc;
+	if (!t->sign.shim) {
+		txn_summary(t, "\\EFI\\BOOT\\BOOTX64.EFI on partition %u%s", part, signer);
+		return esp_put(&t->esp, loader, "/EFI/BOOT/BOOTX64.EFI");
+	}
+	if ((rc = esp_put(&t->esp, t->sign.shim, "/EFI/BOOT/BOOTX64.EFI")) ||
+	    (rc = esp_put(&t->esp, loader, "/EFI/BOOT/" SHIM_SECOND_STAGE)))
+		return rc;
+	txn_summary(t, "\\EFI\\BOOT\\BOOTX64.EFI on partition %u: shim from %s", part, t->sign.shim);
+	txn_summary(t, "\\EFI\\BOOT\\" SHIM_SECOND_STAGE " on partition %u: the loader shim starts%s",
+		part, signer);
+	find_mok_manager(t->sign.shim, mm, sizeof mm);
+	if (mm[0]) {
+		if ((rc = esp_put(&t->esp, mm, "/EFI/BOOT/mmx64.efi")))
+			return rc;
+		txn_summary(t, "\\EFI\\BOOT\\mmx64.efi on partition %u: MokManager from %s", part, mm);
+	}
+	return 0;
+}
+
+int txn_install(struct txn *t, const struct stages *s)
+{
+	const struct part_info *bp = &t->di.parts[t->di.esp];
+	uint32_t lss = t->h->topo.lss, len = s->stage2_len;
+	struct stage2_place pl;
+	uint8_t *room = NULL, *lba0 = NULL;
+	uint64_t first, end;
+	char where[200], slot_name[40];
+	int rc;
+
+	if ((rc = stage1_check(s)) || (rc = stage2_region(t, &first, &end, where, sizeof where)) ||
+	    (rc = choose_stage2_place(t, len, where, first, end, &pl, &room, &lba0)) ||
+	    (rc = foreign_signatures(t, &pl, first, end, where, lba0)) ||
+	    (rc = refuse_foreign_bytes(t, &pl, room, where)))
+		goto out;
+	warn_not_crash_safe(&pl, lss, len, where);
+	if ((rc = plan_stage2(t, s, &pl, where, slot_name, sizeof slot_name)))
+		goto out;
+	/* Planning stage1: LBA 0 with the new code, switched to the new stage2, written last. */
+	stage1_merge(lba0, s->stage1, pl.lba * lss, len);
+	plan_add(&t->post, 0, 1, lba0,
+		 "stage1 in LBA 0 bytes 0..439 (disk signature, partition table, 0x55AA and bytes "
+		 "0xDA..0xDF kept)");
+
+	txn_summary(t, "stage1 in LBA 0, pointing at stage2 at byte %llu (%u bytes)",
+		(unsigned long long)(pl.lba * lss), (unsigned)len);
+	txn_summary(t, "stage2 in the %s%s, booting from partition %u", where, slot_name, bp->number);
+	rc = put_efi_files(t, s);
+out:
+	free(room);
+	free(lba0);
+	return rc;
+}

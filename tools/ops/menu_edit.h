@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* What the menu changes (add, remove, set-default) share. */
+#ifndef ANYSECTOR_TOOLS_MENU_EDIT_H
+#define ANYSECTOR_TOOLS_MENU_EDIT_H
+
+#include "tools/ops/txn.h"
+
+/* Each returns 0 or an exit code. txn_load_menu reads the menu from the boot partition
+ * (txn_open_esp) into t->menu and refuses an anysector.cfg that is not valid; txn_store_config
+ * puts a new anysector.cfg onto it; txn_check_menu refuses a result the loaders would not
+ * accept. */
+int txn_load_menu(struct txn *t);
+int txn_store_config(struct txn *t, const char *text);
+int txn_check_menu(struct txn *t);
+/* Deletes those of the files (paths on the boot partition) that no entry of the menu now on the
+ * copy uses, and then their directories when that leaves them empty (never the root or
+ * /loader). A file some entry still uses is kept, and the summary says which. Returns 0 or an
+ * exit code. */
+int txn_drop_unused(struct txn *t, const char *const *files, unsigned n);
+
+#endif

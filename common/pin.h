@@ -2,8 +2,8 @@
 /* Pinned files: an anysector.cfg entry's "sha256" lines (common/config.h) hold the SHA-256 of
  * its kernel (or EFI application) and initrds. Both loaders hash each file once it is in memory
  * and compare here before anything is started; the host's check does the same over the FAT.
- * A pin says which bytes may boot; it does not protect anysector.cfg itself (README "Pinned
- * hashes"). Entries from /loader/entries carry no pins. */
+ * A pin says which bytes may boot; it does not protect anysector.cfg itself
+ * (docs/SECURITY.md "Pinned hashes"). Entries from /loader/entries carry no pins. */
 #ifndef ANYSECTOR_PIN_H
 #define ANYSECTOR_PIN_H
 

@@ -16,7 +16,7 @@ $(EFI_DIR)/app/%.o: efi/%.c efi/efi.mk
 # becomes a .sbat section the way shim's own test loaders get theirs: an empty object gains the
 # section with objcopy --add-section, the link keeps it (gnu-efi's linker script has no .sbat, so ld
 # places it as an orphan after .dynstr, on its own page), and the PE conversion copies it with
-# -j .sbat. The README ("Secure Boot") says when the generation in efi/sbat.csv is raised.
+# -j .sbat. docs/SECURITY.md ("SBAT") says when the generation in efi/sbat.csv is raised.
 EFI_SBAT_CSV := efi/sbat.csv
 $(EFI_DIR)/sbat.o: $(EFI_SBAT_CSV) efi/efi.mk
 	@mkdir -p $(@D)

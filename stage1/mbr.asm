@@ -9,7 +9,8 @@
 ; old BIOSes' 127 sectors) into a 32 KiB-aligned buffer, so none crosses a 64 KiB boundary.
 ; Without int 13h extensions it falls back to CHS (AH=08h/02h) one sector at a time.
 ;
-; Errors print "E<digit>" on screen and COM1 and halt; the README lists them:
+; Errors print "E<digit>" on screen and COM1 and halt (docs/GUIDE.md "When a boot fails"
+; lists them):
 ;   E1 stage2 length is 0 (not installed) or larger than STAGE2_MAX_SIZE
 ;   E2 stage2 offset is not a whole number of sectors
 ;   E3 no int 13h extensions and no usable CHS geometry, or stage2 lies beyond CHS reach

@@ -73,22 +73,22 @@ fi
 
 # 4. Every file of the tree that a tracked file names is in the tree (tests/check_refs.py says
 #    what counts as a name and what is skipped: build outputs, run-time paths, URLs); nothing
-#    points outside it into a shared directory. First a file with three bad references (written
-#    here in pieces, so this file does not name them) must fail it: the check cannot quietly
-#    pass everything.
+#    points outside it into a shared directory, and a document's section named after it is a
+#    heading there. First a file with four bad references (written here in pieces, so this file
+#    does not name them) must fail it: the check cannot quietly pass everything.
 if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
 	files=$(git ls-files)
 else
 	files=$(find . -path ./build -prune -o -type f -print | sed 's#^\./##')
 fi
 probe=$(mktemp -d)
-printf '/* %s, %s, %s, %s */\n' 'DESIGN.m''d' '..''/shared/notes.txt' 'tests''/no/such_file.c' \
-	'tests/check_refs.py' > "$probe/refs.c"
+printf '/* %s, %s, %s, %s, %s */\n' 'DESIGN.m''d' '..''/shared/notes.txt' 'tests''/no/such_file.c' \
+	'tests/check_refs.py' 'docs''/DESIGN.m''d "No such ''section"' > "$probe/refs.c"
 seen=$(python3 tests/check_refs.py "$probe/refs.c" | wc -l)
 rm -rf "$probe"
 missing=$(printf '%s\n' "$files" | xargs python3 tests/check_refs.py)
-if [ "$seen" != 3 ]; then
-	echo "FAIL tests/check_refs.py found $seen of the 3 bad references in its probe"
+if [ "$seen" != 4 ]; then
+	echo "FAIL tests/check_refs.py found $seen of the 4 bad references in its probe"
 	fail=$((fail + 1))
 elif [ -n "$missing" ]; then
 	echo "FAIL files name files that are not in the tree:"; echo "$missing"; fail=$((fail + 1))
@@ -114,7 +114,7 @@ fi
 
 # 6. Suite numbers: `make test` runs the suites sorted by the NN of "NN:target" in TEST_SUITES
 #    (a text sort, so always two digits); two suites with one number have no defined order and
-#    a number quoted in the tree ("`make test-x` (suite NN", README's table) that is not the
+#    a number quoted in the tree ("`make test-x` (suite NN", docs/TESTING.md's table) that is not the
 #    suite's own sends a reader to the wrong place.
 suites=$(printf '%s\n' "$files" | grep -E '(^|/)Makefile$|\.mk$' | python3 -c '
 import re, sys

@@ -16,6 +16,12 @@ relative to the top of the tree or to the naming file's directory. {a,b} is expa
 its source: stage2/unpack.o), "stage1/stage2" (two parts, "or"), absolute
 paths (/EFI/BOOT/...), URLs, and paths relative to something else at run time (../stages next
 to the executable). A path that leaves the tree through ../shared/ always counts, and fails.
+
+A section of a document is named two ways, and both must be a heading of that document (so a
+moved or renamed section leaves no stale pointer): a quoted title after the file's name,
+`docs/FIRMWARE.md "OVMF"` or `README "..."` (README.md; the quote may follow an opening
+parenthesis or bracket, and names the heading's start, backticks ignored), and, in .md files,
+a link's anchor, `[x](DESIGN.md#alignment)` or `[x](#alignment)` (GitHub's heading slugs).
 """
 import glob
 import os
@@ -35,6 +41,9 @@ SOURCE_EXTS = (".c", ".asm", ".py", ".sh")
 
 PATH = re.compile(r"(?<![A-Za-z0-9_.$/\\-])((?:\.\./)*[A-Za-z0-9_{},.<>-]+(?:/[A-Za-z0-9_{},.*<>-]+)+/?)")
 MD = re.compile(r"(?<![A-Za-z0-9_.$/\\-])[A-Za-z0-9_{},-]+\.md(?![A-Za-z0-9_])(?!\.[A-Za-z0-9_])")
+SECTION = re.compile(r"(?<![A-Za-z0-9_.$/\\-])((?:[A-Za-z0-9_-]+/)*[A-Za-z0-9_-]+\.md|README)"
+                     r"'?s? [(\[]?\"([^\"]+)\"")
+ANCHOR = re.compile(r"\]\(((?:[A-Za-z0-9_.-]+/)*[A-Za-z0-9_.-]+\.md)?#([^)\s]+)\)")
 
 
 def expand(tok):
@@ -57,6 +66,51 @@ def built_from_source(name):
     return any(os.path.isfile(stem + ext) for ext in SOURCE_EXTS)
 
 
+def headings(doc, _cache={}):
+    """(titles, slugs) of a markdown file's headings: titles without backticks, in lower case;
+    slugs as GitHub makes them (a repeated one gets -1, -2, ...)."""
+    if doc not in _cache:
+        titles, slugs, seen = [], set(), {}
+        for line in open(doc, encoding="utf-8").read().splitlines():
+            m = re.match(r"#{1,6} +(.*?) *#*$", line)
+            if not m:
+                continue
+            title = m.group(1).replace("`", "").strip().lower()
+            titles.append(title)
+            slug = re.sub(r"[^\w\- ]", "", title).replace(" ", "-")
+            n = seen.get(slug, 0)
+            seen[slug] = n + 1
+            slugs.add(slug if n == 0 else f"{slug}-{n}")
+        _cache[doc] = (titles, slugs)
+    return _cache[doc]
+
+
+def find_doc(name, base):
+    """The markdown file a reference names: README is README.md; beside the naming file, else
+    from the top of the tree."""
+    name = "README.md" if name == "README" else name
+    for cand in (os.path.join(base, name), name):
+        if os.path.isfile(cand):
+            return cand
+    return None
+
+
+def check_sections(path, base, n, line):
+    for doc, title in SECTION.findall(line):
+        target = find_doc(doc, base)
+        if target is None:
+            continue  # the file itself is the path check's business
+        want = title.replace("`", "").strip().lower()
+        if not any(t.startswith(want) for t in headings(target)[0]):
+            yield f"{path}:{n}: {doc} has no section \"{title}\""
+    if not path.endswith(".md"):
+        return
+    for doc, anchor in ANCHOR.findall(line):
+        target = find_doc(doc, base) if doc else path
+        if target and anchor.lower() not in headings(target)[1]:
+            yield f"{path}:{n}: {doc or os.path.basename(path)} has no heading #{anchor}"
+
+
 def check(path, tops):
     if os.path.normpath(path) == "tests/check_refs.py":
         return  # its examples and ALLOW name what is not in the tree on purpose
@@ -66,6 +120,7 @@ def check(path, tops):
         return
     base = os.path.dirname(path)
     for n, line in enumerate(text.splitlines(), 1):
+        yield from check_sections(path, base, n, line)
         toks = [t.rstrip(".,:;") for t in PATH.findall(line)] + MD.findall(line)
         for tok in toks:
             parts = tok.split("/")

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-2-Clause
-# One image for every sector size (`--sector-size any`, a dual GPT; README "One image for every
-# sector size"). test-dual (suite 52): the installer on image files and, as root, loop devices of
+# One image for every sector size (`--sector-size any`, a dual GPT; docs/GUIDE.md "One image for
+# every sector size"). test-dual (suite 52): the installer on image files and, as root, loop devices of
 # both sizes with sgdisk, sfdisk, partx, fsck.fat and parted (when installed). test-qemu-dual
 # (suite 79): the same image booted by SeaBIOS and OVMF on 512n, 512e and 4Kn disks, OVMF's own
 # repair of a damaged half on a writable disk, and Linux's view of the partitions at both sizes.

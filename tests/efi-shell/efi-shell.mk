@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-2-Clause
-# The UEFI shell case (README "UEFI shell commands"): anysector.efi info/check/ls/cat run by
+# The UEFI shell case (docs/GUIDE.md "UEFI shell commands"): anysector.efi info/check/ls/cat run by
 # startup.nsh in OVMF's internal shell against a 4Kn and a 512e disk; see tests/efi-shell/run.sh.
 .PHONY: test-efi-shell
 test-efi-shell: $(EFI_BIN)

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-2-Clause
-# The UEFI shell case (README "UEFI shell commands"): OVMF finds no bootable disk, starts its
+# The UEFI shell case (docs/GUIDE.md "UEFI shell commands"): OVMF finds no bootable disk, starts its
 # internal shell, which runs startup.nsh from FS0; the script runs anysector.efi info / check /
 # ls / cat and a bad command, echoing %lasterror% after each. We assert the geometry and alignment lines and the
 # exit statuses on the serial log.

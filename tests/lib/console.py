@@ -21,7 +21,7 @@ COUNTDOWN_RE = {"seabios": _COUNTDOWN, "ovmf": _COUNTDOWN}
 # Signs, in the serial or debugcon log, that nothing more will come: (where, regex, sentence).
 GIVE_UP = [
     ("debugcon", r"No bootable device", "SeaBIOS found no bootable device"),
-    ("serial", r"(?m)^E[1-9]$", "stage1 stopped with an error code (see the README's list)"),
+    ("serial", r"(?m)^E[1-9]$", "stage1 stopped with an error code (docs/GUIDE.md \"When a boot fails\" lists them)"),
     ("serial", r"anysector: halted", "stage2 halted"),
     ("serial", r"Kernel panic", "the kernel panicked"),
     ("serial", r"UEFI Interactive Shell", "OVMF booted nothing and started the UEFI shell"),

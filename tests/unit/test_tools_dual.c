@@ -23,7 +23,7 @@ static const struct guid disk_guid = { { 0x10, 0x32, 0x54, 0x76, 0x98, 0xBA, 0xD
 					 0x23, 0x45, 0x67, 0x89, 0xAB, 0xCD, 0xEF } };
 
 
-/* 64 MiB: the numbers README's byte map gives. */
+/* 64 MiB: the numbers of the dual GPT's byte map (docs/DESIGN.md, docs/GUIDE.md). */
 static void test_geometry_numbers(void **state)
 {
 	(void)state;

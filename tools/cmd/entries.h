@@ -44,6 +44,6 @@ int entry_finish(const struct entry_list *l, const char *cmd, bool kernel_requir
 	"  --default            make it the default entry\n"                                      \
 	"  --pin                write the SHA-256 of its kernel (or EFI application) and\n"      \
 	"                       initrds into the entry: both loaders refuse to boot a file\n"    \
-	"                       that no longer matches (README \"Pinned hashes\")\n"
+	"                       that no longer matches (docs/SECURITY.md \"Pinned hashes\")\n"
 
 #endif

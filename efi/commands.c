@@ -8,6 +8,7 @@
 
 #include "common/bits.h"
 #include "common/errors.h"
+#include "common/fat_sha256.h"
 #include "common/pin.h"
 #include "common/str.h"
 
@@ -53,10 +54,8 @@ static void entry_pin_check(struct fat_fs *fs, const struct cfg_entry *e, unsign
 			    struct diag *d)
 {
 	struct fat_file f;
-	struct sha256 s;
 	uint8_t got[SHA256_BYTES];
 	uint8_t *buf;
-	int rc = 0;
 
 	if (!pin_has(e, slot) || fat_open(fs, pin_path(e, slot), &f, NULL) || f.is_dir)
 		return;
@@ -65,17 +64,9 @@ static void entry_pin_check(struct fat_fs *fs, const struct cfg_entry *e, unsign
 			   pin_path(e, slot));
 		return;
 	}
-	sha256_init(&s);
-	for (uint32_t off = 0; off < f.size && !rc; off += PIN_CHUNK) {
-		uint32_t n = f.size - off < PIN_CHUNK ? f.size - off : PIN_CHUNK;
-		if (!(rc = fat_read(fs, &f, off, buf, n, d)))
-			sha256_update(&s, buf, n);
-	}
-	efi_free(buf);
-	if (!rc) {
-		sha256_final(&s, got);
+	if (!fat_sha256(fs, &f, buf, PIN_CHUNK, got, d))
 		pin_compare(e, slot, got, d);
-	}
+	efi_free(buf);
 }
 
 static void entry_files_check(struct boot_volume *v, const struct cfg *c, struct diag *d)

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "common/errors.h"
+#include "common/fat_sha256.h"
 #include "tools/base/util.h"
 
 /* A piece large enough that the hash, not the reads, takes the time. */
@@ -33,18 +34,8 @@ int host_file_sha256(const char *path, uint8_t out[SHA256_BYTES])
 int fat_file_sha256(struct fat_fs *fs, const struct fat_file *f, uint8_t out[SHA256_BYTES],
 		    struct diag *d)
 {
-	struct sha256 s;
 	uint8_t *buf = xmalloc(HASH_CHUNK);
-	int rc = 0;
-
-	sha256_init(&s);
-	for (uint64_t off = 0; off < f->size && !rc; off += HASH_CHUNK) {
-		size_t n = f->size - off < HASH_CHUNK ? (size_t)(f->size - off) : HASH_CHUNK;
-		if (!(rc = fat_read(fs, f, off, buf, n, d)))
-			sha256_update(&s, buf, n);
-	}
+	int rc = fat_sha256(fs, f, buf, HASH_CHUNK, out, d);
 	free(buf);
-	if (!rc)
-		sha256_final(&s, out);
 	return rc;
 }

@@ -309,5 +309,27 @@ else
 	fi
 fi
 
+# 10. The layers of tools/ (tests/check_layers.py, docs/DESIGN.md "The map of tools/"). First a
+#     copy of tools/ with a reversed include, a cycle and an export nobody uses must fail it on
+#     each, so the check cannot pass everything.
+probe=$(mktemp -d)
+cp -r tools "$probe/tools"
+printf '#include "tools/cmd/cli.h"\n' >> "$probe/tools/base/util.c"
+printf '#include "tools/base/json.h"\n' >> "$probe/tools/base/run.c"
+printf '#include "tools/base/run.h"\n' >> "$probe/tools/base/json.c"
+printf 'int layers_probe_unused(void) { return 0; }\n' >> "$probe/tools/base/json.c"
+caught=$(python3 tests/check_layers.py "$probe" | grep -cE '^layer: tools/base/util.c includes tools/cmd/cli|^cycle: .*tools/base/json|layers_probe_unused is exported')
+rm -rf "$probe"
+layers=$(python3 tests/check_layers.py .)
+if [ "$caught" != 3 ]; then
+	echo "FAIL tests/check_layers.py found $caught of the 3 faults in its probe"; fail=$((fail + 1))
+elif [ -n "$layers" ]; then
+	echo "FAIL tools/ layers (tests/check_layers.py):"; printf '%s\n' "$layers" | sed 's/^/  /'
+	fail=$((fail + 1))
+else
+	echo "ok   tools/ layers: every use goes down, no cycle, no export unused (and the check finds each)"
+	pass=$((pass + 1))
+fi
+
 [ -n "${RESULTS:-}" ] && echo "pass=$pass fail=$fail skip=0" > "$RESULTS/hygiene"
 [ $fail = 0 ]

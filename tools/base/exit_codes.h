@@ -22,7 +22,7 @@
  *    says the sentence and chooses the exit code. Never -1, 1 or -errno.
  * 3. A question returns bool; a count, a size, a position or a kind returns that (a kind is an
  *    enum); option handlers return enum opt_result (cli.h). An index that may not exist is -1
- *    for none (boot_menu_find, root_part_index, dual_half_index, report_worst's level).
+ *    for none (boot_menu_find, root_part_index, dual_half_index).
  * Four functions keep the answer of the system interface they wrap, and say so where they are
  * declared: next_option (getopt_long's), kdev_claim (open's: a descriptor, or -1 with errno),
  * run_capture (the program's exit status, as a shell gives it) and an esp_list callback

@@ -86,15 +86,6 @@ void report_printf(struct report *r, enum diag_level level, const char *code, co
 	report_add(r, level, code, msg);
 }
 
-int report_worst(const struct report *r)
-{
-	int worst = -1;
-	for (unsigned i = 0; i < r->n; i++)
-		if ((int)r->items[i].level > worst)
-			worst = (int)r->items[i].level;
-	return worst;
-}
-
 const struct report_item *report_first(const struct report *r, enum diag_level min)
 {
 	for (unsigned i = 0; i < r->n; i++)

@@ -38,8 +38,6 @@ void report_printf(struct report *r, enum diag_level level, const char *code, co
 /* The items as the "problems" array of a --json document: level, code and message each. */
 struct json;
 void report_json(const struct report *r, struct json *j);
-/* The highest level reported, or -1 when nothing was. */
-int report_worst(const struct report *r);
 /* The first item at level >= min (NULL when none). */
 const struct report_item *report_first(const struct report *r, enum diag_level min);
 /* True when an item with this code was reported. */

@@ -12,7 +12,8 @@
 #include "tools/disk/dual.h"
 #include "tools/disk/topology.h"
 
-enum opt_result topo_option(int opt, const char *arg, struct topo_flags *f)
+/* Handles one of the topology options. */
+static enum opt_result topo_option(int opt, const char *arg, struct topo_flags *f)
 {
 	static const struct {
 		int opt;

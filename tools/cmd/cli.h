@@ -85,8 +85,6 @@ enum opt_result {
 	OPTION_BAD,
 };
 
-/* Handles one of the topology options. */
-enum opt_result topo_option(int opt, const char *arg, struct topo_flags *f);
 
 /* Handles one of the layout options; cmd names the command in a usage error. */
 enum opt_result layout_option(int opt, const char *arg, struct layout_opts *lo, const char *cmd);

@@ -9,7 +9,7 @@
 #include "tools/base/exit_codes.h"
 #include "tools/base/util.h"
 #include "tools/cmd/cli.h"
-#include "tools/cmd/entries.h"
+#include "tools/cmd/entry_options.h"
 
 static void usage(FILE *f)
 {

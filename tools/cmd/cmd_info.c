@@ -7,13 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/errors.h"
-#include "common/le.h"
 #include "tools/base/exit_codes.h"
 #include "tools/base/json.h"
 #include "tools/base/util.h"
 #include "tools/cmd/cli.h"
-#include "tools/disk/inspect.h"
+#include "tools/ops/check_boot.h"
 
 static const char *label_name(enum label_kind k)
 {
@@ -420,7 +418,7 @@ static int info_or_check(int argc, char **argv, bool check)
 				      sig_sentence(&h, &di, fs[i], line, sizeof line));
 	}
 	disk_check_alignment(&h, &di, &r);
-	disk_check_boot(&h, &di, &r);
+	check_boot(&h, &di, &r);
 
 	int status;
 	if (check)

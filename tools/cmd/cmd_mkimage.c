@@ -17,7 +17,7 @@
 #include "tools/boot/efisig.h"
 #include "tools/boot/stages.h"
 #include "tools/cmd/cli.h"
-#include "tools/cmd/entries.h"
+#include "tools/cmd/entry_options.h"
 #include "tools/cmd/sign_options.h"
 #include "tools/dev/hostdev_open.h"
 #include "tools/dev/mounts.h"

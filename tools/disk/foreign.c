@@ -65,7 +65,11 @@ int foreign_scan_disk(struct hostdev *h, struct probe_result *r)
 	return 0;
 }
 
-int foreign_scan_range(struct hostdev *h, uint64_t first, uint64_t count, struct probe_result *r)
+/* blkid on [first, first + count) LBAs of the disk as if it were a device of its own (finds a
+ * filesystem that starts there), hits added to r unless r has them already. Returns 0 or
+ * EXIT_ERRORS (reported). */
+static int foreign_scan_range(struct hostdev *h, uint64_t first, uint64_t count,
+			      struct probe_result *r)
 {
 	struct probe_result more;
 	uint32_t lss = h->topo.lss;

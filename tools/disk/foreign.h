@@ -24,11 +24,6 @@ struct lba_range {
  * or EXIT_ERRORS (reported) when the disk cannot be probed. */
 int foreign_scan_disk(struct hostdev *h, struct probe_result *r);
 
-/* blkid on [first, first + count) LBAs of the disk as if it were a device of its own (finds a
- * filesystem that starts there), hits added to r unless r has them already. Returns 0 or
- * EXIT_ERRORS (reported). */
-int foreign_scan_range(struct hostdev *h, uint64_t first, uint64_t count, struct probe_result *r);
-
 /* What install would write over: the signatures whose magic lies in LBA 0's boot code bytes or
  * in the stage2 region [first, end) (LBAs: the BIOS boot partition or the MBR gap), from disk
  * (blkid on the whole disk) and from blkid on the disk from the region's start on, as if that

@@ -80,22 +80,11 @@ const char *sig_sentence(const struct hostdev *h, const struct disk_info *di,
 /* Warnings for partitions that are not physically aligned, notes for those that miss the grain. */
 void disk_check_alignment(const struct hostdev *h, const struct disk_info *di, struct report *r);
 
-/* Stage1 / stage2 / ESP contents (check): our boot code, its stage2, BOOTX64.EFI, anysector.cfg. */
-void disk_check_boot(struct hostdev *h, struct disk_info *di, struct report *r);
 
 void disk_info_free(struct disk_info *di);
 
 /* "EFI system", "BIOS boot", "Linux filesystem", "FAT32 (LBA)", ...; NULL when unknown. */
 const char *part_type_name(const struct disk_info *di, const struct part_info *p);
 
-/* Opens a partition as a block device window. Returns 0 or an AS_* code. */
-int part_slice(struct hostdev *h, const struct part_info *p, struct blockdev *out);
-
-/* Whether partition number of the disk is a FAT holding a file (not a directory) at path: 0,
- * or AS_ENOENT / AS_ECORRUPT with why set to a sentence ("partition 3 of disk.img has no file
- * /EFI/x.efi", "... holds no FAT filesystem anysector can read (...)"). For efi entries with
- * "partition N". */
-int part_file_check(struct hostdev *h, const struct disk_info *di, unsigned number,
-		    const char *path, char *why, size_t cap);
 
 #endif

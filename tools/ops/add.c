@@ -15,6 +15,7 @@
 #include "common/pin.h"
 #include "tools/base/exit_codes.h"
 #include "tools/base/util.h"
+#include "tools/disk/part_file.h"
 #include "tools/esp/cfgedit.h"
 #include "tools/esp/hashfile.h"
 #include "tools/ops/menu_edit.h"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-#include "tools/cmd/entries.h"
+#include "tools/cmd/entry_options.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -2,8 +2,8 @@
 /* The --kernel/--initrd/--cmdline/--title/--name/--default options of add and mkimage. Each
  * --kernel starts an entry; the other options belong to the latest --kernel (those given before
  * the first --kernel belong to the first). */
-#ifndef ANYSECTOR_TOOLS_ENTRIES_H
-#define ANYSECTOR_TOOLS_ENTRIES_H
+#ifndef ANYSECTOR_TOOLS_ENTRY_OPTIONS_H
+#define ANYSECTOR_TOOLS_ENTRY_OPTIONS_H
 
 #include "tools/cmd/cli.h"
 #include "tools/ops/add.h"

@@ -6,8 +6,8 @@
 #
 # Tests write only under $BUILD or temporary folders: each suite gets its own TMPDIR,
 # $BUILD/suite-tmp/<target>, emptied after it. In a git checkout the run fails when the tree
-# holds a file afterwards that `git status` did not show before (what a test wrote beside the
-# sources). SIGINT, SIGTERM or SIGHUP stop the running suite (its whole process group, which
+# holds an untracked file afterwards that `git status` did not show before (what a test wrote
+# beside the sources; changes to tracked files are left out, since people edit while tests run). SIGINT, SIGTERM or SIGHUP stop the running suite (its whole process group, which
 # gets SIGTERM and, 20 s later, SIGKILL), remove its TMPDIR and still check the tree.
 # usage: run-suites.sh MAKE NN:target...
 set -u
@@ -19,8 +19,8 @@ export BUILD RESULTS
 rm -rf "$RESULTS" "$BUILD/suite-tmp"
 mkdir -p "$RESULTS"
 
-# The tree's state as `git status` lists it, one file a line, $BUILD left out when it is inside
-# the tree (empty outside a git checkout: nothing to compare).
+# The untracked files `git status` lists, one a line, $BUILD left out when it is inside the
+# tree (empty outside a git checkout: nothing to compare).
 in_git=no
 git rev-parse --is-inside-work-tree >/dev/null 2>&1 && in_git=yes
 tree_state() {
@@ -29,7 +29,7 @@ tree_state() {
 	case $build_rel in
 	..|../*) git status --porcelain --untracked-files=all -- . ;;
 	*) git status --porcelain --untracked-files=all -- . ":(exclude)$build_rel" ;;
-	esac | LC_ALL=C sort
+	esac | grep '^??' | LC_ALL=C sort
 }
 before=$RESULTS/.tree-before
 tree_state > "$before"

@@ -47,6 +47,9 @@ static void put_number(struct out *o, unsigned long long v, bool neg, unsigned b
 		pad(o, ' ', width - len);
 }
 
+/* One piece: the directive parser and its conversions share the va_list and the flags of one
+ * directive; split, the va_list would go by pointer through every helper, which costs stage2
+ * bytes it does not have (docs/DESIGN.md "stage2's size budget") for no reader's gain. */
 int fmt_vsnprintf(char *buf, size_t cap, const char *fmt, fmt_va_list ap)
 {
 	struct out o = { buf, cap, 0 };

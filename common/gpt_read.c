@@ -127,6 +127,8 @@ static int check_header_integrity(struct check *c)
 	return 0;
 }
 
+static void check_entry_array(struct check *c, const struct gpt_header *h, unsigned long long at);
+
 /* The header's fields, each rule on its own so all of a deliberately wrong header is told. */
 static void check_header_fields(struct check *c)
 {
@@ -187,8 +189,15 @@ static void check_header_fields(struct check *c)
 		     at, (unsigned long long)h->first_usable, (unsigned long long)h->last_usable, at,
 		     (unsigned long long)h->alternate_lba);
 
-	/* Entry size 128 * 2^n; huge sizes and counts are refused before any array I/O. */
+	check_entry_array(c, h, at);
+}
+
+/* The entry array's fields: entry size 128 * 2^n, huge sizes and counts refused before any array
+ * I/O; the array inside the disk, off LBA 0, both headers and the usable range. */
+static void check_entry_array(struct check *c, const struct gpt_header *h, unsigned long long at)
+{
 	bool size_ok = false;
+
 	if (h->entry_size < GPT_ENTRY_SIZE || h->entry_size % GPT_ENTRY_SIZE ||
 	    !is_pow2(h->entry_size / GPT_ENTRY_SIZE))
 		FAIL(c, AS_ECORRUPT, entry_size,

@@ -331,5 +331,28 @@ else
 	pass=$((pass + 1))
 fi
 
+# 11. Functions of common/ and tools/ at most 100 lines (tests/check_funclen.py). First a probe
+#     tree with a 101-line function must fail it, and pass once a "One piece:" comment says why.
+probe=$(mktemp -d)
+mkdir -p "$probe/tools/x"
+{ printf 'int probe_long(void)\n{\n'; i=0; while [ $i -lt 99 ]; do printf '\tprobe();\n'; i=$((i + 1)); done
+  printf '}\n'; } > "$probe/tools/x/long.c"
+long_caught=$(python3 tests/check_funclen.py "$probe" | grep -c 'probe_long is 101 lines')
+{ printf '/* One piece: a probe. */\n'; cat "$probe/tools/x/long.c"; } > "$probe/tools/x/long2.c"
+rm "$probe/tools/x/long.c"
+python3 tests/check_funclen.py "$probe" >/dev/null && marked_ok=1 || marked_ok=0
+rm -rf "$probe"
+long=$(python3 tests/check_funclen.py .)
+if [ "$long_caught" != 1 ] || [ "$marked_ok" != 1 ]; then
+	echo "FAIL tests/check_funclen.py: probe of 101 lines caught $long_caught times, passed with its reason: $marked_ok"
+	fail=$((fail + 1))
+elif [ -n "$long" ]; then
+	echo "FAIL functions longer than 100 lines:"; printf '%s\n' "$long" | sed 's/^/  /'
+	fail=$((fail + 1))
+else
+	echo "ok   every function of common/ and tools/ is at most 100 lines or says why it is one piece"
+	pass=$((pass + 1))
+fi
+
 [ -n "${RESULTS:-}" ] && echo "pass=$pass fail=$fail skip=0" > "$RESULTS/hygiene"
 [ $fail = 0 ]

@@ -116,125 +116,159 @@ static void print_dual(const struct dual_state *s)
 	}
 }
 
+static void json_topology(struct json *j, const struct hostdev *h)
+{
+	const struct topology *t = &h->topo;
+
+	json_obj_begin(j, "topology");
+	json_u64(j, "logical_sector_size", t->lss);
+	json_u64(j, "physical_sector_size", t->pss);
+	json_u64(j, "alignment_offset", t->aoff);
+	json_u64(j, "io_min", t->io_min);
+	json_u64(j, "io_opt", t->io_opt);
+	json_u64(j, "io_opt_used", align_sane_io_opt(t));
+	json_u64(j, "sectors", h->dev.sectors);
+	json_u64(j, "size_bytes", h->size_bytes);
+	json_str(j, "source", h->origin_text);
+	json_obj_end(j);
+}
+
+static void json_gpt(struct json *j, struct hostdev *h, const struct disk_info *di)
+{
+	const struct gpt_header *g = &di->gpt->hdr;
+	char s[GUID_STR_LEN + 1];
+
+	json_obj_begin(j, "gpt");
+	guid_format(&g->disk_guid, s);
+	json_str(j, "disk_guid", s);
+	json_bool(j, "primary_valid", di->gpt->primary_valid);
+	json_bool(j, "backup_valid", di->gpt->backup_valid);
+	json_bool(j, "used_backup", di->gpt->used_backup);
+	json_u64(j, "header_lba", g->my_lba);
+	json_u64(j, "alternate_lba", g->alternate_lba);
+	json_u64(j, "first_usable", g->first_usable);
+	json_u64(j, "last_usable", g->last_usable);
+	json_u64(j, "entries_lba", g->entries_lba);
+	json_u64(j, "num_entries", g->num_entries);
+	json_u64(j, "entry_size", g->entry_size);
+	json_u64(j, "backup_entries_lba", backup_entries_lba(h, di));
+	json_obj_end(j);
+}
+
+static void json_mbr(struct json *j, const struct disk_info *di)
+{
+	const struct mbr_entry *e = pmbr_entry(di);
+	char buf[64];
+
+	json_obj_begin(j, "mbr");
+	snprintf(buf, sizeof buf, "0x%08X", (unsigned)di->mbr.disk_sig);
+	json_str(j, "disk_signature", buf);
+	json_bool(j, "protective", e != NULL);
+	if (e) {
+		json_u64(j, "protective_start", e->lba_first);
+		json_u64(j, "protective_sectors", e->sectors);
+	}
+	json_obj_end(j);
+}
+
+/* Everything libblkid finds on the whole disk. */
+static void json_signatures(struct json *j, const struct disk_info *di)
+{
+	json_arr_begin(j, "signatures");
+	for (unsigned i = 0; i < di->sigs.n; i++) {
+		const struct probe_hit *s = &di->sigs.hit[i];
+		json_obj_begin(j, NULL);
+		json_str(j, "type", s->type);
+		json_str(j, "usage", s->table ? "partition table" : s->usage);
+		json_u64(j, "offset", s->offset);
+		json_u64(j, "length", s->len);
+		json_bool(j, "bad_checksum", s->bad_csum);
+		json_bool(j, "read_by_anysector", di->label != LABEL_NONE && sig_is_table_we_read(s));
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+}
+
+static void json_partition(struct json *j, const struct hostdev *h, const struct disk_info *di,
+			   unsigned i)
+{
+	const struct part_info *p = &di->parts[i];
+	const char *tn = part_type_name(di, p);
+	char buf[64];
+
+	json_obj_begin(j, NULL);
+	json_u64(j, "number", p->number);
+	json_u64(j, "start", p->first);
+	json_u64(j, "end", p->first + p->sectors - 1);
+	json_u64(j, "sectors", p->sectors);
+	json_u64(j, "size_bytes", p->sectors * h->topo.lss);
+	type_text(di, p, buf, sizeof buf);
+	json_str(j, "type", buf);
+	if (tn)
+		json_str(j, "type_name", tn);
+	else
+		json_null(j, "type_name");
+	if (di->label == LABEL_GPT) {
+		char s[GUID_STR_LEN + 1];
+		guid_format(&p->unique, s);
+		json_str(j, "uuid", s);
+		json_str(j, "name", p->name);
+	} else {
+		json_bool(j, "active", p->active);
+		json_bool(j, "extended", p->container);
+	}
+	json_bool(j, "boot_partition", (int)i == di->esp);
+	json_bool(j, "physically_aligned", p->phys_aligned);
+	json_bool(j, "mib_aligned", p->mib_aligned);
+	json_bool(j, "grain_aligned", p->grain_aligned);
+	json_u64(j, "physically_aligned_start", p->phys_up);
+	json_u64(j, "grain_aligned_start", p->grain_up);
+	json_obj_end(j);
+}
+
+static void json_boot(struct json *j, const struct disk_info *di)
+{
+	json_obj_begin(j, "boot");
+	json_bool(j, "stage1", di->has_stage1);
+	if (di->has_stage1) {
+		json_u64(j, "stage1_version", di->s1_version);
+		json_u64(j, "stage2_offset", di->s2_offset);
+		json_u64(j, "stage2_length", di->s2_length);
+	}
+	json_obj_end(j);
+}
+
 static void print_json(struct hostdev *h, struct disk_info *di, const struct report *r, int status)
 {
 	struct json j;
-	const struct topology *t = &h->topo;
-	char buf[64];
 
 	json_init(&j, stdout);
 	json_obj_begin(&j, NULL);
 	json_str(&j, "target", h->path);
 	json_str(&j, "kind", h->is_block ? "block" : "file");
-	json_obj_begin(&j, "topology");
-	json_u64(&j, "logical_sector_size", t->lss);
-	json_u64(&j, "physical_sector_size", t->pss);
-	json_u64(&j, "alignment_offset", t->aoff);
-	json_u64(&j, "io_min", t->io_min);
-	json_u64(&j, "io_opt", t->io_opt);
-	json_u64(&j, "io_opt_used", align_sane_io_opt(t));
-	json_u64(&j, "sectors", h->dev.sectors);
-	json_u64(&j, "size_bytes", h->size_bytes);
-	json_str(&j, "source", h->origin_text);
-	json_obj_end(&j);
+	json_topology(&j, h);
 	json_u64(&j, "grain_bytes", di->grain);
 	json_u64(&j, "physical_grain_bytes", di->pgrain);
-	json_u64(&j, "first_aligned_lba", align_up(t, 0, di->grain));
+	json_u64(&j, "first_aligned_lba", align_up(&h->topo, 0, di->grain));
 	json_str(&j, "label", label_name(di->label));
 	if (di->damaged)
 		json_str(&j, "damage", di->damage);   /* why install and add refuse this disk */
 	else
 		json_null(&j, "damage");
-	if (di->label == LABEL_GPT && di->gpt) {
-		const struct gpt_header *g = &di->gpt->hdr;
-		char s[GUID_STR_LEN + 1];
-		json_obj_begin(&j, "gpt");
-		guid_format(&g->disk_guid, s);
-		json_str(&j, "disk_guid", s);
-		json_bool(&j, "primary_valid", di->gpt->primary_valid);
-		json_bool(&j, "backup_valid", di->gpt->backup_valid);
-		json_bool(&j, "used_backup", di->gpt->used_backup);
-		json_u64(&j, "header_lba", g->my_lba);
-		json_u64(&j, "alternate_lba", g->alternate_lba);
-		json_u64(&j, "first_usable", g->first_usable);
-		json_u64(&j, "last_usable", g->last_usable);
-		json_u64(&j, "entries_lba", g->entries_lba);
-		json_u64(&j, "num_entries", g->num_entries);
-		json_u64(&j, "entry_size", g->entry_size);
-		json_u64(&j, "backup_entries_lba", backup_entries_lba(h, di));
-		json_obj_end(&j);
-	}
+	if (di->label == LABEL_GPT && di->gpt)
+		json_gpt(&j, h, di);
 	if (di->dual)
 		json_dual(&j, di->dual);
 	else
 		json_null(&j, "dual");
-	if (di->mbr.boot_signature) {
-		const struct mbr_entry *e = pmbr_entry(di);
-		json_obj_begin(&j, "mbr");
-		snprintf(buf, sizeof buf, "0x%08X", (unsigned)di->mbr.disk_sig);
-		json_str(&j, "disk_signature", buf);
-		json_bool(&j, "protective", e != NULL);
-		if (e) {
-			json_u64(&j, "protective_start", e->lba_first);
-			json_u64(&j, "protective_sectors", e->sectors);
-		}
-		json_obj_end(&j);
-	}
-	json_arr_begin(&j, "signatures");   /* everything libblkid finds on the whole disk */
-	for (unsigned i = 0; i < di->sigs.n; i++) {
-		const struct probe_hit *s = &di->sigs.hit[i];
-		json_obj_begin(&j, NULL);
-		json_str(&j, "type", s->type);
-		json_str(&j, "usage", s->table ? "partition table" : s->usage);
-		json_u64(&j, "offset", s->offset);
-		json_u64(&j, "length", s->len);
-		json_bool(&j, "bad_checksum", s->bad_csum);
-		json_bool(&j, "read_by_anysector", di->label != LABEL_NONE && sig_is_table_we_read(s));
-		json_obj_end(&j);
-	}
-	json_arr_end(&j);
+	if (di->mbr.boot_signature)
+		json_mbr(&j, di);
+	json_signatures(&j, di);
 	json_arr_begin(&j, "partitions");
-	for (unsigned i = 0; i < di->nparts; i++) {
-		const struct part_info *p = &di->parts[i];
-		const char *tn = part_type_name(di, p);
-		json_obj_begin(&j, NULL);
-		json_u64(&j, "number", p->number);
-		json_u64(&j, "start", p->first);
-		json_u64(&j, "end", p->first + p->sectors - 1);
-		json_u64(&j, "sectors", p->sectors);
-		json_u64(&j, "size_bytes", p->sectors * t->lss);
-		type_text(di, p, buf, sizeof buf);
-		json_str(&j, "type", buf);
-		if (tn)
-			json_str(&j, "type_name", tn);
-		else
-			json_null(&j, "type_name");
-		if (di->label == LABEL_GPT) {
-			char s[GUID_STR_LEN + 1];
-			guid_format(&p->unique, s);
-			json_str(&j, "uuid", s);
-			json_str(&j, "name", p->name);
-		} else {
-			json_bool(&j, "active", p->active);
-			json_bool(&j, "extended", p->container);
-		}
-		json_bool(&j, "boot_partition", (int)i == di->esp);
-		json_bool(&j, "physically_aligned", p->phys_aligned);
-		json_bool(&j, "mib_aligned", p->mib_aligned);
-		json_bool(&j, "grain_aligned", p->grain_aligned);
-		json_u64(&j, "physically_aligned_start", p->phys_up);
-		json_u64(&j, "grain_aligned_start", p->grain_up);
-		json_obj_end(&j);
-	}
+	for (unsigned i = 0; i < di->nparts; i++)
+		json_partition(&j, h, di, i);
 	json_arr_end(&j);
-	json_obj_begin(&j, "boot");
-	json_bool(&j, "stage1", di->has_stage1);
-	if (di->has_stage1) {
-		json_u64(&j, "stage1_version", di->s1_version);
-		json_u64(&j, "stage2_offset", di->s2_offset);
-		json_u64(&j, "stage2_length", di->s2_length);
-	}
-	json_obj_end(&j);
+	json_boot(&j, di);
 	report_json(r, &j);
 	json_u64(&j, "errors", r->diag.errors);
 	json_u64(&j, "warnings", r->diag.warnings);
@@ -335,6 +369,62 @@ static void print_problems(const struct report *r)
 		       r->items[i].msg);
 }
 
+/* --json when the target could not be opened: what was said about it, and the exit code. */
+static void print_json_unopened(const char *target, int rc)
+{
+	struct json j;
+
+	json_init(&j, stdout);
+	json_obj_begin(&j, NULL);
+	json_str(&j, "target", target);
+	report_json(g_report, &j);
+	json_i64(&j, "status", rc);
+	json_obj_end(&j);
+	json_finish(&j);
+}
+
+/* check: a table we cannot read fails; something beside our table is a warning, since blkid,
+ * udev and mount may take the disk for it. */
+static void check_signatures(struct hostdev *h, struct disk_info *di, struct report *r)
+{
+	const struct probe_hit *fs[PROBE_MAX_HITS];
+	unsigned nfs = foreign_sigs(di, fs, PROBE_MAX_HITS);
+	char line[600];
+
+	if (di->label == LABEL_NONE && !nfs)
+		report_printf(r, DIAG_ERROR, "label.none", "%s has no partition table", h->path);
+	for (unsigned i = 0; i < nfs; i++) {
+		if (di->label == LABEL_NONE)
+			report_add(r, DIAG_ERROR, "label.none", sig_sentence(h, di, fs[i], line,
+									   sizeof line));
+		else
+			report_printf(r, DIAG_WARN, "label.foreign_signature",
+				      "%s: programs that ask libblkid may take the disk for it (wipefs "
+				      "lists every signature)",
+				      sig_sentence(h, di, fs[i], line, sizeof line));
+	}
+}
+
+/* After the text: check's problems and its count; info only the facts about the boot code it
+ * found (problems are check's business) and how many problems check would show. */
+static void print_report(const struct report *r, bool check)
+{
+	if (check) {
+		print_problems(r);
+		printf("\ncheck: %u error%s, %u warning%s\n", r->diag.errors,
+		       r->diag.errors == 1 ? "" : "s", r->diag.warnings,
+		       r->diag.warnings == 1 ? "" : "s");
+		return;
+	}
+	for (unsigned i = 0; i < r->n; i++)
+		if (!strncmp(r->items[i].code, "boot.", 5) && r->items[i].level == DIAG_INFO)
+			printf("           %s\n", r->items[i].msg);
+	if (r->diag.errors || r->diag.warnings)
+		printf("\n%u error%s, %u warning%s: see 'anysector check'\n", r->diag.errors,
+		       r->diag.errors == 1 ? "" : "s", r->diag.warnings,
+		       r->diag.warnings == 1 ? "" : "s");
+}
+
 static int info_or_check(int argc, char **argv, bool check)
 {
 	static const struct option opts[] = {
@@ -378,16 +468,8 @@ static int info_or_check(int argc, char **argv, bool check)
 	/* JSON output carries the messages itself; otherwise setup failures go to stderr. */
 	g_report->echo = !json;
 	if ((rc = open_target(&h, argv[optind], false, &o.topo))) {
-		if (json) {
-			struct json j;
-			json_init(&j, stdout);
-			json_obj_begin(&j, NULL);
-			json_str(&j, "target", argv[optind]);
-			report_json(g_report, &j);
-			json_i64(&j, "status", rc);
-			json_obj_end(&j);
-			json_finish(&j);
-		}
+		if (json)
+			print_json_unopened(argv[optind], rc);
 		hostdev_close(&h);
 		return rc;
 	}
@@ -400,23 +482,8 @@ static int info_or_check(int argc, char **argv, bool check)
 		report_free(&r);
 		return rc;
 	}
-	const struct probe_hit *fs[PROBE_MAX_HITS];
-	unsigned nfs = foreign_sigs(&di, fs, PROBE_MAX_HITS);
-	char line[600];
-	if (check && di.label == LABEL_NONE && !nfs)
-		report_printf(&r, DIAG_ERROR, "label.none", "%s has no partition table", h.path);
-	for (unsigned i = 0; check && i < nfs; i++) {
-		/* a table we cannot read: check fails; something beside our table: blkid, udev and
-		 * mount may take the disk for it */
-		if (di.label == LABEL_NONE)
-			report_add(&r, DIAG_ERROR, "label.none", sig_sentence(&h, &di, fs[i], line,
-									    sizeof line));
-		else
-			report_printf(&r, DIAG_WARN, "label.foreign_signature",
-				      "%s: programs that ask libblkid may take the disk for it (wipefs "
-				      "lists every signature)",
-				      sig_sentence(&h, &di, fs[i], line, sizeof line));
-	}
+	if (check)
+		check_signatures(&h, &di, &r);
 	disk_check_alignment(&h, &di, &r);
 	check_boot(&h, &di, &r);
 
@@ -429,21 +496,7 @@ static int info_or_check(int argc, char **argv, bool check)
 		print_json(&h, &di, &r, status);
 	} else {
 		print_text(&h, &di);
-		if (check) {
-			print_problems(&r);
-			printf("\ncheck: %u error%s, %u warning%s\n", r.diag.errors,
-			       r.diag.errors == 1 ? "" : "s", r.diag.warnings,
-			       r.diag.warnings == 1 ? "" : "s");
-		} else {
-			/* info shows the facts it found; problems are check's business */
-			for (unsigned i = 0; i < r.n; i++)
-				if (!strncmp(r.items[i].code, "boot.", 5) && r.items[i].level == DIAG_INFO)
-					printf("           %s\n", r.items[i].msg);
-			if (r.diag.errors || r.diag.warnings)
-				printf("\n%u error%s, %u warning%s: see 'anysector check'\n", r.diag.errors,
-				       r.diag.errors == 1 ? "" : "s", r.diag.warnings,
-				       r.diag.warnings == 1 ? "" : "s");
-		}
+		print_report(&r, check);
 	}
 	disk_info_free(&di);
 	hostdev_close(&h);

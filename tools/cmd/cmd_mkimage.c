@@ -78,7 +78,22 @@ static void usage(FILE *f)
 		SIGNING_HELP TOPO_HELP, CFG_DEFAULT_TIMEOUT);
 }
 
-int cmd_mkimage(int argc, char **argv)
+/* What the command line asked for. */
+struct mkimage_args {
+	struct layout_opts lo;
+	struct common_opts o;
+	struct efi_signing sg;
+	struct entry_list l;
+	const char *out, *stages_opt, *root_dir;
+	uint64_t size;
+	uint32_t lss;
+	unsigned timeout;
+	bool has_timeout;
+	bool help;                  /* --help: the usage is printed, nothing else to do */
+};
+
+/* The options into *m. Returns 0 or an exit code (EXIT_OK with m->help after --help). */
+static int parse_options(int argc, char **argv, struct mkimage_args *m)
 {
 	static const struct option opts[] = {
 		TOPO_LONG_OPTIONS,
@@ -93,163 +108,204 @@ int cmd_mkimage(int argc, char **argv)
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ 0 },
 	};
-	struct layout_opts lo = { .label = LABEL_GPT };
-	struct common_opts o = { 0 };
-	struct efi_signing sg = { 0 };
-	struct entry_list l;
-	const char *stages_opt = NULL, *root_dir = NULL;
-	static char cmdlines[CFG_MAX_ENTRIES][CFG_CMDLINE_MAX];
-	char root_arg[80] = "";
-	uint64_t size = 0;
-	unsigned timeout = CFG_DEFAULT_TIMEOUT;
-	bool has_timeout = false;
-	int c, rc;
+	int c;
 
-	memset(&l, 0, sizeof l);
 	optind = 1;
-	while ((c = next_option(argc, argv, opts, &o)) != -1) {
-		enum opt_result r = layout_option(c, optarg, &lo, "mkimage");
+	while ((c = next_option(argc, argv, opts, &m->o)) != -1) {
+		enum opt_result r = layout_option(c, optarg, &m->lo, "mkimage");
 		if (r == OPTION_OTHER)
-			r = entry_option(c, optarg, &l, "mkimage");
+			r = entry_option(c, optarg, &m->l, "mkimage");
 		if (r == OPTION_OTHER)
-			r = signing_option(c, optarg, &sg, "mkimage");
+			r = signing_option(c, optarg, &m->sg, "mkimage");
 		if (r == OPTION_BAD)
 			return EXIT_USAGE;
 		if (r == OPTION_TAKEN)
 			continue;
 		switch (c) {
 		case OPT_SIZE:
-			if (!parse_size(optarg, &size) || !size)
+			if (!parse_size(optarg, &m->size) || !m->size)
 				return usage_error("mkimage", "--size %s: not a size", optarg);
 			break;
-		case OPT_STAGES: stages_opt = optarg; break;
-		case OPT_ROOT_DIR: root_dir = optarg; break;
+		case OPT_STAGES: m->stages_opt = optarg; break;
+		case OPT_ROOT_DIR: m->root_dir = optarg; break;
 		case OPT_TIMEOUT:
-			if (!parse_seconds(optarg, &timeout))
+			if (!parse_seconds(optarg, &m->timeout))
 				return usage_error("mkimage", "--timeout %s: not a number of seconds from 0 "
 						   "to %u", optarg, CFG_TIMEOUT_MAX);
-			has_timeout = true;
+			m->has_timeout = true;
 			break;
-		case OPT_HELP: usage(stdout); return EXIT_OK;
+		case OPT_HELP: usage(stdout); m->help = true; return EXIT_OK;
 		case OPT_FAILED: return EXIT_USAGE;
 		default: return bad_option("mkimage");
 		}
 	}
 	if (optind + 1 != argc)
 		return usage_error("mkimage", "mkimage needs exactly one OUT file");
-	if (!size)
+	m->out = argv[optind];
+	return 0;
+}
+
+/* The options that go together, and the sector size (m->lss; --sector-size is set to it when
+ * not given). Returns 0 or an exit code. */
+static int check_options(struct mkimage_args *m)
+{
+	struct stat st;
+	int rc;
+
+	if (!m->size)
 		return usage_error("mkimage", "--size is required");
-	if ((rc = entry_finish(&l, "mkimage", false)) || (rc = signing_finish(&sg, "mkimage")))
+	if ((rc = entry_finish(&m->l, "mkimage", false)) || (rc = signing_finish(&m->sg, "mkimage")))
 		return rc;
-	if (has_timeout && !l.n)
+	if (m->has_timeout && !m->l.n)
 		return usage_error("mkimage", "--timeout needs a --kernel: without an entry no "
 				   "anysector.cfg is written");
-	struct stat st;
-	if (root_dir && stat(root_dir, &st))
-		return usage_error("mkimage", "--root-dir %s: %s", root_dir, strerror(errno));
-	if (root_dir && !S_ISDIR(st.st_mode))
-		return usage_error("mkimage", "--root-dir %s: not a directory", root_dir);
-	if (root_dir && lo.no_rest)
+	if (m->root_dir && stat(m->root_dir, &st))
+		return usage_error("mkimage", "--root-dir %s: %s", m->root_dir, strerror(errno));
+	if (m->root_dir && !S_ISDIR(st.st_mode))
+		return usage_error("mkimage", "--root-dir %s: not a directory", m->root_dir);
+	if (m->root_dir && m->lo.no_rest)
 		return usage_error("mkimage", "--root-dir fills the Linux partition, which --no-rest "
 				   "leaves out");
-	lo.dual = o.topo.any_lss;
-	uint32_t lss = lo.dual ? DUAL_BLOCK : o.topo.has_lss ? o.topo.lss : 512;
-	if (!o.topo.has_lss && !lo.dual)
-		o.topo.lss = lss, o.topo.has_lss = true;
-	if (!is_pow2(lss) || lss < 512 || size % lss)
+	m->lo.dual = m->o.topo.any_lss;
+	m->lss = m->lo.dual ? DUAL_BLOCK : m->o.topo.has_lss ? m->o.topo.lss : 512;
+	if (!m->o.topo.has_lss && !m->lo.dual)
+		m->o.topo.lss = m->lss, m->o.topo.has_lss = true;
+	if (!is_pow2(m->lss) || m->lss < 512 || m->size % m->lss)
 		return usage_error("mkimage", "--size %llu is not a whole number of %u-byte sectors",
-				   (unsigned long long)size, (unsigned)lss);
+				   (unsigned long long)m->size, (unsigned)m->lss);
+	return 0;
+}
 
-	const char *out = argv[optind];
-	struct probe_result found = { .n = 0 };
-	if (!stat(out, &st)) {
-		if (!S_ISREG(st.st_mode)) {
-			t_error("refuse.not_file",
-				"%s is not a regular file: mkimage only makes image files (use partition "
-				"and install for a device)",
-				out);
-			return EXIT_REFUSED;
-		}
-		/* never a file a loop device has mounted, --force or not */
-		struct hostdev old;
-		if ((rc = hostdev_open(&old, out, false)) || (rc = refuse_if_in_use(&old))) {
-			hostdev_close(&old);
-			return rc;
-		}
-		hostdev_set_sector_size(&old, lss, TOPO_GIVEN, "mkimage's sector size");
-		if ((rc = foreign_scan_disk(&old, &found))) {
-			hostdev_close(&old);
-			return rc;
-		}
-		/* An empty file (or one that is all hole) has nothing to lose. */
-		bool empty = !found.n && !fd_has_data(old.fd, 0, old.size_bytes);
-		hostdev_close(&old);
-		if (!empty && !o.force) {
-			char what[200];
-			for (unsigned i = 0; i < found.n; i++)
-				t_error("refuse.exists", "%s exists already and holds %s", out,
-					probe_hit_text(&found.hit[i], what, sizeof what));
-			if (!found.n)
-				t_error("refuse.exists",
-					"%s exists already and holds data (no signature libblkid knows)",
-					out);
-			t_error("refuse.exists", "use --force to replace it");
-			return EXIT_REFUSED;
-		}
+/* An OUT that exists: never a file a loop device has mounted, and one that holds anything only
+ * with --force (found: what it holds). Returns 0 or an exit code. */
+static int check_existing(const struct mkimage_args *m, struct probe_result *found)
+{
+	const char *out = m->out;
+	struct stat st;
+	int rc;
+
+	if (stat(out, &st))
+		return 0;
+	if (!S_ISREG(st.st_mode)) {
+		t_error("refuse.not_file",
+			"%s is not a regular file: mkimage only makes image files (use partition "
+			"and install for a device)",
+			out);
+		return EXIT_REFUSED;
 	}
-
-	struct stages s;
-	if ((rc = stages_load(stages_opt, &s))) {
-		stages_free(&s);
+	/* never a file a loop device has mounted, --force or not */
+	struct hostdev old;
+	if ((rc = hostdev_open(&old, out, false)) || (rc = refuse_if_in_use(&old))) {
+		hostdev_close(&old);
 		return rc;
 	}
-	int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0 || ftruncate(fd, (off_t)size)) {
-		t_error("mkimage.create", "%s: %s", out, strerror(errno));
+	hostdev_set_sector_size(&old, m->lss, TOPO_GIVEN, "mkimage's sector size");
+	if ((rc = foreign_scan_disk(&old, found))) {
+		hostdev_close(&old);
+		return rc;
+	}
+	/* An empty file (or one that is all hole) has nothing to lose. */
+	bool empty = !found->n && !fd_has_data(old.fd, 0, old.size_bytes);
+	hostdev_close(&old);
+	if (!empty && !m->o.force) {
+		char what[200];
+		for (unsigned i = 0; i < found->n; i++)
+			t_error("refuse.exists", "%s exists already and holds %s", out,
+				probe_hit_text(&found->hit[i], what, sizeof what));
+		if (!found->n)
+			t_error("refuse.exists",
+				"%s exists already and holds data (no signature libblkid knows)",
+				out);
+		t_error("refuse.exists", "use --force to replace it");
+		return EXIT_REFUSED;
+	}
+	return 0;
+}
+
+/* OUT as a new sparse file of the size asked. Returns 0 or an exit code. */
+static int create_out(const struct mkimage_args *m)
+{
+	int fd = open(m->out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || ftruncate(fd, (off_t)m->size)) {
+		t_error("mkimage.create", "%s: %s", m->out, strerror(errno));
 		if (fd >= 0)
 			close(fd);
-		stages_free(&s);
 		return EXIT_ERRORS;
 	}
 	close(fd);
+	return 0;
+}
 
+/* partition, install and add on the new file, one plan after the other (--root-dir's
+ * root=PARTUUID= into root_arg). Returns 0 or an exit code. */
+static int make_image(struct mkimage_args *m, const struct stages *s, char *root_arg, size_t cap)
+{
+	static char cmdlines[CFG_MAX_ENTRIES][CFG_CMDLINE_MAX];
 	struct hostdev h;
 	struct txn t;
+	int rc;
+
 	memset(&t, 0, sizeof t);
-	if (!(rc = open_target_layout(&h, out, true, &o.topo)) &&
-	    !(rc = partition_disk(&h, &lo, false)) &&
+	if (!(rc = open_target_layout(&h, m->out, true, &m->o.topo)) &&
+	    !(rc = partition_disk(&h, &m->lo, false)) &&
 	    !(rc = txn_begin(&t, &h))) {
 		t.journal = false; /* a new image has nothing to restore */
-		t.cfg_timeout = timeout;
-		t.sign = sg;
-		if ((!root_dir || !(rc = fill_root(&t, root_dir, &l, cmdlines, root_arg,
-						   sizeof root_arg))) &&
-		    !(rc = txn_install(&t, &s)) && (!l.n || !(rc = txn_add(&t, l.e, l.n))))
+		t.cfg_timeout = m->timeout;
+		t.sign = m->sg;
+		if ((!m->root_dir || !(rc = fill_root(&t, m->root_dir, &m->l, cmdlines, root_arg,
+						      cap))) &&
+		    !(rc = txn_install(&t, s)) && (!m->l.n || !(rc = txn_add(&t, m->l.e, m->l.n))))
 			rc = txn_commit(&t);
 	}
 	txn_end(&t);
 	hostdev_close(&h);
-	stages_free(&s);
-	if (rc) {
-		unlink(out);
-		t_error("mkimage.failed", "%s was not made", out);
-		return rc;
-	}
+	return rc;
+}
+
+/* What was made, and what --force replaced. */
+static void print_made(const struct mkimage_args *m, const struct probe_result *found,
+		       const char *root_arg)
+{
 	/* --force replaced the file whole: name what it held, as partition names what it erased */
-	for (unsigned i = 0; i < found.n; i++) {
+	for (unsigned i = 0; i < found->n; i++) {
 		char what[200];
-		printf("replaced %s, which held %s\n", out,
-		       probe_hit_text(&found.hit[i], what, sizeof what));
+		printf("replaced %s, which held %s\n", m->out,
+		       probe_hit_text(&found->hit[i], what, sizeof what));
 	}
 	char hs[32];
-	if (lo.dual)
-		printf("%s: bootable dual-GPT image, %s, for 512- and 4096-byte sectors\n", out,
-		       human_size(size, hs, sizeof hs));
+	if (m->lo.dual)
+		printf("%s: bootable dual-GPT image, %s, for 512- and 4096-byte sectors\n", m->out,
+		       human_size(m->size, hs, sizeof hs));
 	else
-		printf("%s: bootable %s image, %s, %u-byte sectors\n", out,
-		       lo.label == LABEL_GPT ? "GPT" : "MBR", human_size(size, hs, sizeof hs),
-		       (unsigned)lss);
-	if (root_dir)
-		printf("%s: root filesystem ext4 from %s, %s\n", out, root_dir, root_arg);
+		printf("%s: bootable %s image, %s, %u-byte sectors\n", m->out,
+		       m->lo.label == LABEL_GPT ? "GPT" : "MBR", human_size(m->size, hs, sizeof hs),
+		       (unsigned)m->lss);
+	if (m->root_dir)
+		printf("%s: root filesystem ext4 from %s, %s\n", m->out, m->root_dir, root_arg);
+}
+
+int cmd_mkimage(int argc, char **argv)
+{
+	struct mkimage_args m = { .lo = { .label = LABEL_GPT }, .timeout = CFG_DEFAULT_TIMEOUT };
+	struct probe_result found = { .n = 0 };
+	char root_arg[80] = "";
+	struct stages s;
+	int rc;
+
+	if ((rc = parse_options(argc, argv, &m)) || m.help || (rc = check_options(&m)) ||
+	    (rc = check_existing(&m, &found)))
+		return rc;
+	if ((rc = stages_load(m.stages_opt, &s)) || (rc = create_out(&m))) {
+		stages_free(&s);
+		return rc;
+	}
+	rc = make_image(&m, &s, root_arg, sizeof root_arg);
+	stages_free(&s);
+	if (rc) {
+		unlink(m.out);
+		t_error("mkimage.failed", "%s was not made", m.out);
+		return rc;
+	}
+	print_made(&m, &found, root_arg);
 	return EXIT_OK;
 }

@@ -125,6 +125,40 @@ static int plan_dual(const struct topology *t, const struct layout_opts *o, stru
 	return 0;
 }
 
+/* The ESP's size in sectors from esp_first, below limit: esp_bytes, or with no --esp-size all
+ * that is left when that is less (at least LAYOUT_ESP_MIN_BYTES). Returns 0 or an exit code. */
+static int esp_sectors_fit(const struct topology *t, const struct layout_opts *o,
+			   uint64_t esp_bytes, uint64_t esp_first, uint64_t limit,
+			   uint64_t *esp_sectors, struct report *r)
+{
+	char a[32], b[32];
+	uint64_t lss = t->lss;
+	uint64_t room = esp_first < limit ? limit - esp_first : 0; /* sectors */
+	uint64_t want = DIV_ROUND_UP(esp_bytes, lss);
+	*esp_sectors = want;
+	if (want > room) {
+		if (o->esp_bytes) {
+			report_printf(r, DIAG_ERROR, "partition.esp_too_big",
+				      "--esp-size %s does not fit: %s is left after LBA %llu",
+				      human_size(want * lss, a, sizeof a), human_size(room * lss, b, sizeof b),
+				      (unsigned long long)esp_first);
+			return EXIT_ERRORS;
+		}
+		*esp_sectors = room;
+		if (*esp_sectors * lss < LAYOUT_ESP_MIN_BYTES) {
+			report_printf(r, DIAG_ERROR, "partition.too_small",
+				      "the disk is too small: only %s is left for the ESP",
+				      human_size(room * lss, a, sizeof a));
+			return EXIT_ERRORS;
+		}
+		report_printf(r, DIAG_INFO, "partition.esp_shrunk",
+			      "the disk has no room for a %s ESP; the ESP takes the %s that is left",
+			      human_size(LAYOUT_ESP_DEFAULT_BYTES, a, sizeof a),
+			      human_size(*esp_sectors * lss, b, sizeof b));
+	}
+	return 0;
+}
+
 int layout_plan(const struct topology *t, const struct layout_opts *o, struct layout *l,
 		struct report *r)
 {
@@ -200,30 +234,10 @@ int layout_plan(const struct topology *t, const struct layout_opts *o, struct la
 		next = last + 1;
 	}
 
-	uint64_t esp_first = align_up(t, next, l->grain);
-	uint64_t room = esp_first < limit ? limit - esp_first : 0; /* sectors */
-	uint64_t want = DIV_ROUND_UP(esp_bytes, lss);
-	uint64_t esp_sectors = want;
-	if (want > room) {
-		if (o->esp_bytes) {
-			report_printf(r, DIAG_ERROR, "partition.esp_too_big",
-				      "--esp-size %s does not fit: %s is left after LBA %llu",
-				      human_size(want * lss, a, sizeof a), human_size(room * lss, b, sizeof b),
-				      (unsigned long long)esp_first);
-			return EXIT_ERRORS;
-		}
-		esp_sectors = room;
-		if (esp_sectors * lss < LAYOUT_ESP_MIN_BYTES) {
-			report_printf(r, DIAG_ERROR, "partition.too_small",
-				      "the disk is too small: only %s is left for the ESP",
-				      human_size(room * lss, a, sizeof a));
-			return EXIT_ERRORS;
-		}
-		report_printf(r, DIAG_INFO, "partition.esp_shrunk",
-			      "the disk has no room for a %s ESP; the ESP takes the %s that is left",
-			      human_size(LAYOUT_ESP_DEFAULT_BYTES, a, sizeof a),
-			      human_size(esp_sectors * lss, b, sizeof b));
-	}
+	uint64_t esp_first = align_up(t, next, l->grain), esp_sectors;
+	int rc = esp_sectors_fit(t, o, esp_bytes, esp_first, limit, &esp_sectors, r);
+	if (rc)
+		return rc;
 	l->esp = l->n;
 	l->p[l->n++] = (struct layout_part){ ROLE_ESP, esp_first, esp_first + esp_sectors - 1 };
 

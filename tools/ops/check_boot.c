@@ -28,6 +28,54 @@ static const struct part_info *part_by_number(const struct disk_info *di, unsign
 	return NULL;
 }
 
+/* The boot partition an intact stage2 names: on this disk, or an error. */
+static void check_identity(const uint8_t *img, uint64_t len, uint64_t off,
+			   const struct disk_info *di, struct report *r)
+{
+	struct stage2_identity id;
+	char gs[GUID_STR_LEN + 1];
+
+	stage2_identity_get(img, &id);
+	if (id.kind == STAGE2_KIND_GPT) {
+		const struct part_info *bp = NULL;
+		for (unsigned i = 0; i < di->nparts && di->label == LABEL_GPT; i++)
+			if (guid_eq(&di->parts[i].unique, &id.part_guid))
+				bp = &di->parts[i];
+		guid_format(&id.part_guid, gs);
+		if (!bp)
+			report_printf(r, DIAG_ERROR, "boot.identity",
+				      "stage2 boots from the partition with GUID %s, which is not "
+				      "on this disk",
+				      gs);
+		else
+			report_printf(r, DIAG_INFO, "boot.stage2",
+				      "stage2 intact: %llu bytes at byte %llu, boot partition %u "
+				      "(GUID %s), config %s",
+				      (unsigned long long)len, (unsigned long long)off, bp->number, gs,
+				      id.config_path);
+	} else if (id.kind == STAGE2_KIND_MBR) {
+		const struct part_info *bp = part_by_number(di, id.mbr_part);
+		if (di->label != LABEL_MBR || id.mbr_disk_sig != di->mbr.disk_sig || !bp)
+			report_printf(r, DIAG_ERROR, "boot.identity",
+				      "stage2 boots from partition %u of the disk with signature "
+				      "0x%08X, which is not this disk (signature 0x%08X) or "
+				      "has no such partition",
+				      (unsigned)id.mbr_part, (unsigned)id.mbr_disk_sig,
+				      (unsigned)di->mbr.disk_sig);
+		else
+			report_printf(r, DIAG_INFO, "boot.stage2",
+				      "stage2 intact: %llu bytes at byte %llu, boot partition %u "
+				      "(disk signature 0x%08X), config %s",
+				      (unsigned long long)len, (unsigned long long)off,
+				      (unsigned)id.mbr_part, (unsigned)id.mbr_disk_sig, id.config_path);
+	} else {
+		report_printf(r, DIAG_ERROR, "boot.identity",
+			      "stage2 at byte %llu does not name its boot partition (the "
+			      "installer never patched it)",
+			      (unsigned long long)off);
+	}
+}
+
 static void check_stage2(struct hostdev *h, struct disk_info *di, struct report *r)
 {
 	uint32_t lss = h->topo.lss;
@@ -91,47 +139,7 @@ static void check_stage2(struct hostdev *h, struct disk_info *di, struct report 
 			      (unsigned long long)off, (unsigned)le32_load(img + STAGE2_CRC_OFF),
 			      (unsigned)stage2_image_crc(img, (uint32_t)len));
 	} else {
-		struct stage2_identity id;
-		char gs[GUID_STR_LEN + 1];
-		stage2_identity_get(img, &id);
-		if (id.kind == STAGE2_KIND_GPT) {
-			const struct part_info *bp = NULL;
-			for (unsigned i = 0; i < di->nparts && di->label == LABEL_GPT; i++)
-				if (guid_eq(&di->parts[i].unique, &id.part_guid))
-					bp = &di->parts[i];
-			guid_format(&id.part_guid, gs);
-			if (!bp)
-				report_printf(r, DIAG_ERROR, "boot.identity",
-					      "stage2 boots from the partition with GUID %s, which is not "
-					      "on this disk",
-					      gs);
-			else
-				report_printf(r, DIAG_INFO, "boot.stage2",
-					      "stage2 intact: %llu bytes at byte %llu, boot partition %u "
-					      "(GUID %s), config %s",
-					      (unsigned long long)len, (unsigned long long)off, bp->number, gs,
-					      id.config_path);
-		} else if (id.kind == STAGE2_KIND_MBR) {
-			const struct part_info *bp = part_by_number(di, id.mbr_part);
-			if (di->label != LABEL_MBR || id.mbr_disk_sig != di->mbr.disk_sig || !bp)
-				report_printf(r, DIAG_ERROR, "boot.identity",
-					      "stage2 boots from partition %u of the disk with signature "
-					      "0x%08X, which is not this disk (signature 0x%08X) or "
-					      "has no such partition",
-					      (unsigned)id.mbr_part, (unsigned)id.mbr_disk_sig,
-					      (unsigned)di->mbr.disk_sig);
-			else
-				report_printf(r, DIAG_INFO, "boot.stage2",
-					      "stage2 intact: %llu bytes at byte %llu, boot partition %u "
-					      "(disk signature 0x%08X), config %s",
-					      (unsigned long long)len, (unsigned long long)off,
-					      (unsigned)id.mbr_part, (unsigned)id.mbr_disk_sig, id.config_path);
-		} else {
-			report_printf(r, DIAG_ERROR, "boot.identity",
-				      "stage2 at byte %llu does not name its boot partition (the "
-				      "installer never patched it)",
-				      (unsigned long long)off);
-		}
+		check_identity(img, len, off, di, r);
 	}
 	free(img);
 }

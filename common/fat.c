@@ -16,8 +16,6 @@
 #define FAT_MIN_SECTOR 512             /* the smallest BytsPerSec the spec allows */
 #define FAT_MAX_SECTOR 4096u           /* the largest the spec allows */
 #define FAT_MAX_SPC 128u
-#define FAT12_MAX_CLUSTERS 4084u       /* fatgen103: < 4085 clusters is FAT12 */
-#define FAT16_MAX_CLUSTERS 65524u      /* < 65525 is FAT16 */
 #define FAT32_MAX_CLUSTERS 0x0FFFFFF5u /* highest cluster number 0x0FFFFFF6 */
 #define FAT32_MASK 0x0FFFFFFFu
 

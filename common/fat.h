@@ -20,6 +20,12 @@
 #define FAT_NAME_MAX 255       /* long names, as UTF-8 (non-ASCII read back as '?') */
 #define FAT_PATH_MAX 256
 
+/* The FAT type is the cluster count's (fatgen103), for the reader and for the installer's
+ * mkfs.fat choices alike: fewer than 4085 clusters is FAT12, fewer than 65525 FAT16. */
+#define FAT12_MAX_CLUSTERS 4084u
+#define FAT16_MAX_CLUSTERS 65524u
+#define FAT32_MIN_CLUSTERS 65525u
+
 enum fat_type {
 	FAT_TYPE_12 = 12,
 	FAT_TYPE_16 = 16,

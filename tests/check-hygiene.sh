@@ -9,7 +9,8 @@
 #  5. no compiled Python tracked, harnesses share tests/lib;
 #  6. every suite has its own number, and the tree quotes it right;
 #  7. array lengths through ARRAY_SIZE;
-#  8. every int function of tools/*/*.h says what it returns (tools/base/exit_codes.h's convention);
+#  8. every int function of tools/*/*.h says what it returns (tools/base/exit_codes.h's convention),
+#     and one header's functions return one kind of code;
 #  9. every source file (C, headers, linker script, asm, Python, shell, make) carries the
 #     licence's SPDX line in its first two lines (LICENSE: BSD-2-Clause);
 # 10. tests/run-suites.sh fails a run whose suites leave a file in the source tree, and a signal
@@ -188,13 +189,15 @@ else
 	pass=$((pass + 1))
 fi
 
-# 8. tools/base/exit_codes.h's return convention is stated at every int function of tools/*/*.h: the comment
-#    block right above it (or above its group of declarations) says what it returns ("Returns 0
-#    or an exit code", "an AS_* code", "or -1", "Each returns ...", "The same ...").
+# 8. tools/base/exit_codes.h's return convention is stated at every int function of tools/*/*.h: the
+#    comment block right above it (or above its group of declarations) says what it returns
+#    ("Returns 0 or an exit code", "an AS_* code", "or -1", "Each returns ...", "The same ...");
+#    and the functions of one header return one kind of code: exit codes or AS_* codes, not both.
 undoc=$(python3 - tools/*/*.h <<'PY'
 import re, sys
 for h in sys.argv[1:]:
     lines = open(h).read().split("\n")
+    kinds = {}
     for i, line in enumerate(lines):
         m = re.match(r"(?:typedef )?int \(?\*?(\w+)\)?\(", line)
         if not m:
@@ -203,15 +206,24 @@ for h in sys.argv[1:]:
         while j >= 0 and lines[j].strip():
             block.append(lines[j])
             j -= 1
-        if not re.search(r"[Rr]eturn|exit code|AS_[A-Z]|-1\b|The same", " ".join(block)):
+        said = " ".join(block)
+        if not re.search(r"[Rr]eturn|exit code|AS_[A-Z]|-1\b|The same", said):
             print(f"  {h}:{i + 1}: {m.group(1)}")
+        if re.search(r"exit code|EXIT_", said):
+            kinds.setdefault("an exit code", m.group(1))
+        if re.search(r"AS_[A-Z]", said):
+            kinds.setdefault("an AS_* code", m.group(1))
+    if len(kinds) > 1:
+        print(f"  {h}: " + " but ".join(f"{f} returns {k}" for k, f in kinds.items())
+              + " (one kind of code per header)")
 PY
 )
 if [ -n "$undoc" ]; then
-	echo "FAIL int functions of tools/ that do not say what they return (tools/base/exit_codes.h):"
+	echo "FAIL int functions of tools/ that do not say what they return, or headers that mix kinds (tools/base/exit_codes.h):"
 	echo "$undoc"; fail=$((fail + 1))
 else
-	echo "ok   every int function of tools/*/*.h says what it returns"; pass=$((pass + 1))
+	echo "ok   every int function of tools/*/*.h says what it returns, one kind of code per header"
+	pass=$((pass + 1))
 fi
 
 # 9. The licence line: every source file names BSD-2-Clause (LICENSE) in its first two lines

@@ -77,9 +77,9 @@ static void test_file_names(void **state)
 	(void)state;
 	char out[160];
 
-	fat_file_name("/tmp/my kernel:1?.img", out, sizeof out);
+	cfg_file_name("/tmp/my kernel:1?.img", out, sizeof out);
 	assert_string_equal(out, "my_kernel_1_.img");
-	fat_file_name("a\tb", out, sizeof out);
+	cfg_file_name("a\tb", out, sizeof out);
 	assert_string_equal(out, "a_b");
 	entry_file_path("deb", "/boot/initrd.img-6.1 new", out, sizeof out);
 	assert_string_equal(out, "/deb/initrd.img-6.1_new");

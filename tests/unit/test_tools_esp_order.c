@@ -34,7 +34,7 @@ static void set16(uint8_t *fats, uint32_t i, uint16_t v)
 
 static uint32_t get16(const uint8_t *fats, unsigned copy, uint32_t i)
 {
-	return fat_entry_get(&fat16, fats + copy * fat16.fat_bytes, i);
+	return esp_fat_get(&fat16, fats + copy * fat16.fat_bytes, i);
 }
 
 /* S0: a directory in cluster 2, file A in clusters 3-4. S2: A replaced by B in 5-6, the
@@ -66,25 +66,25 @@ static void test_fat_entries(void **state)
 	src[3] = 0xBC;
 	src[4] = 0xFA;
 	src[5] = 0xDE;
-	assert_int_equal(fat_entry_get(&g12, src, 2), 0xABC);
-	assert_int_equal(fat_entry_get(&g12, src, 3), 0xDEF);
+	assert_int_equal(esp_fat_get(&g12, src, 2), 0xABC);
+	assert_int_equal(esp_fat_get(&g12, src, 3), 0xDEF);
 	memset(dst, 0, sizeof dst);
-	fat_entry_take(&g12, dst, src, 3);
-	assert_int_equal(fat_entry_get(&g12, dst, 3), 0xDEF);
-	assert_int_equal(fat_entry_get(&g12, dst, 2), 0);
-	fat_entry_take(&g12, dst, src, 2);
+	esp_fat_take(&g12, dst, src, 3);
+	assert_int_equal(esp_fat_get(&g12, dst, 3), 0xDEF);
+	assert_int_equal(esp_fat_get(&g12, dst, 2), 0);
+	esp_fat_take(&g12, dst, src, 2);
 	assert_memory_equal(dst, src, sizeof dst);
 	/* past the end: 0, and nothing taken */
-	assert_int_equal(fat_entry_get(&g12, src, 7), 0);
+	assert_int_equal(esp_fat_get(&g12, src, 7), 0);
 	memset(dst, 0, sizeof dst);
-	fat_entry_take(&g12, dst, src, 7);
-	assert_int_equal(fat_entry_get(&g12, dst, 7), 0);
+	esp_fat_take(&g12, dst, src, 7);
+	assert_int_equal(esp_fat_get(&g12, dst, 7), 0);
 
 	struct esp_geom g32 = { .type = FAT_TYPE_32, .fat_bytes = 16 };
 	uint8_t f32[16] = { 0 };
 	le32_store(f32 + 8, 0xF0000005u);
-	assert_int_equal(fat_entry_get(&g32, f32, 2), 5); /* the top four bits are not the entry */
-	assert_int_equal(fat_entry_get(&g32, f32, 4), 0);
+	assert_int_equal(esp_fat_get(&g32, f32, 2), 5); /* the top four bits are not the entry */
+	assert_int_equal(esp_fat_get(&g32, f32, 4), 0);
 }
 
 static void test_fat_states(void **state)

@@ -12,6 +12,8 @@
 #include "tools/disk/layout.h"
 #include "tools/base/util.h"
 #include "tools/base/exit_codes.h"
+#include "tools/esp/fatsize.h"
+#include "common/fat.h"
 
 #define MIB (1024ull * 1024)
 
@@ -159,14 +161,14 @@ static void test_dos_compat(void **state)
 static void test_fat_rule(void **state)
 {
 	(void)state;
-	struct fat_choice c;
+	struct fatsize c;
 
 	/* Sweep ESP sizes: the choice always obeys the cluster-count rule, with margin. */
 	for (uint32_t lss = 512; lss <= 4096; lss *= 8) {
 		for (uint64_t mib = 1; mib <= 1024; mib += (mib < 64 ? 1 : 7)) {
 			uint64_t sectors = mib * MIB / lss;
-			assert_int_equal(fat_choose(lss, sectors, &c), 0);
-			uint64_t n = fat_estimate_clusters(lss, sectors, c.bits, c.sectors_per_cluster);
+			assert_int_equal(fatsize_choose(lss, sectors, &c), 0);
+			uint64_t n = fatsize_clusters(lss, sectors, c.bits, c.sectors_per_cluster);
 			assert_int_equal(n, c.clusters);
 			if (c.bits == 32)
 				assert_true(n >= FAT32_MIN_CLUSTERS + 300);
@@ -178,13 +180,13 @@ static void test_fat_rule(void **state)
 		}
 	}
 	/* docs/FIRMWARE.md "FAT on 4 KiB sectors": at 4 KiB sectors a FAT32 ESP needs about 257 MiB */
-	assert_int_equal(fat_choose(4096, 260 * MIB / 4096, &c), 0);
+	assert_int_equal(fatsize_choose(4096, 260 * MIB / 4096, &c), 0);
 	assert_int_equal(c.bits, 32);
-	assert_int_equal(fat_choose(4096, 250 * MIB / 4096, &c), 0);
+	assert_int_equal(fatsize_choose(4096, 250 * MIB / 4096, &c), 0);
 	assert_int_equal(c.bits, 16);
-	assert_int_equal(fat_choose(4096, 8 * MIB / 4096, &c), 0);
+	assert_int_equal(fatsize_choose(4096, 8 * MIB / 4096, &c), 0);
 	assert_int_equal(c.bits, 12);
-	assert_int_equal(fat_choose(512, 260 * MIB / 512, &c), 0);
+	assert_int_equal(fatsize_choose(512, 260 * MIB / 512, &c), 0);
 	assert_int_equal(c.bits, 32);
 	assert_int_equal(c.sectors_per_cluster, 8);
 }

@@ -11,6 +11,7 @@
 #include "tools/base/exit_codes.h"
 #include "tools/base/util.h"
 #include "tools/cmd/cli.h"
+#include "tools/dev/hostdev_open.h"
 #include "tools/dev/mounts.h"
 #include "tools/disk/dual.h"
 #include "tools/disk/dual_repair.h"

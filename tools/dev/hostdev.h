@@ -43,14 +43,8 @@ struct hostdev {
 	uint8_t *scratch;
 };
 
-/* (Opening a target: tools/dev/hostdev_open.h; deciding its topology: tools/disk/topology.h.) */
-
-/* Puts the kernel's topology of a block device into h (sysfs when an ioctl fails); --sector-size
- * must match it, the other flags override (with a note). Returns 0 or an exit code. */
-int hostdev_device_topology(struct hostdev *h, const struct topo_flags *f);
-/* Gives an image file the logical sector size lss (origin and origin_text already set), with
- * the flags other than --sector-size applied. Returns 0 or an exit code. */
-int hostdev_image_topology(struct hostdev *h, uint32_t lss, const struct topo_flags *f);
+/* (Opening and syncing a target: tools/dev/hostdev_open.h; its topology: tools/dev/hostdev_topo.h
+ * and tools/disk/topology.h.) */
 
 /* "/sys/dev/block/MAJ:MIN/leaf" of a block device number. */
 void hostdev_sysfs_path(char *out, size_t cap, dev_t rdev, const char *leaf);
@@ -66,8 +60,8 @@ void hostdev_set_sector_size(struct hostdev *h, uint32_t lss, enum topo_origin o
 int hostdev_view(struct hostdev *h, uint32_t lss, struct blockdev *out);
 void hostdev_view_free(struct blockdev *view);
 
-/* fsync of a writable target. Returns 0 or an exit code. */
-int hostdev_sync(struct hostdev *h);
+/* The block device view of h at h->topo: sectors, limits, the driver, a new scratch sector. */
+void hostdev_geometry_apply(struct hostdev *h);
 void hostdev_close(struct hostdev *h);
 
 #endif

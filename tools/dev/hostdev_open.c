@@ -115,3 +115,12 @@ static int open_as(struct hostdev *h, const char *path, bool writable, bool live
 	}
 	return 0;
 }
+
+int hostdev_sync(struct hostdev *h)
+{
+	if (h->fd >= 0 && h->writable && fsync(h->fd)) {
+		t_error("io.sync", "%s: fsync failed: %s", h->path, strerror(errno));
+		return EXIT_ERRORS;
+	}
+	return 0;
+}

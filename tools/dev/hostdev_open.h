@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* Opening a target: an image file or a whole-disk block device, held exclusively (O_EXCL) when
  * written, and when the kernel refuses that, the sentence that names what holds it
- * (tools/dev/mounts.h). */
+ * (tools/dev/mounts.h); and syncing it. */
 #ifndef ANYSECTOR_TOOLS_HOSTDEV_OPEN_H
 #define ANYSECTOR_TOOLS_HOSTDEV_OPEN_H
 
@@ -18,5 +18,8 @@ int hostdev_open(struct hostdev *h, const char *path, bool writable);
  * opened without O_EXCL (h->live), and the change refuses each write into a partition in use
  * itself (tools/dev/mounts.h); the disk itself mounted or held is still refused. */
 int hostdev_open_live(struct hostdev *h, const char *path, bool writable);
+
+/* fsync of a writable target. Returns 0 or an exit code. */
+int hostdev_sync(struct hostdev *h);
 
 #endif

@@ -11,6 +11,7 @@
 #include "tools/base/exit_codes.h"
 #include "tools/base/fileio.h"
 #include "tools/base/util.h"
+#include "tools/dev/hostdev_topo.h"
 #include "tools/dev/probe.h"
 #include "tools/disk/dual.h"
 

@@ -58,7 +58,7 @@ bool entry_name_pick(const char *text, const char *given, const char *kernel,
 	return ok;
 }
 
-void fat_file_name(const char *file, char *out, size_t cap)
+void cfg_file_name(const char *file, char *out, size_t cap)
 {
 	char tmp[4096];
 	size_t n = 0;
@@ -73,7 +73,7 @@ void entry_file_path(const char *name, const char *file, char *out, size_t cap)
 {
 	char fn[96];
 
-	fat_file_name(file, fn, sizeof fn);
+	cfg_file_name(file, fn, sizeof fn);
 	snprintf(out, cap, "/%s/%s", name, fn);
 }
 

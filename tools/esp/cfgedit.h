@@ -21,7 +21,7 @@ bool entry_name_pick(const char *text, const char *given, const char *kernel,
 		     char name[CFG_NAME_MAX]);
 
 /* A FAT-safe file name for a host file (spaces and reserved characters become '_'). */
-void fat_file_name(const char *file, char *out, size_t cap);
+void cfg_file_name(const char *file, char *out, size_t cap);
 
 /* Where add puts a host file of the entry name on the ESP: "/NAME/FILE". */
 void entry_file_path(const char *name, const char *file, char *out, size_t cap);

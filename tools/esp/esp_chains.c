@@ -54,7 +54,7 @@ static bool chain_whole(struct chain_check *c, uint32_t first, uint64_t size, bo
 		}
 		c->used[cl / 8] |= (uint8_t)(1u << (cl % 8));
 		n++;
-		uint32_t v = fat_entry_get(&c->g, c->fat, cl);
+		uint32_t v = esp_fat_get(&c->g, c->fat, cl);
 		if (v > bad)
 			break;
 		if (v == 0 || v == bad) {

@@ -30,7 +30,7 @@ void esp_geom_of(const struct fat_fs *fs, struct esp_geom *g)
 	g->data_end = g->data + (uint64_t)fs->clusters * g->cluster;
 }
 
-uint32_t fat_entry_get(const struct esp_geom *g, const uint8_t *fat, uint32_t i)
+uint32_t esp_fat_get(const struct esp_geom *g, const uint8_t *fat, uint32_t i)
 {
 	uint64_t o;
 	switch (g->type) {
@@ -48,7 +48,7 @@ uint32_t fat_entry_get(const struct esp_geom *g, const uint8_t *fat, uint32_t i)
 	}
 }
 
-void fat_entry_take(const struct esp_geom *g, uint8_t *dst, const uint8_t *src, uint32_t i)
+void esp_fat_take(const struct esp_geom *g, uint8_t *dst, const uint8_t *src, uint32_t i)
 {
 	uint64_t o;
 	switch (g->type) {
@@ -86,15 +86,15 @@ void esp_fat_states(const struct esp_geom *g, const uint8_t *old, const uint8_t 
 	for (uint32_t k = 0; k < g->num_fats; k++) {
 		uint64_t o = (uint64_t)k * g->fat_bytes;
 		for (uint32_t i = 0; i < g->clusters + 2; i++)
-			if (i < 2 || (fat_entry_get(g, new + o, i) && !fat_entry_get(g, old + o, i)))
-				fat_entry_take(g, mid0 + o, new + o, i);
+			if (i < 2 || (esp_fat_get(g, new + o, i) && !esp_fat_get(g, old + o, i)))
+				esp_fat_take(g, mid0 + o, new + o, i);
 	}
 	memcpy(mid, mid0, len);
 	for (uint32_t k = 0; k < g->num_fats; k++) {
 		uint64_t o = (uint64_t)k * g->fat_bytes;
 		for (uint32_t i = 2; i < g->clusters + 2; i++)
-			if (fat_entry_get(g, new + o, i))
-				fat_entry_take(g, mid + o, new + o, i);
+			if (esp_fat_get(g, new + o, i))
+				esp_fat_take(g, mid + o, new + o, i);
 	}
 }
 
@@ -118,7 +118,7 @@ static enum sector_role data_sector_role(const struct esp_geom *g, const uint8_t
 	unsigned used = 0;
 
 	for (uint32_t c = c0; c <= c1; c++)
-		used += fat_entry_get(g, fat_active, c) != 0;
+		used += esp_fat_get(g, fat_active, c) != 0;
 	if (!used)
 		return SECTOR_NEW_DATA;
 	if (used == c1 - c0 + 1)

@@ -72,9 +72,9 @@ struct esp_geom {
 void esp_geom_of(const struct fat_fs *fs, struct esp_geom *g);
 
 /* Entry i of one FAT copy (FAT32's four reserved top bits left out); 0 past its end. */
-uint32_t fat_entry_get(const struct esp_geom *g, const uint8_t *fat, uint32_t i);
+uint32_t esp_fat_get(const struct esp_geom *g, const uint8_t *fat, uint32_t i);
 /* Copies the bits of entry i from src to dst (one FAT copy each). */
-void fat_entry_take(const struct esp_geom *g, uint8_t *dst, const uint8_t *src, uint32_t i);
+void esp_fat_take(const struct esp_geom *g, uint8_t *dst, const uint8_t *src, uint32_t i);
 
 /* The FAT's intermediate states, from old (S0) and new (S2), every copy (fats_end - fats
  * bytes each): mid0 is SI0, mid is SI (see above). */

@@ -10,6 +10,7 @@
 #include "tools/base/exit_codes.h"
 #include "tools/base/run.h"
 #include "tools/base/util.h"
+#include "tools/dev/hostdev_open.h"
 #include "tools/esp/fsimage.h"
 
 /* The superblock fields read back (the kernel's fs/ext4/ext4.h, struct ext4_super_block). */

@@ -12,7 +12,7 @@
 /* A piece large enough that the hash, not the reads, takes the time. */
 #define HASH_CHUNK (1u << 20)
 
-int host_file_sha256(const char *path, uint8_t out[SHA256_BYTES])
+int hash_host_file(const char *path, uint8_t out[SHA256_BYTES])
 {
 	struct sha256 s;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -31,8 +31,8 @@ int host_file_sha256(const char *path, uint8_t out[SHA256_BYTES])
 	return 0;
 }
 
-int fat_file_sha256(struct fat_fs *fs, const struct fat_file *f, uint8_t out[SHA256_BYTES],
-		    struct diag *d)
+int hash_fat_file(struct fat_fs *fs, const struct fat_file *f, uint8_t out[SHA256_BYTES],
+		  struct diag *d)
 {
 	uint8_t *buf = xmalloc(HASH_CHUNK);
 	int rc = fat_sha256(fs, f, buf, HASH_CHUNK, out, d);

@@ -10,10 +10,10 @@
 #include "common/sha256.h"
 
 /* Returns 0 or AS_EIO (errno says why). */
-int host_file_sha256(const char *path, uint8_t out[SHA256_BYTES]);
+int hash_host_file(const char *path, uint8_t out[SHA256_BYTES]);
 /* common/fat_sha256.h's hash through a buffer of its own. Returns 0 or the AS_* code of the
  * failing fat_read (reported to d). */
-int fat_file_sha256(struct fat_fs *fs, const struct fat_file *f, uint8_t out[SHA256_BYTES],
-		    struct diag *d);
+int hash_fat_file(struct fat_fs *fs, const struct fat_file *f, uint8_t out[SHA256_BYTES],
+		  struct diag *d);
 
 #endif

@@ -137,7 +137,7 @@ static int entry_pins(const struct add_entry *e, unsigned *pinned,
 		return 0;
 	for (unsigned s = 0; s <= e->ninitrd; s++) {
 		const char *file = s == PIN_KERNEL ? e->kernel : e->initrd[s - PIN_INITRD];
-		if (host_file_sha256(file, pin[s])) {
+		if (hash_host_file(file, pin[s])) {
 			t_error("add.file", "%s: cannot read it to pin its SHA-256: %s", file,
 				strerror(errno));
 			return EXIT_ERRORS;

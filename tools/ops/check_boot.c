@@ -231,7 +231,7 @@ static void check_pins(struct part_fs *c, const struct cfg_entry *e, struct repo
 		if (!pin_has(e, s) || (s == PIN_KERNEL && e->partition) ||
 		    fat_open(&c->fs, pin_path(e, s), &f, NULL) || f.is_dir)
 			continue;
-		if (!fat_file_sha256(&c->fs, &f, got, &r->diag))
+		if (!hash_fat_file(&c->fs, &f, got, &r->diag))
 			pin_compare(e, s, got, &r->diag);
 	}
 }
@@ -248,7 +248,7 @@ static int check_part_file(struct hostdev *h, const struct disk_info *di,
 	struct fat_fs *fs = xcalloc(1, sizeof *fs);
 	int err = part_file_open(h, di, e->partition, e->kernel, why, cap, &part, fs, &f);
 
-	if (!err && pin_has(e, PIN_KERNEL) && !fat_file_sha256(fs, &f, got, &r->diag))
+	if (!err && pin_has(e, PIN_KERNEL) && !hash_fat_file(fs, &f, got, &r->diag))
 		pin_compare(e, PIN_KERNEL, got, &r->diag);
 	free(fs);
 	return err;

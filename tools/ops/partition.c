@@ -17,6 +17,7 @@
 #include "tools/base/util.h"
 #include "tools/boot/stage2_place.h"
 #include "tools/boot/stages.h"
+#include "tools/dev/hostdev_open.h"
 #include "tools/disk/foreign.h"
 #include "tools/disk/inspect.h"
 #include "tools/esp/fatfmt.h"
@@ -291,7 +292,7 @@ int partition_disk(struct hostdev *h, const struct layout_opts *lo, bool dry_run
 	if ((rc = write_lba0(h, &l)) || (rc = hostdev_sync(h)))
 		return rc;
 	const struct layout_part *esp = &l.p[l.esp];
-	if ((rc = fat_format(h, esp->first, esp->last - esp->first + 1, "ESP",
+	if ((rc = fatfmt_format(h, esp->first, esp->last - esp->first + 1, "ESP",
 			     l.dual ? DUAL_BLOCK : 0)))
 		return rc;
 	if (h->is_block && ioctl(h->fd, BLKRRPART, 0))

@@ -8,6 +8,7 @@
 #include "common/errors.h"
 #include "tools/base/exit_codes.h"
 #include "tools/base/util.h"
+#include "tools/dev/hostdev_open.h"
 
 void plan_init(struct plan *p, uint32_t lss)
 {

@@ -14,8 +14,11 @@ kernel cost without any loader); under OVMF (where -kernel is no floor: OVMF's o
 was measured slower than systemd-boot) a trivial EFI application in BOOTX64.EFI's place, whose
 first line says how long the firmware takes to start any loader; each UEFI loader's own time is
 then from OVMF's "BdsDxe: starting" line to the EFI stub's first line (the command line carries
-efi=debug so the stub prints one; the kernel itself stays quiet). Each round runs every loader
-once, so drift on the host hits all alike. One sample is the wall time from starting QEMU to
+efi=debug so the stub prints one; the kernel itself stays quiet). The read floor (floor.py) is
+the firmware's own read path for exactly the calls anysector made for the kernel and initrd,
+built from the calls anysector's first boot lists; anysector's own time for those calls, and
+pinned anysector's (mkimage --pin), are compared with it. Each round runs every loader once, so
+drift on the host hits all alike. One sample is the wall time from starting QEMU to
 reading the marker on its serial console.
 
 Results: $BUILD/bench/{results.txt,samples.csv,logs/}; the Markdown report goes to
@@ -44,6 +47,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
 import boot     # noqa: E402
 import disks    # noqa: E402
+import floor    # noqa: E402
 import initrd   # noqa: E402
 import report   # noqa: E402
 import sizes    # noqa: E402
@@ -56,6 +60,9 @@ DISK_SIZE = 256 * disks.MiB
 ESP_SIZE = 125 * disks.MiB     # the ESP (FAT32, 1 KiB clusters at 512e); the rest is ext2 /boot
 FULL_RUNS = 5
 FLOOR_MARKER = "ANYSECTOR-PAYLOAD"   # the trivial EFI application's line (tests/payload/efi)
+# the read floors' programs (bench/bench.mk)
+FLOOR_BIOS = os.path.join(os.environ.get("BUILD", "build"), "bench", "floor", "bios.bin")
+FLOOR_EFI = os.path.join(os.environ.get("BUILD", "build"), "bench", "floor", "floor.efi")
 # where a UEFI loader starts and where the kernel does, in the serial log
 UEFI_LOADER_START = "BdsDxe: starting"
 UEFI_KERNEL_START = "EFI stub:"
@@ -72,6 +79,8 @@ CASES = [
     ("uefi", "virtio", "512e"), ("uefi", "nvme", "4Kn"),
 ]
 ANYSECTOR = "anysector"
+PINNED = "pinned"          # anysector with every file pinned (mkimage --pin): hashed as read
+READ_FLOOR = "readfloor"   # the firmware's read path for the calls anysector made (floor.py)
 # printed by stage2 just before it starts the kernel (interface agreed with stage2's owner)
 STAGE2_IO = re.compile(r"disk 0x([0-9a-fA-F]+): (\d+) int 13h AH=42h calls, (\d+) bytes read")
 
@@ -136,22 +145,72 @@ def span(times_path, start, end):
         if len(parts) < 3 or parts[1] == "-":
             continue
         wall, cpu, text = float(parts[0]), float(parts[1]), parts[2]
-        if t0 is None and start in text:
+        if t0 is None and _holds(text, start):
             t0 = (wall, cpu)
-        elif t0 is not None and end in text:
+        elif t0 is not None and _holds(text, end):
             return wall - t0[0], cpu - t0[1]
     return None
 
 
+def _holds(text, what):
+    """what: a substring, or a compiled pattern searched for."""
+    return what.search(text) is not None if isinstance(what, re.Pattern) else what in text
+
+
+def load_window(fw, kernel_path):
+    """(start, end) of a loader's own time for the kernel and initrd in its serial log: from
+    the line naming the kernel it loads to the list of the calls it made, printed once the last
+    byte is read and every pin checked (stage2: `loading K`; BOOTX64.EFI: `Loading TITLE: K`).
+    What follows (stage2's jump, BOOTX64.EFI's LoadImage) is not a read."""
+    if fw == "bios":
+        return f"loading {kernel_path}", floor.STAGE2_HEAD
+    return re.compile(r"^Loading .*: " + re.escape(kernel_path) + "$"), floor.EFI_HEAD
+
+
+def read_phases(times_path, fw, start):
+    """Where a loader's time for the kernel and initrd goes, from its own lines: {phase: (wall,
+    cpu)}. stage2: `open` (header, memory map, finding the initrds: to `kernel: `), `kernel`
+    (to `initrd: `) and `initrd` (to its list of calls), each read with its pin check;
+    BOOTX64.EFI: `read` (to `initrd: N bytes`, kernel and initrds with their pin checks)."""
+    if fw == "bios":
+        marks = [("open", start, "kernel: "), ("kernel", "kernel: ", "initrd: "),
+                 ("initrd", "initrd: ", floor.STAGE2_HEAD)]
+    else:
+        marks = [("read", start, re.compile(r"^initrd: \d+ bytes"))]
+    out = {}
+    for name, a, b in marks:
+        sp = span(times_path, a, b)
+        if sp:
+            out[name] = sp
+    return out
+
+
+def pass_spans(times_path, fw):
+    """[(wall, cpu)] of each pass of a read floor's boot, None for a pass that does not show."""
+    out, start = [], floor.first_line(fw)
+    for k in range(1, len(floor.PASSES[fw]) + 1):
+        out.append(span(times_path, start, floor.pass_line(k)))
+        start = floor.pass_line(k)
+    return out
+
+
 class Loader:
-    """One way of booting the case's workload. role: peer, anysector or floor."""
+    """One way of booting the case's workload. role: peer, anysector, pinned (anysector with pins),
+    floor (-kernel or the firmware's share) or readfloor (floor.py; built once anysector's first
+    boot has listed its calls)."""
 
     def __init__(self, name, key, role, disk=None, direct=None, reason=None, marker=MARKER,
-                 check=True, phase=None):
+                 check=True, phase=None, load=None):
         self.name, self.key, self.role = name, key, role
         self.disk, self.direct, self.reason = disk, direct, reason
         self.marker, self.check = marker, check
         self.phase = phase  # (start text, end text) of the loader's own time in the serial log
+        self.load = load    # (start, end): its time for the kernel and initrd's calls (floors)
+        self.lspans = []    # (wall, cpu) of load per round, None when it does not show
+        self.passes = []    # read floor: per round, pass_spans
+        self.phases = []    # anysector: read_phases per round
+        self.calls = None   # the read floor: calls it makes
+        self.pending = None  # the read floor: builds its disk from anysector's serial log
         self.samples = []   # wall seconds, None for a failed run
         self.cpu = []       # QEMU cpu seconds, None for a failed run
         self.spans = []     # (wall, cpu) of the phase per successful run, when it shows
@@ -187,6 +246,17 @@ def prepare(work, tmp, kernel, initrd_path, label, build, profiles, firmwares):
             except disks.DiskError as e:
                 img[ANYSECTOR] = f"!not available: {e}"
         if paths:
+            img["kernel_path"] = paths["kernel"]
+            pimg = os.path.join(work, f"pinned-{label}-{prof}.img")
+            try:
+                disks.make_anysector(tool, stages, pimg, lss, pss, DISK_SIZE, label, kernel,
+                                     initrd_path, CMDLINE, tmp, ESP_SIZE, pin=True)
+                img[PINNED] = pimg
+            except disks.DiskError as e:
+                img[PINNED] = f"!not available: {e}"
+        else:
+            img[PINNED] = img[ANYSECTOR]
+        if paths:
             base = asimg     # peers get anysector's very disk, loader swapped
         else:
             base = os.path.join(work, f"base-{label}-{prof}.img")
@@ -214,9 +284,10 @@ def prepare(work, tmp, kernel, initrd_path, label, build, profiles, firmwares):
     return images
 
 
-def loaders_for(fw, prof, images, kernel, initrd_path):
+def loaders_for(fw, prof, images, kernel, initrd_path, work, tmp):
     """The case's loaders in the order every round runs them: the floor and anysector first
-    (their times bound how long a hanging peer is waited for), then the peers."""
+    (their times bound how long a hanging peer is waited for), the read floor (built from
+    anysector's first boot) and pinned anysector, then the peers."""
     img = images[prof]
 
     def from_image(name, key, role, **kw):
@@ -225,12 +296,23 @@ def loaders_for(fw, prof, images, kernel, initrd_path):
             return Loader(name, key, role, reason=v[1:], **kw)
         return Loader(name, key, role, disk=v, **kw)
 
+    kpath = img.get("kernel_path", "/")
+    lw = load_window(fw, kpath)
+    rf = Loader("read floor", READ_FLOOR, READ_FLOOR, marker=floor.MARKER[fw], check=False,
+                load=(floor.first_line(fw), floor.pass_line(1)),
+                reason="not built: anysector did not boot, so its calls are not known")
+    if not img[ANYSECTOR].startswith("!"):
+        rf.pending = lambda log: build_read_floor(rf, fw, prof, img, log, work, tmp)
     if fw == "bios":
         grub = f"GRUB {pkg_version('grub-pc-bin', True)}"
         return [
             Loader("-kernel", "kernel", "floor", disk=img["base"],
                    direct=(kernel, initrd_path, CMDLINE)),
-            from_image(ANYSECTOR, ANYSECTOR, "anysector", phase=(STAGE2_START, STAGE2_END)),
+            from_image(ANYSECTOR, ANYSECTOR, "anysector", phase=(STAGE2_START, STAGE2_END),
+                       load=lw),
+            rf,
+            from_image("anysector, pinned", PINNED, PINNED, phase=(STAGE2_START, STAGE2_END),
+                       load=lw),
             from_image(f"{grub} (FAT)", "grub-fat", "peer"),
             from_image(f"{grub} (ext2)", "grub-ext2", "peer"),
             from_image(f"syslinux {pkg_version('syslinux', True)} (FAT)", "syslinux", "peer"),
@@ -239,10 +321,32 @@ def loaders_for(fw, prof, images, kernel, initrd_path):
     return [
         from_image("firmware", "firmware", "floor", marker=FLOOR_MARKER, check=False,
                    phase=(UEFI_LOADER_START, FLOOR_MARKER)),
-        from_image(ANYSECTOR, ANYSECTOR, "anysector", phase=uefi_phase),
+        from_image(ANYSECTOR, ANYSECTOR, "anysector", phase=uefi_phase, load=lw),
+        rf,
+        from_image("anysector, pinned", PINNED, PINNED, phase=uefi_phase, load=lw),
         from_image(f"systemd-boot {pkg_version('systemd-boot-efi', True)}", "sdboot", "peer",
                    phase=uefi_phase),
     ]
+
+
+def build_read_floor(rf, fw, prof, img, log, work, tmp):
+    """The read floor's disk from the calls anysector listed in its serial log: rf gets a disk,
+    or the reason it has none."""
+    rf.pending = None
+    out = os.path.join(work, f"{READ_FLOOR}-{fw}-{prof}.img")
+    try:
+        with open(log, "rb") as f:
+            runs = floor.recorded_calls(f.read().decode(errors="replace"), fw)
+        lss = PROFILES[prof][0]
+        if fw == "bios":
+            rf.calls = floor.make_bios(img[ANYSECTOR], out, FLOOR_BIOS, runs, lss)
+        else:
+            rf.calls = floor.make_efi(img[ANYSECTOR], out, FLOOR_EFI, runs, lss, tmp)
+    except (floor.FloorError, disks.DiskError, OSError) as e:
+        rf.reason = f"not built: {e}"
+        return
+    rf.disk, rf.reason = out, None
+    rf.check = floor.marker_check(fw, rf.calls)
 
 
 def run_timeout(loaders, limit):
@@ -330,7 +434,7 @@ def main():
     for fw, fe, prof in cases:
         name = case_name(fw, fe, prof)
         lss, pss = PROFILES[prof]
-        loaders = loaders_for(fw, prof, images, kernel, initrd_path)
+        loaders = loaders_for(fw, prof, images, kernel, initrd_path, work, tmp)
         for r in range(a.runs):
             line = []
             for ld in loaders:
@@ -347,12 +451,25 @@ def main():
                 cmd = boot.qemu_cmd(fw, fe, lss, pss, ld.disk, vars_copy, ld.direct, mon, trace)
                 load1 = os.getloadavg()[0]
                 secs, why, cpu = boot.timed_boot(cmd, ld.marker, run_timeout(loaders, a.timeout),
-                                                 log, check if ld.check else None, mon)
+                                                 log, ld.check if callable(ld.check) else
+                                                 check if ld.check else None, mon)
                 own_cpu += cpu
                 ld.samples.append(secs)
                 ld.cpu.append(cpu if secs is not None else None)
                 if fw == "bios" and ld.role == "anysector" and secs is not None and ld.io is None:
                     ld.io = stage2_io(log)
+                if ld.role == "anysector" and secs is not None:
+                    for other in loaders:
+                        if other.pending:
+                            other.pending(log)
+                if ld.load:
+                    # one entry per round (None when missing), so rounds pair up across loaders
+                    ok = secs is not None
+                    ld.lspans.append(span(log + ".times", *ld.load) if ok else None)
+                    ld.passes.append(pass_spans(log + ".times", fw)
+                                     if ok and ld.role == READ_FLOOR else None)
+                    ld.phases.append(read_phases(log + ".times", fw, ld.load[0])
+                                     if ok and ld.role != READ_FLOOR else None)
                 if secs is not None and ld.phase:
                     sp = span(log + ".times", *ld.phase)
                     if sp:

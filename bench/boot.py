@@ -92,12 +92,13 @@ def proc_cpu(pid):
 
 def timed_boot(cmd, marker, timeout, log_path, check=None, monitor=None):
     """Returns (seconds or None, reason, cpu seconds). The time is taken when the marker
-    arrives; the rest of its line is then read and given to check(line), which returns None or
-    what is wrong. cpu is QEMU's user+system time (all its threads), which other load on the
-    host disturbs much less than the wall time. The serial output is written to log_path; with
-    a monitor socket, a boot that times out also gets its text screen there. log_path.times
-    gives each serial line the second it arrived and the CPU seconds QEMU had used by then (where
-    the time of a boot goes; the CPU column is what other load on the host disturbs least)."""
+    arrives; the rest of its line is then read and the whole line given to check(line), which
+    returns None or what is wrong. cpu is QEMU's user+system time (all its threads), which other
+    load on the host disturbs much less than the wall time. The serial output is written to
+    log_path; with a monitor socket, a boot that times out also gets its text screen there.
+    log_path.times gives each serial line the second it arrived and the CPU seconds QEMU had
+    used by then (where the time of a boot goes; the CPU column is what other load on the host
+    disturbs least)."""
     needle = marker.encode()
     buf = bytearray()
     reason = "timeout"
@@ -169,7 +170,7 @@ def timed_boot(cmd, marker, timeout, log_path, check=None, monitor=None):
                 if text:
                     f.write(f"{secs:8.3f} {'-' if cpu_at is None else f'{cpu_at:7.2f}'} {text}\n")
     if elapsed is not None and check:
-        line = buf[at:].split(b"\n", 1)[0].decode(errors="replace")
+        line = buf[buf.rfind(b"\n", 0, at) + 1:].split(b"\n", 1)[0].decode(errors="replace")
         bad = check(line)
         if bad:
             return None, bad, cpu

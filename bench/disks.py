@@ -279,16 +279,18 @@ def anysector_cfg_paths(cfg_text):
 
 
 def make_anysector(tool, stages, image, lss, pss, size, label, kernel, initrd, cmdline, tmpdir,
-                   esp_size=None):
+                   esp_size=None, pin=False):
     """`anysector mkimage` with `--timeout 0` (no menu wait); on GPT the space after an ESP of
-    esp_size bytes becomes a third partition (where the ext2 peers put /boot). Returns the file
-    paths."""
+    esp_size bytes becomes a third partition (where the ext2 peers put /boot); pin: the entry
+    carries the files' SHA-256 (`--pin`), which the loaders check as they read. Returns the
+    file paths."""
     if os.path.exists(image):
         os.unlink(image)
     esp = ["--esp-size", f"{esp_size // 1024}K"] if esp_size and label == "gpt" else []
     run([tool, "mkimage", image, "--size", str(size), "--label", label, "--sector-size", str(lss),
          "--physical-size", str(pss), "--stages", stages, "--timeout", "0", "--kernel", kernel,
-         "--initrd", initrd, "--cmdline", cmdline] + esp, env=dict(os.environ))
+         "--initrd", initrd, "--cmdline", cmdline] + esp + (["--pin"] if pin else []),
+        env=dict(os.environ))
     layout = read_layout(image, lss)
     cfg = fat_of(image, layout).get_text("/anysector.cfg")
     if not re.search(r"^\s*timeout\s+0\s*$", cfg, re.M):

@@ -4,17 +4,20 @@ import os
 import platform
 import statistics
 
+import floor
+
 MiB = 1 << 20
 PACKAGES = ["qemu-system-x86", "seabios", "ovmf", "grub-pc-bin", "syslinux", "systemd-boot-efi",
             "linux-image-cloud-amd64", "busybox-static"]
 SEABIOS_MAX_CALL_BYTES = 64 << 10   # SeaBIOS fails an AH=42h call moving more (AH=09h)
 SEABIOS_CALLS_PER_MIB = MiB // SEABIOS_MAX_CALL_BYTES
 ANYSECTOR_KEY = "anysector"
-# The goals of issue 17 (bench/RESULTS.md's medians of a full run)
-GOAL_BIOS_NVME_OVER_S = 0.3
-GOAL_BIOS_IDE_RATIO = 0.85
-GOAL_UEFI_RATIO = 0.7
+# The goals (bench/RESULTS.md's medians of a full run): issue 17's reads in calls as large as
+# SeaBIOS takes; issue 27's own time against the read floor (its peer ratios replaced by it)
 GOAL_CALLS_PER_MIB = 16.5
+GOAL_FLOOR_RATIO = 1.15
+READ_FLOOR_KEY = "readfloor"
+PINNED_KEY = "pinned"
 
 
 def fmt(x, nd=2):
@@ -76,7 +79,61 @@ def stats(res):
         "over": over, "over_per_mib": {k: (v / mib if v is not None else None)
                                        for k, v in over.items()},
         "span": {ld.key: _span_median(ld.spans) for ld in lds},
+        "load": {ld.key: _span_median(_ok(ld.lspans)) for ld in lds},
+        "floor_stats": floor_stats(lds, res["fw"]),
         "kspan": {ld.key: _span_median(ld.kspans) for ld in lds},
+    }
+
+
+def _paired(a, b, cpu=False):
+    """Median over rounds of a's span / b's span in the same round: the host's drift between
+    rounds cancels out."""
+    i = 1 if cpu else 0
+    r = [x[i] / y[i] for x, y in zip(a, b) if x and y and y[i] > 0]
+    return statistics.median(r) if r else None
+
+
+# the read floor's pass (0-based) that lands the bytes in fresh memory: BIOS pass 3 (the copy
+# out of the bounce buffer), UEFI pass 2 (the calls into fresh memory)
+LANDING_PASS = {"bios": 2, "uefi": 1}
+
+
+def floor_stats(lds, fw):
+    """anysector's and pinned anysector's own time for the kernel and initrd against the read
+    floor's (its pass 1), and the floor's later passes, for a case: {} without a read floor."""
+    by = {ld.key: ld for ld in lds}
+    rf, an, pn = by.get(READ_FLOOR_KEY), by.get(ANYSECTOR_KEY), by.get(PINNED_KEY)
+    if not rf or not _ok(rf.lspans):
+        return {}
+
+    def med(spans, i=0):
+        v = [x[i] for x in _ok(spans)]
+        return statistics.median(v) if v else None
+
+    def phase(ld, name):
+        v = [p[name][0] for p in _ok(ld.phases) if name in p] if ld else []
+        return statistics.median(v) if v else None
+
+    npass = max((len(p) for p in _ok(rf.passes)), default=0)
+    passes = [[p[k] for p in _ok(rf.passes)] for k in range(npass)]
+    # the pass that also lands every byte in memory never written before, as the loader must
+    k = LANDING_PASS[fw] if npass > LANDING_PASS[fw] else None
+    landing = [(p[k] if p and k is not None else None) for p in rf.passes]
+    names = ("open", "kernel", "initrd", "read")
+    return {
+        "calls": rf.calls, "floor": med(rf.lspans), "floor_cpu": med(rf.lspans, 1),
+        "passes": [med(p) for p in passes], "passes_cpu": [med(p, 1) for p in passes],
+        "own": med(an.lspans) if an else None, "own_cpu": med(an.lspans, 1) if an else None,
+        "pinned": med(pn.lspans) if pn else None,
+        "pinned_cpu": med(pn.lspans, 1) if pn else None,
+        "ratio": _paired(an.lspans, rf.lspans) if an else None,
+        "ratio_cpu": _paired(an.lspans, rf.lspans, True) if an else None,
+        "landing": med(landing), "landing_pass": None if k is None else k + 1,
+        "landing_ratio": _paired(an.lspans, landing) if an else None,
+        "pinned_ratio": _paired(pn.lspans, rf.lspans) if pn else None,
+        "pinned_ratio_cpu": _paired(pn.lspans, rf.lspans, True) if pn else None,
+        "phases": {n: phase(an, n) for n in names if phase(an, n) is not None},
+        "pinned_phases": {n: phase(pn, n) for n in names if phase(pn, n) is not None},
     }
 
 
@@ -128,9 +185,20 @@ def case_text(res, runs):
     out.append(f"  {'median':<7}" + "".join(f"{fmt(s['median'][ld.key]):>11}" for ld in lds))
     out.append(f"  {'cpu s':<7}" + "".join(f"{fmt(s['cpu'][ld.key]):>11}" for ld in lds))
     out.append(f"  overhead s ({OVER_MEANING[res['fw']]}): " + ", ".join(
-        f"{ld.key} {_over_text(s, ld.key)}" for ld in lds if ld.role != "floor"))
+        f"{ld.key} {_over_text(s, ld.key)}" for ld in lds
+        if ld.role not in ("floor", READ_FLOOR_KEY)))
     if s["ref"]:
         out.append(f"  anysector / {s['ref'].key}: {fmt(s['ratio'])}")
+    fs = s["floor_stats"]
+    if fs:
+        out.append(f"  kernel and initrd, own time s (median; / read floor, median of rounds): "
+                   f"read floor {fmt(fs['floor'], 3)}, anysector {fmt(fs['own'], 3)} "
+                   f"({fmt(fs['ratio'])}), pinned {fmt(fs['pinned'], 3)} "
+                   f"({fmt(fs['pinned_ratio'])}); cpu s: {fmt(fs['floor_cpu'], 3)}, "
+                   f"{fmt(fs['own_cpu'], 3)} ({fmt(fs['ratio_cpu'])}), "
+                   f"{fmt(fs['pinned_cpu'], 3)} ({fmt(fs['pinned_ratio_cpu'])})")
+        out.append("  read floor passes s: " + ", ".join(
+            f"{k + 1}) {fmt(v, 3)}" for k, v in enumerate(fs["passes"])))
     rd = s["reads"]
     out.append("  disk read commands (median, per MiB of kernel+initrd): " + ", ".join(
         f"{ld.key} {_reads(rd[ld.key], res)}" for ld in lds))
@@ -196,80 +264,49 @@ def text(meta, results, size_rows):
     return "\n\n".join(["\n".join(head)] + body + ["\n".join(sz), summary_text(results)]) + "\n"
 
 
+def floor_why(res, fs):
+    """What anysector's own time beyond the read floor's is spent on: the read floor's later
+    passes add stage2's or BOOTX64.EFI's per-call work one piece at a time, and the loader's own
+    lines mark its phases; measured, nothing assumed."""
+    own, calls, ph, p = fs["own"], fs["calls"], fs["phases"], fs["passes"]
+    if own is None or not calls or len(p) < 3 or None in p:
+        return ""
+    if res["fw"] == "bios" and len(p) >= 4:
+        parts = [f"{ph[n]:.3f} s {w}" for n, w in (
+            ("open", "before the first kernel byte (the kernel's header, the memory map, the "
+                     "initrds' directory entries)"),
+            ("kernel", "the kernel"), ("initrd", "the initrd")) if n in ph]
+        return (f"anysector took {own:.3f} s ({', '.join(parts)}) for the {calls} AH=42h calls "
+                f"the floor reader made in {p[0]:.3f} s ({p[0] / calls * 1000:.3f} ms per call). "
+                f"Adding stage2's per-call work to the floor reader one piece at a time: the "
+                f"switch to protected mode and back around each call {p[1] - p[0]:+.3f} s; the "
+                f"copy of each call's bytes out of the bounce buffer into memory never written "
+                f"before {p[2] - p[1]:+.3f} s, of which {p[2] - p[3]:+.3f} s is that first "
+                f"write (the same copies into memory already written: {p[3] - p[1]:+.3f} s). "
+                f"What is left, {own - p[2]:+.3f} s, is stage2's own work: finding and walking "
+                "the files, the memory map, the block layer")
+    rd = ph.get("read")
+    return (f"anysector took {own:.3f} s for the {calls} ReadBlocks calls the floor application "
+            f"made in {p[0]:.3f} s into one buffer. The same calls into fresh memory as large "
+            f"as BOOTX64.EFI's buffers took {p[1]:.3f} s, and into that memory again "
+            f"{p[2]:.3f} s: writing memory never written before costs {p[1] - p[2]:+.3f} s. "
+            f"What is left, {own - p[1]:+.3f} s, is BOOTX64.EFI's own work"
+            + (f" ({rd:.3f} s to the end of the initrd's read, the rest offering the initrd "
+               "through LoadFile2 and listing the calls)" if rd is not None else ""))
+
+
 def goals(results):
     """[(goal, measured text, met: True/False/None, what bounds it or '')] from the medians."""
     out = []
-    by = {r["name"]: r for r in results}
-
-    def stage2_rate(res):
-        """stage2's span and MiB/s from its first line to 'starting the kernel'."""
-        s = stats(res)
-        sp, io = s["span"].get(ANYSECTOR_KEY), io_numbers(s["anysector"])
-        if sp is None or not io:
-            return ""
-        return (f"stage2 itself took {sp:.2f} s from its first line to `starting the kernel`, "
-                f"reading {io[2] / MiB:.1f} MiB ({io[2] / MiB / sp:.1f} MiB/s)")
-
-    r = by.get("bios-nvme-4Kn")
-    if r:
-        s = stats(r)
-        o = s["over"].get(ANYSECTOR_KEY)
-        met = None if o is None else o <= GOAL_BIOS_NVME_OVER_S
-        why = ""
-        io = io_numbers(s["anysector"])
-        sp = s["span"].get(ANYSECTOR_KEY)
-        if met is False and io and sp:
-            least = -(-io[2] // (SEABIOS_MAX_CALL_BYTES))
-            rest = o - sp
-            why = (f"{stage2_rate(r)} in {io[1]} AH=42h calls ({sp / io[1] * 1000:.2f} ms "
-                   "each), "
-                   + (f"and {rest:.2f} s went elsewhere (firmware, stage1, the kernel); "
-                      if rest > 0.05 else "which is the whole overhead; ")
-                   + f"SeaBIOS moves at most 64 KiB per call, so those bytes "
-                   f"take at least {least} calls, and under TCG a call costs about 0.3 ms "
-                   f"even for 4 KiB (docs/FIRMWARE.md, SeaBIOS): {least} × 0.3 ms = "
-                   f"{least * 0.0003:.2f} s before a byte is copied, while the -kernel floor "
-                   f"loads the same files over fw_cfg DMA without a disk command")
-        out.append((f"BIOS NVMe 4Kn: anysector's overhead over -kernel at most "
-                    f"{GOAL_BIOS_NVME_OVER_S} s", "-" if o is None else f"{o:.2f} s", met, why))
-    r = by.get("bios-ide-512e")
-    if r:
-        s = stats(r)
-        ratio, ref = s["ratio"], s["ref"]
-        met = None if ratio is None else ratio <= GOAL_BIOS_IDE_RATIO
-        why = ""
-        if met is False:
-            nv = by.get("bios-nvme-4Kn")
-            why = (f"SeaBIOS reads IDE by PIO (ATA READ SECTORS, one 16-bit port read per 2 "
-                   f"bytes; its Debian build has neither ATA DMA nor 32-bit PIO), the same for "
-                   f"every int 13h loader: {stage2_rate(r)}"
-                   + (f", against {stage2_rate(nv).split('(')[-1].rstrip(')')} on NVMe" if nv
-                      and stage2_rate(nv) else ""))
-        out.append((f"BIOS IDE 512e: at most {GOAL_BIOS_IDE_RATIO} of the faster GRUB's time",
-                    "-" if ratio is None else f"{ratio:.2f} (against {ref.name})", met, why))
-    for name in ("uefi-virtio-512e", "uefi-nvme-4Kn"):
-        r = by.get(name)
-        if not r:
-            continue
-        s = stats(r)
-        ratio, ref = s["ratio"], s["ref"]
-        met = None if ratio is None else ratio <= GOAL_UEFI_RATIO
-        why = ""
-        if met is False and ref:
-            fw = s["median"][s["floor"].key]
-            k = s["kspan"].get(ANYSECTOR_KEY)
-            own = s["over"].get(ANYSECTOR_KEY)
-            peer_t = s["median"][ref.key]
-            if None not in (fw, k, own, peer_t):
-                why = (f"the firmware's share ({fw:.2f} s to the trivial application's line) "
-                       f"and the kernel's (EFI stub's first line to the marker, {k:.2f} s) are "
-                       f"the same for every loader; anysector's own time is {own:.2f} s"
-                       + (f" against {ref.name}'s {s['over'][ref.key]:.2f} s"
-                          if s["over"].get(ref.key) is not None else "") + ", so even "
-                       f"a loader taking no time would give ({fw:.2f} + {k:.2f}) / "
-                       f"{peer_t:.2f} = {(fw + k) / peer_t:.2f}")
-        out.append((f"{name}: at most {GOAL_UEFI_RATIO} of systemd-boot's time",
-                    "-" if ratio is None else f"{ratio:.2f}", met, why))
+    for res in results:
+        fs = stats(res)["floor_stats"]
+        r = fs.get("ratio")
+        met = None if r is None else r <= GOAL_FLOOR_RATIO
+        out.append((f"{res['name']}: anysector's own time for the kernel and initrd at most "
+                    f"{GOAL_FLOOR_RATIO}× the read floor's",
+                    "-" if r is None else
+                    f"{r:.2f} ({fs['own']:.3f} s / {fs['floor']:.3f} s)",
+                    met, floor_why(res, fs) if met is False else ""))
     for res in results:
         if res["fw"] != "bios":
             continue
@@ -311,6 +348,21 @@ def markdown(meta, results, size_rows):
         "(firmware and kernel without a loader); under OVMF, whose own `-kernel` loader is "
         "slower than systemd-boot, the firmware's share: a trivial EFI application (the test "
         "payload) as BOOTX64.EFI on a copy of the disk, timed to its first line.")
+    add("- Read floors (the limit each loader works against): the firmware's own read path for "
+        "exactly the calls anysector made for the kernel and initrd in the case's first boot "
+        "(stage2 and BOOTX64.EFI list them as runs of `LBA+sectors x calls` before starting the "
+        "kernel). Under SeaBIOS a reader loaded by stage1 in stage2's place "
+        "(`bench/floor/bios.asm`) makes the same AH=42h calls into stage2's bounce buffer from "
+        "real mode; under OVMF an application in BOOTX64.EFI's place (`bench/floor/efi.c`) "
+        "makes the same ReadBlocks calls on the same whole-disk BlockIo into one buffer. "
+        "Neither copies, parses or hashes: the time between their line before the first call "
+        "and their line after the last is the floor (pass 1). Later passes make the same calls "
+        "again, adding one piece of the loader's work each (listed below the table). "
+        "anysector's own time is the same stretch of its own boot: from its line naming the "
+        "kernel (`loading K`, `Loading TITLE: K`) to its list of calls, printed once the last "
+        "initrd byte is read and every pin checked; pinned: the same disk made with "
+        "`mkimage --pin`. Ratios are the median over rounds of the two times in the same "
+        "round, so drift on the host between rounds cancels out.")
     add(f"- Overhead: under SeaBIOS, {OVER_MEANING['bios']}; under OVMF, {OVER_MEANING['uefi']}; "
         "per MiB of kernel + initrd.")
     add("- Disk reads: read commands the virtual disk received up to the marker (QEMU trace "
@@ -331,6 +383,30 @@ def markdown(meta, results, size_rows):
     for g, _, met, why in gl:
         if met is False and why:
             add(f"- {g}: not met. What bounds it: {why}.")
+    add("")
+    add("## Against the read floor\n")
+    add("anysector's own time for the kernel and initrd against the read floor (pass 1), and "
+        "what the floor's later passes add (medians, seconds):\n")
+    add("| case | calls | read floor s | anysector s | ratio | pinned s | ratio | pass 2 | "
+        "pass 3 | pass 4 | anysector / the pass landing the bytes | cpu s: floor / "
+        "anysector / pinned |")
+    add("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    for res in results:
+        fs = stats(res)["floor_stats"]
+        if not fs:
+            add(f"| {res['name']} |" + " - |" * 11)
+            continue
+        p = fs["passes"] + [None] * (4 - len(fs["passes"]))
+        add(f"| {res['name']} | {fs['calls']} | {fmt(fs['floor'], 3)} | {fmt(fs['own'], 3)} | "
+            f"{fmt(fs['ratio'])} | {fmt(fs['pinned'], 3)} | {fmt(fs['pinned_ratio'])} | "
+            f"{fmt(p[1], 3)} | {fmt(p[2], 3)} | {fmt(p[3], 3)} | "
+            f"{fmt(fs['landing_ratio'])} (pass {fs['landing_pass'] or '-'}) | "
+            f"{fmt(fs['floor_cpu'], 2)} / {fmt(fs['own_cpu'], 2)} / {fmt(fs['pinned_cpu'], 2)} |")
+    add("")
+    for fw in ("bios", "uefi"):
+        if any(r["fw"] == fw for r in results):
+            add(f"- Passes under {'SeaBIOS' if fw == 'bios' else 'OVMF'}: " + "; ".join(
+                f"{k + 1}) {w}" for k, w in enumerate(floor.PASSES[fw])) + ".")
     add("")
     add("## Summary\n")
     add("| case | floor s | anysector s | reference peer | peer s | ratio | anysector overhead "
@@ -363,7 +439,10 @@ def markdown(meta, results, size_rows):
             + " |")
         add("| QEMU cpu s (median) | " + " | ".join(fmt(s["cpu"][ld.key]) for ld in lds) + " |")
         add("| overhead s (per MiB) | " + " | ".join(
-            "floor" if ld.role == "floor" else _over_text(s, ld.key) for ld in lds) + " |")
+            "floor" if ld.role == "floor" else "" if ld.role == READ_FLOOR_KEY else
+            _over_text(s, ld.key) for ld in lds) + " |")
+        add("| kernel and initrd s (own time; read floor: its calls) | " + " | ".join(
+            fmt(s["load"].get(ld.key), 3) if ld.load else "" for ld in lds) + " |")
         if res["fw"] == "uefi":
             add("| kernel: EFI stub line to marker s | " + " | ".join(
                 fmt(s["kspan"].get(ld.key)) for ld in lds) + " |")

@@ -9,7 +9,54 @@
  * dominated by per-call overhead, small enough to allocate anywhere. */
 #define BOUNCE_BYTES (1024u * 1024u)
 
+/* The ReadBlocks calls made since efi_blockdev_log_start, on any device, as runs of calls of
+ * one size at consecutive LBAs (a contiguous file read in max_io pieces is one run): make
+ * bench's floor application repeats exactly these calls. More runs than this are counted, not
+ * listed. */
+#define LOG_RUNS 256u
+
 static EFI_GUID block_io_guid = EFI_BLOCK_IO_PROTOCOL_GUID;
+
+static struct {
+	uint64_t lba;
+	uint32_t count, calls;
+} runs[LOG_RUNS];
+static struct {
+	bool on;
+	uint32_t calls, runs;
+	uint64_t bytes;
+} call_log;
+
+static void log_call(uint64_t lba, uint32_t count, uint32_t size)
+{
+	uint32_t n = call_log.runs;
+
+	call_log.calls++;
+	call_log.bytes += (uint64_t)count * size;
+	if (n && runs[n - 1].count == count &&
+	    runs[n - 1].lba + (uint64_t)count * runs[n - 1].calls == lba)
+		runs[n - 1].calls++;
+	else if (n < LOG_RUNS)
+		runs[call_log.runs++] = (typeof(runs[0])){ lba, count, 1 };
+}
+
+void efi_blockdev_log_start(void)
+{
+	memset(&call_log, 0, sizeof call_log);
+	call_log.on = true;
+}
+
+/* A list shorter than the count (more runs than LOG_RUNS) shows as such: the runs' calls add
+ * up to less than the count. */
+void efi_blockdev_print_log(void)
+{
+	con_printf("disk: %u ReadBlocks calls, %llu bytes for the kernel and initrd (runs of "
+		   "LBA+blocks x calls):", call_log.calls, (unsigned long long)call_log.bytes);
+	for (uint32_t i = 0; i < call_log.runs; i++)
+		con_printf("%s %llu+%ux%u", i % 6 ? "" : "\n ", (unsigned long long)runs[i].lba,
+			   runs[i].count, runs[i].calls);
+	con_printf("\n");
+}
 
 static bool aligned(const void *p, uint32_t align)
 {
@@ -27,6 +74,8 @@ static int bio_read(struct blockdev *dev, uint64_t lba, uint32_t count, void *bu
 
 	/* The block layer never asks for more than max_io sectors, which is what the bounce holds. */
 	s = d->bio->ReadBlocks(d->bio, d->media_id, lba, bytes, direct ? buf : d->bounce);
+	if (call_log.on)
+		log_call(lba, count, dev->sector_size);
 	if (EFI_ERROR(s)) {
 		d->last_status = s;
 		return AS_EIO;

@@ -28,4 +28,10 @@ struct efi_blockdev {
 int efi_blockdev_open(EFI_HANDLE handle, struct efi_blockdev *out, const char **why);
 void efi_blockdev_close(struct efi_blockdev *d);
 
+/* Records every ReadBlocks call from now on, which efi_blockdev_print_log prints as
+ * "disk: N ReadBlocks calls, B bytes for the kernel and initrd" and runs of
+ * "LBA+blocks x calls" six to a line (make bench's floor application repeats them). */
+void efi_blockdev_log_start(void);
+void efi_blockdev_print_log(void);
+
 #endif

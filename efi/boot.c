@@ -188,6 +188,7 @@ int boot_entry(struct boot_volume *v, const struct cfg_entry *e, const char *cmd
 	} else {
 		con_printf("Loading %s: %s\n", e->title[0] ? e->title : e->name, e->kernel);
 	}
+	efi_blockdev_log_start();
 	if ((rc = bootvol_read_file(v, e->kernel, KERNEL_MAX_BYTES, &image, &size, &pages, d))) {
 		diag_error(d, "efi.kernel", "entry %s: cannot load %s %s from %s (%s)", e->name,
 			   what, e->kernel, v->name, as_strerror(rc));
@@ -209,6 +210,7 @@ int boot_entry(struct boot_volume *v, const struct cfg_entry *e, const char *cmd
 		}
 		con_printf("initrd: %llu bytes\n", (unsigned long long)rd.size);
 	}
+	efi_blockdev_print_log();
 	rc = start_image(v, e, what, image, size, cmdline, d);
 out:
 	initrd_unpublish();

@@ -30,13 +30,26 @@ struct int13_drive {
 	uint8_t status;              /* AH of the last failed call */
 };
 
+/* The AH=42h calls made since int13_log_start, as runs of calls of one size at consecutive LBAs
+ * (a contiguous file read in max_io pieces is one run): make bench's floor reader repeats
+ * exactly these calls. A boot that needs more runs than this lists only the first ones. */
+#define LOG_RUNS 64u
+struct call_run {
+	uint64_t lba;
+	uint32_t count, calls;
+};
+
 static struct int13_drive boot_drive, other_drive;
+static struct call_run runs[LOG_RUNS];
 static struct {
 	uint32_t calls;              /* AH=42h calls made, retries included */
 	uint64_t bytes;              /* moved by the calls that succeeded */
 	bool read_ahead;             /* off when the disk's size is unknown or a read-ahead failed */
 	uint64_t held_lba;           /* the bounce buffer holds held_count sectors from here */
 	uint32_t held_count;
+	bool logging;                /* int13_log_start was called */
+	uint32_t log_calls;          /* calls since then */
+	uint32_t log_runs;           /* entries of runs[] in use */
 } disk;
 
 /* Real-mode-reachable buffers (stage2's bss is below 1 MiB). The DAP buffer address is the
@@ -62,6 +75,36 @@ static void int13_reset(struct blockdev *dev)
 	bios_call(0x13, &r, &r);
 }
 
+static void log_call(uint64_t lba, uint32_t count)
+{
+	uint32_t n = disk.log_runs;
+
+	disk.log_calls++;
+	if (n && runs[n - 1].count == count &&
+	    runs[n - 1].lba + (uint64_t)count * runs[n - 1].calls == lba)
+		runs[n - 1].calls++;
+	else if (n < LOG_RUNS)
+		runs[disk.log_runs++] = (struct call_run){ lba, count, 1 };
+}
+
+void int13_log_start(void)
+{
+	disk.logging = true;
+	disk.log_calls = disk.log_runs = 0;
+}
+
+/* A list shorter than the count (more runs than LOG_RUNS) shows as such: the runs' calls add
+ * up to less than the count. */
+void int13_print_log(void)
+{
+	con_printf("disk 0x%02x: %u AH=42h calls for the kernel and initrd (runs of LBA+sectors x "
+		   "calls):", boot_drive.drive, (unsigned)disk.log_calls);
+	for (uint32_t i = 0; i < disk.log_runs; i++)
+		con_printf("%s %llu+%ux%u", i % 6 ? "" : "\n ", (unsigned long long)runs[i].lba,
+			   (unsigned)runs[i].count, (unsigned)runs[i].calls);
+	con_printf("\n");
+}
+
 /* One AH=42h call into the bounce buffer. Only CF is trusted: some BIOSes clobber AX even on
  * success (Hyper-V). */
 static bool int13_call(struct blockdev *dev, uint64_t lba, uint32_t count)
@@ -83,6 +126,8 @@ static bool int13_call(struct blockdev *dev, uint64_t lba, uint32_t count)
 	r.si = rm_off(dap);
 	bios_call(0x13, &r, &r);
 	disk.calls++;
+	if (disk.logging)
+		log_call(lba, count);
 	if (regs_cf(&r)) {
 		d->status = r.ah;
 		return false;

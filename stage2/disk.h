@@ -18,6 +18,11 @@ int int13_open_other(struct blockdev *dev, uint8_t drive);
  * started (retries too) and the bytes the successful ones moved. make bench parses this line. */
 void int13_print_counts(void);
 
+/* Records the boot drive's AH=42h calls from now on, which int13_print_log prints as runs of
+ * "LBA+sectors x calls" six to a line (make bench's floor reader repeats them). */
+void int13_log_start(void);
+void int13_print_log(void);
+
 /* The one sentence a user sees when a file cannot be loaded because the disk failed: the file,
  * the drive, the whole-disk LBA and the BIOS's last error (dev: the device, or a window of it,
  * whose read failed). */

@@ -81,6 +81,7 @@ int linux_boot(struct fat_fs *fs, const struct cfg_entry *e, const char *cmdline
 	int rc;
 
 	con_printf("loading %s\n", e->kernel);
+	int13_log_start();
 	if ((rc = open_file(fs, "kernel", e->kernel, &kf)))
 		return rc;
 	uint32_t n = kf.size < sizeof hdr ? kf.size : sizeof hdr;
@@ -159,6 +160,7 @@ int linux_boot(struct fat_fs *fs, const struct cfg_entry *e, const char *cmdline
 	le32_store(rm + LINUX_OFF_RAMDISK_IMAGE, (uint32_t)initrd_addr);
 	le32_store(rm + LINUX_OFF_RAMDISK_SIZE, (uint32_t)total);
 
+	int13_print_log();
 	int13_print_counts();
 	con_printf("starting the kernel: %s\n", cmdline);
 	con_sync_bios_cursor();

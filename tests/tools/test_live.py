@@ -9,22 +9,20 @@ machine, so the mounted ESP is declared in a mountinfo file (ANYSECTOR_TEST_MOUN
 mount point is a plain directory holding the ESP's files; strace shows the order of the durable
 steps there (temporary file, write, fsync, rename, fsync of the directory). Run by
 `make test-live-tools` (suite 53); without root or loop devices every test says SKIP."""
-import contextlib
 import hashlib
 import os
-import shutil
 import subprocess
 import sys
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from lib import keys, mtools, strace  # noqa: E402
+from lib.live import declare_mounted, esp_mounted  # noqa: E402
 from lib.disk import Loop, sha256 as sha, sparse  # noqa: E402
 from lib.results import Skip  # noqa: E402
 from lib.suite import Suite, have  # noqa: E402
 
 MIB = 1 << 20
-MOUNTINFO = "ANYSECTOR_TEST_MOUNTINFO"
 
 
 def need_loop():
@@ -171,39 +169,6 @@ def t_write_into_mounted(s):
                 os.close(fd)
 
 
-def declare_mounted(s, lo, part, mnt, opts="rw,relatime"):
-    """A mountinfo file: the real one plus part mounted on the plain directory mnt as vfat."""
-    with open("/sys/class/block/%s/dev" % os.path.basename(part)) as f:
-        devno = f.read().strip()
-    path = s.path("mountinfo")
-    with open("/proc/self/mountinfo") as f:
-        real = f.read()
-    with open(path, "w") as f:
-        f.write(real + "999 1 %s / %s %s - vfat %s rw\n" % (devno, mnt, opts, part))
-    os.environ[MOUNTINFO] = path
-
-
-@contextlib.contextmanager
-def esp_mounted(s, img, k, name):
-    """img installed with an entry "first" (kernel k), its ESP behind a loop device and declared
-    mounted on the plain directory name (a copy of its files); yields (loop, esp node, mount)."""
-    s.anysector("install", img, "--backup", s.path(name + "-first.bak"))
-    s.anysector("add", img, "--kernel", k, "--name", "first")
-    with Loop(img, 512) as lo:
-        lo.scan()
-        esp = lo.dev + "p2"
-        mnt = os.path.realpath(s.path(name))  # as the kernel names it in strace's fd paths
-        shutil.rmtree(mnt, ignore_errors=True)
-        os.makedirs(mnt)
-        r = mtools.run(["mcopy", "-s", "-n", "::/*", mnt + "/"], esp, 0)
-        s.check(r.returncode == 0, "mcopy -s: %r" % r.stderr)
-        declare_mounted(s, lo, esp, mnt)
-        try:
-            yield lo, esp, mnt
-        finally:
-            os.environ.pop(MOUNTINFO, None)
-
-
 def t_mounted_esp(s):
     """The boot partition mounted (as Debian mounts the ESP on /boot/efi): add, set-default,
     remove and install change its files through the mount point (a new file, renamed over the
@@ -261,6 +226,11 @@ def check_durable(s, what, ops, mnt, puts, removes=(), mkdirs=()):
     written (and the source's); a removal or mkdir is followed by an fsync of its directory.
     Every failure names the file and the step missing. Returns {path: op that made it durable}."""
     inside = [o for o in ops if o.path == mnt or o.path.startswith(mnt + "/")]
+    # the ESP's lock file (tools/esp/espfs.h ESP_LOCK_FILE) is made empty once, never written
+    lock = os.path.join(mnt, "anysector.lock")
+    s.eq(sorted({o.kind for o in inside if o.path == lock} - {"create"}), [],
+         what + ": what was done to " + lock)
+    inside = [o for o in inside if o.path != lock]
     renames = [o for o in inside if o.kind == "rename"]
     s.eq(sorted(o.dst for o in renames), sorted(puts), what + ": files renamed into place")
     done = {}

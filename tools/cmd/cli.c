@@ -9,6 +9,7 @@
 #include "tools/base/exit_codes.h"
 #include "tools/base/util.h"
 #include "tools/dev/hostdev_open.h"
+#include "tools/dev/lock.h"
 #include "tools/disk/dual.h"
 #include "tools/disk/topology.h"
 
@@ -90,12 +91,23 @@ int next_option(int argc, char **argv, const struct option *opts, struct common_
 			return OPT_FAILED;
 		if (r == OPTION_TAKEN)
 			continue;
-		if (c == OPT_FORCE)
+		uint32_t wait;
+		if (c == OPT_FORCE) {
 			o->force = true;
-		else if (c == OPT_DRY_RUN)
+		} else if (c == OPT_DRY_RUN) {
 			o->dry_run = true;
-		else
+		} else if (c == OPT_NO_LOCK) {
+			lock_set_disabled(true);
+		} else if (c == OPT_WAIT) {
+			if (!lock_parse_wait(optarg, &wait)) {
+				t_error("usage.number", "--wait %s: not a number of seconds from 0 to %u, "
+					"nor 'infinity'", optarg, LOCK_WAIT_MAX);
+				return OPT_FAILED;
+			}
+			lock_set_wait(wait);
+		} else {
 			return c;
+		}
 	}
 	return -1;
 }

@@ -46,6 +46,8 @@ enum {
 	OPT_HELP,
 	OPT_REPLACE,
 	OPT_PIN,
+	OPT_WAIT,
+	OPT_NO_LOCK,
 	OPT_FAILED,         /* next_option: a shared option had a bad value (already reported) */
 };
 
@@ -65,6 +67,17 @@ enum {
 	"  --io-min N           minimum I/O size in bytes\n"                                     \
 	"  --io-opt N           optimal I/O size in bytes (33553920 and values that are not a\n" \
 	"                       multiple of the physical size are ignored)\n"
+
+/* --wait and --no-lock: every command that opens a target (tools/dev/lock.h). */
+#define LOCK_LONG_OPTIONS                                                   \
+	{ "wait", required_argument, NULL, OPT_WAIT },                      \
+	{ "no-lock", no_argument, NULL, OPT_NO_LOCK }
+
+#define LOCK_HELP                                                                          \
+	"  --wait S             wait up to S seconds (default 10; 'infinity': no limit) for\n"  \
+	"                       another program's lock on TARGET, then exit 3\n"               \
+	"  --no-lock            take no lock and honour none (only when nothing else can use\n" \
+	"                       TARGET meanwhile: concurrent changes can then be lost)\n"
 
 /* --label, --esp-size and --no-rest of partition and mkimage. */
 #define LAYOUT_LONG_OPTIONS                                                 \
@@ -96,7 +109,8 @@ struct common_opts {
 	bool dry_run;        /* --dry-run */
 };
 
-/* getopt_long(argc, argv, "", opts) that takes care of the common options itself: returns the
+/* getopt_long(argc, argv, "", opts) that takes care of the common options itself (the topology,
+ * --force, --dry-run, and --wait and --no-lock, which set the process's lock policy): returns the
  * next option that is the command's own (or getopt's '?'), -1 after the last, OPT_FAILED when a
  * common option had a bad value (reported): getopt's convention, not one of exit_codes.h's. Set
  * optind = 1 before the first call. */

@@ -26,13 +26,14 @@ static void usage(FILE *f)
 		"                       lines go, and its files that no entry uses any more\n"
 		"  --timeout S          also set the menu's countdown in anysector.cfg (0..3600 s)\n"
 		"  --backup FILE        save the sectors it replaces to FILE first (for restore)\n"
-		"  --dry-run            print every write and change nothing\n" TOPO_HELP);
+		"  --dry-run            print every write and change nothing\n" TOPO_HELP LOCK_HELP);
 }
 
 int cmd_add(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		TOPO_LONG_OPTIONS,
+		LOCK_LONG_OPTIONS,
 		ENTRY_LONG_OPTIONS,
 		{ "backup", required_argument, NULL, OPT_BACKUP },
 		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },

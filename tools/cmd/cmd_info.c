@@ -429,6 +429,7 @@ static int info_or_check(int argc, char **argv, bool check)
 {
 	static const struct option opts[] = {
 		TOPO_LONG_OPTIONS,
+		LOCK_LONG_OPTIONS,
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ 0 },
@@ -444,7 +445,7 @@ static int info_or_check(int argc, char **argv, bool check)
 		case OPT_JSON: json = true; break;
 		case OPT_HELP:
 			printf("usage: anysector %s [--json] [topology flags] TARGET\n\n%s\n\n"
-			       "options:\n  --json               machine-readable output\n" TOPO_HELP,
+			       "options:\n  --json               machine-readable output\n" TOPO_HELP LOCK_HELP,
 			       cmd,
 			       check ? "Validates TARGET: MBR/GPT rules, CRCs, the backup GPT, overlaps, "
 				       "entries past the disk\nor past 2^32-1, the protective MBR, "

@@ -32,13 +32,14 @@ static void usage(FILE *f)
 		"                       next to an image, ./anysector-backup-DEV for a device)\n"
 		"  --dry-run            print every write (LBA, bytes, what) and change nothing\n"
 		"  --force              overwrite data in the gap that is not anysector's\n"
-		SIGNING_HELP TOPO_HELP);
+		SIGNING_HELP TOPO_HELP LOCK_HELP);
 }
 
 int cmd_install(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		TOPO_LONG_OPTIONS,
+		LOCK_LONG_OPTIONS,
 		SIGNING_LONG_OPTIONS,
 		{ "stages", required_argument, NULL, OPT_STAGES },
 		{ "backup", required_argument, NULL, OPT_BACKUP },

@@ -32,7 +32,7 @@ static void usage(FILE *f)
 		"naming nothing).\n"
 		"\n"
 		"options:\n"
-		"  --json               machine-readable output\n" TOPO_HELP);
+		"  --json               machine-readable output\n" TOPO_HELP LOCK_HELP);
 }
 
 static const char *const kind_names[] = { "linux", "efi", "chainload" };
@@ -195,6 +195,7 @@ int cmd_list(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		TOPO_LONG_OPTIONS,
+		LOCK_LONG_OPTIONS,
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ 0 },

@@ -20,6 +20,7 @@
 #include "tools/cmd/entry_options.h"
 #include "tools/cmd/sign_options.h"
 #include "tools/dev/hostdev_open.h"
+#include "tools/dev/lock.h"
 #include "tools/dev/mounts.h"
 #include "tools/disk/dual.h"
 #include "tools/disk/foreign.h"
@@ -75,7 +76,7 @@ static void usage(FILE *f)
 		"                       root=PARTUUID=... to every --cmdline without a root=\n"
 		"  --timeout SECONDS    the boot menu's timeout in the new anysector.cfg (default %u;\n"
 		"                       0 boots the default entry at once; needs a --kernel)\n" ENTRY_HELP
-		SIGNING_HELP TOPO_HELP, CFG_DEFAULT_TIMEOUT);
+		SIGNING_HELP TOPO_HELP LOCK_HELP, CFG_DEFAULT_TIMEOUT);
 }
 
 /* What the command line asked for. */
@@ -97,6 +98,7 @@ static int parse_options(int argc, char **argv, struct mkimage_args *m)
 {
 	static const struct option opts[] = {
 		TOPO_LONG_OPTIONS,
+		LOCK_LONG_OPTIONS,
 		ENTRY_LONG_OPTIONS,
 		LAYOUT_LONG_OPTIONS,
 		SIGNING_LONG_OPTIONS,
@@ -176,6 +178,33 @@ static int check_options(struct mkimage_args *m)
 	return 0;
 }
 
+/* Takes OUT's lock, making OUT (empty) when it is new, so that nothing else writes it until the
+ * image is made; *made says OUT was missing. A device is refused. Returns 0 or an exit code. */
+static int claim_out(const struct mkimage_args *m, int *lock, bool *made)
+{
+	struct stat st;
+
+	*made = stat(m->out, &st) != 0;
+	if (!*made && !S_ISREG(st.st_mode)) {
+		t_error("refuse.not_file",
+			"%s is not a regular file: mkimage only makes image files (use partition "
+			"and install for a device)",
+			m->out);
+		return EXIT_REFUSED;
+	}
+	return lock_take(m->out, true, true, lock);
+}
+
+/* Drops OUT's lock after a failure before anything was written to it; an OUT that was missing
+ * and is still empty (claim_out made it to lock it) goes first. */
+static void drop_out(const struct mkimage_args *m, bool made, int lock)
+{
+	struct stat st;
+	if (made && !stat(m->out, &st) && !st.st_size)
+		unlink(m->out);
+	lock_release(lock);
+}
+
 /* An OUT that exists: never a file a loop device has mounted, and one that holds anything only
  * with --force (found: what it holds). Returns 0 or an exit code. */
 static int check_existing(const struct mkimage_args *m, struct probe_result *found)
@@ -186,13 +215,6 @@ static int check_existing(const struct mkimage_args *m, struct probe_result *fou
 
 	if (stat(out, &st))
 		return 0;
-	if (!S_ISREG(st.st_mode)) {
-		t_error("refuse.not_file",
-			"%s is not a regular file: mkimage only makes image files (use partition "
-			"and install for a device)",
-			out);
-		return EXIT_REFUSED;
-	}
 	/* never a file a loop device has mounted, --force or not */
 	struct hostdev old;
 	if ((rc = hostdev_open(&old, out, false)) || (rc = refuse_if_in_use(&old))) {
@@ -290,19 +312,27 @@ int cmd_mkimage(int argc, char **argv)
 	struct probe_result found = { .n = 0 };
 	char root_arg[80] = "";
 	struct stages s;
-	int rc;
+	int rc, lock = 0;
+	bool made = false;
 
 	if ((rc = parse_options(argc, argv, &m)) || m.help || (rc = check_options(&m)) ||
-	    (rc = check_existing(&m, &found)))
+	    (rc = claim_out(&m, &lock, &made)))
 		return rc;
+	if ((rc = check_existing(&m, &found))) {
+		drop_out(&m, made, lock);
+		return rc;
+	}
 	if ((rc = stages_load(m.stages_opt, &s)) || (rc = create_out(&m))) {
 		stages_free(&s);
+		drop_out(&m, made, lock);
 		return rc;
 	}
 	rc = make_image(&m, &s, root_arg, sizeof root_arg);
 	stages_free(&s);
+	if (rc)
+		unlink(m.out); /* still under its lock: what it holds now is ours */
+	lock_release(lock);
 	if (rc) {
-		unlink(m.out);
 		t_error("mkimage.failed", "%s was not made", m.out);
 		return rc;
 	}

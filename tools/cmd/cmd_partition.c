@@ -39,13 +39,14 @@ static void usage(FILE *f)
 		"                       does), its sectors saved to the backup file\n"
 		"  --backup FILE        where --force saves the sectors it erases signatures from\n"
 		"                       (default: IMAGE.anysector-backup, ./anysector-backup-DEV)\n"
-		"  --dry-run            print the erasures and the layout, write nothing\n" TOPO_HELP);
+		"  --dry-run            print the erasures and the layout, write nothing\n" TOPO_HELP LOCK_HELP);
 }
 
 int cmd_partition(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		TOPO_LONG_OPTIONS,
+		LOCK_LONG_OPTIONS,
 		LAYOUT_LONG_OPTIONS,
 		{ "dos-compat", no_argument, NULL, OPT_DOS_COMPAT },
 		{ "force", no_argument, NULL, OPT_FORCE },

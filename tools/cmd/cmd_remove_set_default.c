@@ -36,7 +36,7 @@ static void usage(FILE *f, bool remove)
 		"options:\n"
 		"  --backup FILE        save the sectors it replaces to FILE first (for restore)\n"
 		"  --dry-run            print every write and change nothing\n"
-		"%s" TOPO_HELP,
+		"%s" TOPO_HELP LOCK_HELP,
 		remove ? "  --force              remove the last entry too\n" : "");
 }
 
@@ -44,6 +44,7 @@ static int entry_command(int argc, char **argv, bool remove)
 {
 	static const struct option opts[] = {
 		TOPO_LONG_OPTIONS,
+		LOCK_LONG_OPTIONS,
 		{ "backup", required_argument, NULL, OPT_BACKUP },
 		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 		{ "force", no_argument, NULL, OPT_FORCE },

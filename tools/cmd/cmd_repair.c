@@ -34,7 +34,7 @@ static void usage(FILE *f)
 		"  --from 512|4096      rebuild from this size's GPT (needed when the valid GPTs\n"
 		"                       disagree, e.g. after one size's table was edited)\n"
 		"  --backup FILE        where to save the replaced sectors (default as for install)\n"
-		"  --dry-run            print every write and change nothing\n" TOPO_HELP);
+		"  --dry-run            print every write and change nothing\n" TOPO_HELP LOCK_HELP);
 }
 
 /* The disk's dual GPT: NULL (reported) when it has none. */
@@ -132,6 +132,7 @@ int cmd_repair(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		TOPO_LONG_OPTIONS,
+		LOCK_LONG_OPTIONS,
 		{ "from", required_argument, NULL, OPT_FROM },
 		{ "backup", required_argument, NULL, OPT_BACKUP },
 		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },

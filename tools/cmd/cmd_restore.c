@@ -27,13 +27,15 @@ static void usage(FILE *f)
 		"  --force              restore even over ranges that changed since the install\n"
 		"  --dry-run            print the writes and change nothing\n"
 		"  --sector-size N      (block devices are checked against the backup's sector size;\n"
-		"                       for an image the backup's own sector size is used)\n");
+		"                       for an image the backup's own sector size is used)\n"
+		LOCK_HELP);
 }
 
 int cmd_restore(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		TOPO_LONG_OPTIONS,
+		LOCK_LONG_OPTIONS,
 		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 		{ "help", no_argument, NULL, OPT_HELP },

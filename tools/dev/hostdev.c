@@ -15,6 +15,7 @@
 #include "common/errors.h"
 #include "tools/base/fileio.h"
 #include "tools/base/util.h"
+#include "tools/dev/lock.h"
 
 /* Most bytes one driver call moves: big enough to be quick, small enough for any buffer. */
 #define HOSTDEV_MAX_IO_BYTES (8u << 20)
@@ -98,6 +99,8 @@ void hostdev_close(struct hostdev *h)
 	if (h->fd >= 0)
 		close(h->fd);
 	h->fd = -1;
+	lock_release(h->lock);
+	h->lock = 0;
 	free(h->scratch);
 	h->scratch = NULL;
 }

@@ -36,6 +36,8 @@ struct hostdev {
 	bool is_block;
 	bool writable;
 	bool live;                  /* opened without O_EXCL: partitions of the disk are in use */
+	int lock;                   /* tools/dev/lock.h handle: LOCK_EX when writable, else
+				       LOCK_SH; 0 with --no-lock or for a file of our own */
 	dev_t rdev;                 /* block device number */
 	uint64_t size_bytes;
 	enum topo_origin origin;
@@ -62,6 +64,8 @@ void hostdev_view_free(struct blockdev *view);
 
 /* The block device view of h at h->topo: sectors, limits, the driver, a new scratch sector. */
 void hostdev_geometry_apply(struct hostdev *h);
+/* Closes the target, then drops its lock (in that order: a waiting writer that gets the lock
+ * must find the disk free of our O_EXCL). */
 void hostdev_close(struct hostdev *h);
 
 #endif

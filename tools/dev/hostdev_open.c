@@ -8,27 +8,41 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tools/base/exit_codes.h"
+#include "tools/dev/lock.h"
 #include "tools/dev/mounts.h"
 
-static int open_as(struct hostdev *h, const char *path, bool writable, bool live);
+enum open_as_mode { OPEN_LOCKED, OPEN_LIVE, OPEN_OWN };
+
+static int open_as(struct hostdev *h, const char *path, bool writable, enum open_as_mode mode);
 
 int hostdev_open(struct hostdev *h, const char *path, bool writable)
 {
-	return open_as(h, path, writable, false);
+	return open_as(h, path, writable, OPEN_LOCKED);
 }
 
 int hostdev_open_live(struct hostdev *h, const char *path, bool writable)
 {
-	return open_as(h, path, writable, true);
+	return open_as(h, path, writable, OPEN_LIVE);
 }
 
-/* Whether O_EXCL on the disk failed for more than its partitions in use: the disk itself
- * mounted, swap or held, or nothing of it in use that the system shows (then a program holds
- * it open exclusively). */
-static bool whole_disk_in_use(const struct hostdev *h)
+int hostdev_open_own(struct hostdev *h, const char *path, bool writable)
+{
+	return open_as(h, path, writable, OPEN_OWN);
+}
+
+/* Why O_EXCL on the disk failed. */
+enum busy_kind {
+	BUSY_PARTS,     /* only partitions of it are in use */
+	BUSY_WHOLE,     /* the disk itself is mounted, swap or held */
+	BUSY_UNSEEN,    /* nothing of it in use that the system shows: a program holds it open
+			   exclusively */
+};
+
+static enum busy_kind busy_kind(const struct hostdev *h)
 {
 	struct usage u;
 	char what[64];
@@ -41,12 +55,52 @@ static bool whole_disk_in_use(const struct hostdev *h)
 		part |= used && !u.dev[i].whole;
 	}
 	usage_free(&u);
-	return whole || !part;
+	return whole ? BUSY_WHOLE : part ? BUSY_PARTS : BUSY_UNSEEN;
 }
 
-static int open_as(struct hostdev *h, const char *path, bool writable, bool live)
+/* After O_EXCL failed with EBUSY: a disk of which only partitions are in use opens without it
+ * for a live change; a disk no one is seen using is tried again for up to two seconds when we
+ * hold its lock, because the writer that held the lock before us may still be closing it (a
+ * process that ends, or is killed, closes its files in no promised order, so its O_EXCL can
+ * outlive its lock by a moment). Returns the descriptor or -1 with errno, as open does. */
+static int open_busy(struct hostdev *h, const char *path, int flags, bool live)
+{
+	for (unsigned waited = 0;; waited += 20) {
+		enum busy_kind k = busy_kind(h);
+		if (live && k == BUSY_PARTS) {
+			int fd = open(path, flags & ~O_EXCL);
+			h->live = fd >= 0;
+			return fd;
+		}
+		if (k != BUSY_UNSEEN || !h->lock || waited >= 2000)
+			break;
+		nanosleep(&(struct timespec){ .tv_nsec = 20 * 1000 * 1000 }, NULL);
+		int fd = open(path, flags);
+		if (fd >= 0 || errno != EBUSY)
+			return fd;
+	}
+	errno = EBUSY;
+	return -1;
+}
+
+static int report_busy(struct hostdev *h, const char *path)
+{
+	char what[8192];
+	if (target_in_use(h, what, sizeof what)) {
+		t_error("refuse.mounted", "%s is in use: %s; unmount it first", path, what);
+		return EXIT_REFUSED;
+	}
+	t_error("refuse.busy",
+		"%s is in use (a mounted filesystem, swap, RAID or LVM holds it); refusing to write "
+		"to it",
+		path);
+	return EXIT_REFUSED;
+}
+
+static int open_as(struct hostdev *h, const char *path, bool writable, enum open_as_mode mode)
 {
 	struct stat st;
+	int rc;
 
 	memset(h, 0, sizeof *h);
 	h->fd = -1;
@@ -72,37 +126,24 @@ static int open_as(struct hostdev *h, const char *path, bool writable, bool live
 		t_error("open.type", "%s is neither an image file nor a block device", path);
 		return EXIT_USAGE;
 	}
+	/* the lock first: nothing of the target is read before it is ours */
+	if (mode != OPEN_OWN && (rc = lock_take(path, writable, false, &h->lock)))
+		return rc;
 	/* O_EXCL on a block device fails while the kernel holds it (a mounted filesystem, RAID, LVM). */
 	int flags = (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC;
 	if (writable && h->is_block)
 		flags |= O_EXCL;
 	h->fd = open(path, flags);
-	if (h->fd < 0 && errno == EBUSY && live) {
-		/* only partitions are in use: the change checks each write against them */
-		if (!whole_disk_in_use(h)) {
-			h->fd = open(path, flags & ~O_EXCL);
-			h->live = h->fd >= 0;
-		} else {
-			errno = EBUSY;
-		}
-	}
+	if (h->fd < 0 && errno == EBUSY)
+		h->fd = open_busy(h, path, flags, mode == OPEN_LIVE);
 	if (h->fd < 0) {
-		if (errno == EBUSY) {
-			char what[8192];
-			if (target_in_use(h, what, sizeof what)) {
-				t_error("refuse.mounted", "%s is in use: %s; unmount it first", path,
-					what);
-				return EXIT_REFUSED;
-			}
-			t_error("refuse.busy",
-				"%s is in use (a mounted filesystem, swap, RAID or LVM holds it); "
-				"refusing to write to it",
-				path);
-			return EXIT_REFUSED;
-		}
+		if (errno == EBUSY)
+			return report_busy(h, path);
 		t_error("open", "%s: %s", path, strerror(errno));
 		return EXIT_ERRORS;
 	}
+	if (writable && mode != OPEN_OWN && (rc = lock_refuse_record_locks(h->fd, path)))
+		return rc;
 	if (h->is_block) {
 		uint64_t size = 0;
 		if (ioctl(h->fd, BLKGETSIZE64, &size)) {
@@ -111,6 +152,11 @@ static int open_as(struct hostdev *h, const char *path, bool writable, bool live
 		}
 		h->size_bytes = size;
 	} else {
+		/* the size now that the file is ours, not as stat saw it before */
+		if (fstat(h->fd, &st)) {
+			t_error("open", "%s: %s", path, strerror(errno));
+			return EXIT_ERRORS;
+		}
 		h->size_bytes = (uint64_t)st.st_size;
 	}
 	return 0;

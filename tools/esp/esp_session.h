@@ -27,6 +27,7 @@ struct esp_session {
 	char mount_dir[4096];
 	struct dir_op *ops;       /* the changes recorded for it */
 	unsigned nops, ops_cap;
+	int lock;                 /* mounted: ESP_LOCK_FILE's lock (tools/dev/lock.h), or 0 */
 };
 
 /* An esp_list callback returns 0 to go on, ESP_LIST_STOP to end the walk early, or an AS_* code.

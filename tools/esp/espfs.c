@@ -12,6 +12,7 @@
 #include "tools/base/run.h"
 #include "tools/base/util.h"
 #include "tools/dev/hostdev_open.h"
+#include "tools/dev/lock.h"
 #include "tools/esp/esp_chains.h"
 #include "tools/esp/esp_order.h"
 #include "tools/esp/esp_read.h"
@@ -62,7 +63,7 @@ int esp_open(struct esp_session *s, struct hostdev *h, uint64_t first_lba, uint6
 	free(buf);
 	if (rc)
 		return rc;
-	if ((rc = hostdev_open(&s->img, s->path, false)))
+	if ((rc = hostdev_open_own(&s->img, s->path, false)))
 		return rc;
 	hostdev_set_sector_size(&s->img, lss, TOPO_GIVEN, "the ESP copy");
 	struct report q;
@@ -93,6 +94,11 @@ int esp_open_mounted(struct esp_session *s, struct hostdev *h, uint64_t first_lb
 		return EXIT_ERRORS;
 	}
 	s->open = true;
+	/* A reader finds no lock file where no writer ever took it: nothing to wait for. */
+	char lock[sizeof s->mount_dir + sizeof ESP_LOCK_FILE + 1];
+	snprintf(lock, sizeof lock, "%s/%s", s->mount_dir, ESP_LOCK_FILE);
+	if (h->writable || !access(lock, F_OK))
+		return lock_take(lock, h->writable, h->writable, &s->lock);
 	return 0;
 }
 
@@ -102,6 +108,8 @@ void esp_close(struct esp_session *s)
 		return;
 	if (s->mounted) {
 		espdir_close(s);
+		lock_release(s->lock);
+		s->lock = 0;
 		s->open = false;
 		return;
 	}

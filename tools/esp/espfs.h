@@ -21,9 +21,15 @@
 int esp_open(struct esp_session *s, struct hostdev *h, uint64_t first_lba, uint64_t sectors,
 	     unsigned number);
 void esp_close(struct esp_session *s);
+/* Beside anysector.cfg on a mounted boot partition: the lock for writers that reach the ESP
+ * through its filesystem. A change through the mount holds it exclusively (made when missing,
+ * kept afterwards), a reader shared (when it exists), inside the disk's own lock. */
+#define ESP_LOCK_FILE "anysector.lock"
+
 /* A session over the partition's mounted filesystem at dir (tools/esp/espdir.h): nothing is copied;
- * esp_diff then plans no sector of it and espdir_apply makes the changes. Returns 0 or an exit
- * code (dir not a readable directory). */
+ * esp_diff then plans no sector of it and espdir_apply makes the changes. Takes ESP_LOCK_FILE's
+ * lock first (exclusive when h is writable). Returns 0 or an exit code (dir not a readable
+ * directory, the lock not had). */
 int esp_open_mounted(struct esp_session *s, struct hostdev *h, uint64_t first_lba,
 		     uint64_t sectors, unsigned number, const char *dir);
 /* Deletes a file, or an empty directory, of the copy. Returns 0 or an exit code. */

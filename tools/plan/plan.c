@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 #include "tools/plan/plan.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -44,6 +45,19 @@ static void crash_if(const struct plan *p, unsigned done)
 		/* nothing to do: we are about to vanish anyway */
 	}
 	_exit(PLAN_CRASH_EXIT);
+}
+
+static void pause_if(const struct plan *p, unsigned done)
+{
+	const char *v = getenv(PLAN_PAUSE_ENV);
+	char *end, c;
+
+	if (!v || !*v || strtoul(v, &end, 10) != done || *end)
+		return;
+	fprintf(stderr, "anysector: %s=%u: paused after write %u of %u; a line on stdin goes on\n",
+		PLAN_PAUSE_ENV, done, done, p->n);
+	while (read(0, &c, 1) == 1 && c != '\n')
+		;
 }
 
 void plan_free(struct plan *p)
@@ -106,6 +120,7 @@ void plan_print(const struct plan *p, FILE *f)
 int plan_execute(struct hostdev *h, const struct plan *p)
 {
 	crash_if(p, 0);
+	pause_if(p, 0);
 	for (unsigned i = 0; i <= p->n; i++) {
 		if (p->pause && i == p->pause_at) {
 			int rc = p->pause(p->pause_ctx);
@@ -138,6 +153,7 @@ int plan_execute(struct hostdev *h, const struct plan *p)
 			return EXIT_ERRORS;
 		}
 		crash_if(p, i + 1);
+		pause_if(p, i + 1);
 	}
 	return 0;
 }

@@ -39,6 +39,12 @@ struct plan {
 #define PLAN_CRASH_EXIT 99
 long plan_crash_hook(void);
 
+/* The test-only pause hook: ANYSECTOR_TEST_PAUSE_AFTER_WRITE=K makes plan_execute (of any
+ * command) stop after its write number K (0: before the first), every lock still held, with
+ * one line on stderr, and go on when a line (or end of file) comes on stdin, so a test can look
+ * at the disk meanwhile, or kill the process (tests/tools/test_lock.py). */
+#define PLAN_PAUSE_ENV "ANYSECTOR_TEST_PAUSE_AFTER_WRITE"
+
 void plan_init(struct plan *p, uint32_t lss);
 void plan_free(struct plan *p);
 /* Copies count sectors from data. */

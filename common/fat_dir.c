@@ -7,6 +7,7 @@
  * tool that knew no long names) is ignored and the short name stands. */
 #include "common/errors.h"
 #include "common/fat_internal.h"
+#include "common/fat_path.h"
 #include "common/le.h"
 #include "common/mem.h"
 #include "common/str.h"
@@ -328,28 +329,14 @@ static int lookup_one(void *ctx, const struct fat_dirent *ent, bool lossy)
 	return 0;
 }
 
-static bool is_sep(char c)
-{
-	return c == '/' || c == '\\';
-}
-
 int fat_open(struct fat_fs *fs, const char *path, struct fat_file *out, struct diag *d)
 {
 	struct fat_file cur, next;
-	const char *p = path;
+	const char *p = path, *name;
+	size_t len;
 
 	root_file(fs, &cur);
-	for (;;) {
-		while (is_sep(*p))
-			p++;
-		if (!*p)
-			break;
-		const char *name = p;
-		while (*p && !is_sep(*p))
-			p++;
-		size_t len = (size_t)(p - name);
-		if (len == 1 && name[0] == '.')
-			continue;
+	while ((len = fat_path_next(&p, &name))) {
 		if (!cur.is_dir) {
 			diag_error(d, "fat.not_dir", "FAT: '%.*s' in path '%s' is not a directory",
 				   (int)(name - path), path, path);

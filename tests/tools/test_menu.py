@@ -210,6 +210,24 @@ def t_remove(s):
     s.anysector("check", img, rc=2, has=["no entry to boot"])
 
 
+def t_remove_path_spelling(s):
+    """remove keeps a file another entry names in another spelling the loaders open as the same
+    file (common/fat_path.h: "." parts, '\\', case); the last user's remove deletes it."""
+    img = make(s, "rmsp.img", ("a", "one"))
+    off = esp(s, img)
+    add_bls(s, img, off)
+    put(s, img, off, "/loader/entries/%s-6.1.0-9-amd64.conf" % MID,
+        bls_entry("6.1.0-9-amd64", "v=9", initrd="/%s/./\\SHARED.img" % MID.upper()))
+    s.anysector("check", img, lacks=["initrd"])
+    s.anysector("remove", img, MID + "-6.1.0-18-amd64",
+                has=["kept /%s/shared.img: entry '%s-6.1.0-9-amd64' uses it" % (MID, MID)],
+                lacks=["deleted /%s/shared.img" % MID])
+    s.check(text(img, off, "/%s/shared.img" % MID) is not None, "shared initrd deleted")
+    s.anysector("remove", img, MID + "-6.1.0-9-amd64",
+                has=["deleted /%s/./\\SHARED.img" % MID.upper()])
+    s.eq(text(img, off, "/%s/shared.img" % MID), None, "shared initrd kept after its last user")
+
+
 def t_kinds(s):
     """list names each entry's kind, partition and firmware (a BLS entry: UEFI only while stage2
     reads no /loader/entries); remove of an efi entry whose file is on another partition, or
@@ -310,7 +328,7 @@ def main():
         print("tools-menu: mtools and dosfstools are needed")
         return 1
     s = Suite("tools-menu")
-    return s.run([t_list, t_set_default, t_remove, t_kinds, t_replace_and_timeout, t_check_bls,
+    return s.run([t_list, t_set_default, t_remove, t_remove_path_spelling, t_kinds, t_replace_and_timeout, t_check_bls,
                   t_info_partitions])
 
 

@@ -12,9 +12,9 @@
 
 #include "common/config.h"
 #include "common/errors.h"
+#include "common/fat_path.h"
 #include "tools/base/fileio.h"
 #include "tools/base/util.h"
-#include "tools/esp/esp_path.h"
 
 
 void espdir_host_path(const struct esp_session *s, const char *path, char *out, size_t cap)
@@ -26,7 +26,7 @@ void espdir_host_path(const struct esp_session *s, const char *path, char *out, 
 static const struct dir_op *pending(const struct esp_session *s, const char *path)
 {
 	for (unsigned i = s->nops; i-- > 0;)
-		if (esp_path_eq(s->ops[i].path, path))
+		if (fat_path_eq(s->ops[i].path, path))
 			return &s->ops[i];
 	return NULL;
 }
@@ -115,7 +115,7 @@ static bool in_dir(const char *path, const char *dir, const char **name)
 	char parent[FAT_PATH_MAX + 32];
 	snprintf(parent, sizeof parent, "%.*s", (int)(slash - path), path);
 	*name = slash + 1;
-	return esp_path_eq(parent[0] ? parent : "/", dir);
+	return fat_path_eq(parent[0] ? parent : "/", dir);
 }
 
 struct listed {

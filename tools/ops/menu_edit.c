@@ -13,10 +13,10 @@
 #include <unistd.h>
 
 #include "common/errors.h"
+#include "common/fat_path.h"
 #include "tools/base/exit_codes.h"
 #include "tools/base/fileio.h"
 #include "tools/base/util.h"
-#include "tools/esp/esp_path.h"
 
 /* The anysector.cfg add starts from: the one on the ESP, which must be valid, or a new one.
  * Returns 0 or an exit code. */
@@ -137,7 +137,7 @@ static const char *user_of(const struct boot_menu *m, const char *file)
 		const char *files[1 + CFG_MAX_INITRDS];
 		unsigned n = entry_boot_files(&m->cfg.entries[i], files);
 		for (unsigned k = 0; k < n; k++)
-			if (esp_path_eq(files[k], file))
+			if (fat_path_eq(files[k], file))
 				return m->cfg.entries[i].name;
 	}
 	return NULL;
@@ -192,7 +192,7 @@ int txn_drop_unused(struct txn *t, const char *const *files, unsigned n)
 	for (unsigned i = 0; i < n && !rc; i++) {
 		bool dup = false, is_dir = true;
 		for (unsigned k = 0; k < i; k++)
-			dup |= esp_path_eq(files[k], files[i]);
+			dup |= fat_path_eq(files[k], files[i]);
 		if (dup || !esp_exists(&t->esp, files[i], &is_dir) || is_dir)
 			continue;
 		const char *user = user_of(now, files[i]);

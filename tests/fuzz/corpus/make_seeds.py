@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-2-Clause
-"""Regenerates the FAT, Linux-header, stage2-header, GUID-text, topology, SHA-256 and PE seed
-corpora (tests/fuzz/corpus/{fat,linux,bootinfo,guid,align,sha256,pe}/).
+"""Regenerates the FAT, Linux-header, stage2-header, GUID-text, topology, SHA-256, PE and
+FAT-path seed corpora (tests/fuzz/corpus/{fat,linux,bootinfo,guid,align,sha256,pe,fat_path}/).
 
 FAT seeds are real images from mkfs.fat and mtools, stored in the sparse format fuzz_fat.c reads
 (only the non-zero 512-byte pieces), so FAT16 and FAT32 images of many megabytes fit in a few KiB.
@@ -12,6 +12,7 @@ installer's way, and broken in one field each.
 
 Needs mkfs.fat and mtools (for fat). Run from anywhere:
 python3 tests/fuzz/corpus/make_seeds.py [fat] [linux] [bootinfo] [guid] [align] [sha256] [pe]
+    [fat_path]
 (default: all)
 """
 import os
@@ -175,6 +176,19 @@ def make_guid():
             f.write(data)
 
 
+def make_fat_path():
+    # two paths split at the first NUL; one path alone is compared with a respelling of itself
+    seeds = {
+        "efi": b"/EFI/BOOT/BOOTX64.EFI",
+        "dot-pair": b"/d/./vmlinuz\0d\\VMLINUZ",
+        "dotdot": b"/a/../b/..\0/",
+        "seps": b"//x//y/\0x/y",
+    }
+    for name, data in seeds.items():
+        with open(os.path.join(HERE, "fat_path", name), "wb") as f:
+            f.write(data)
+
+
 def make_align():
     # lss, pss, aoff, io_min, io_opt, sectors, then three LBAs to align
     seeds = {
@@ -254,7 +268,7 @@ def make_pe():
 
 
 def main(argv):
-    which = argv or ["fat", "linux", "bootinfo", "guid", "align", "sha256", "pe"]
+    which = argv or ["fat", "linux", "bootinfo", "guid", "align", "sha256", "pe", "fat_path"]
     for d in which:
         os.makedirs(os.path.join(HERE, d), exist_ok=True)
     if "fat" in which:
@@ -272,6 +286,8 @@ def main(argv):
         make_sha256()
     if "pe" in which:
         make_pe()
+    if "fat_path" in which:
+        make_fat_path()
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-2-Clause
-"""Dual GPTs (`--sector-size any`, the byte map in tools/disk/dual.h), built and damaged byte by byte,
-independently of tools/disk/dual.c: the layout's numbers, a valid dual disk for the hostile corpus,
+"""Dual GPTs (`--sector-size any`, the byte map in tools/disk/dual.h), built and damaged byte by
+byte, independently of tools/disk/dual.c: the layout's numbers, a valid dual disk for the hostile corpus,
 and what other tools and firmware do to one (sgdisk at 4096, parted at 512, edk2 restoring a
 damaged GPT), on anything with get(off, n) and put(off, data): a disk.Image being built or an
 image file (File)."""

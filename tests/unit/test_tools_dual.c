@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* The dual GPT (tools/disk/dual.h): gpt_write_placed's placement rules, the layout's worked numbers,
- * writing both GPTs onto one buffer seen at 512 and 4096 bytes per sector and reading each back
+/* The dual GPT (tools/disk/dual.h): gpt_write_placed's placement rules, the layout's worked
+ * numbers, writing both GPTs onto one buffer seen at 512 and 4096 bytes per sector and reading each back
  * with the loaders' own gpt_read, and the dual layout plans of tools/disk/layout.c. */
 #include "tests/unit/helpers.h"
 #include "tests/unit/tools_fixture.h"

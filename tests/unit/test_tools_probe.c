@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* What libblkid finds (tools/dev/probe.c) and how the installer names and erases it (tools/disk/foreign.c):
- * hits with their place, every copy of a magic, the superfloppy rule, the erase plan (one write per
+/* What libblkid finds (tools/dev/probe.c) and how the installer names and erases it
+ * (tools/disk/foreign.c): hits with their place, every copy of a magic, the superfloppy rule, the erase plan (one write per
  * sector, only the magic zeroed, planned sectors left out) and the words of each sentence. The
  * real tables and filesystems made by their own tools are tests/hostile/foreign.py's. */
 #include "tests/unit/helpers.h"

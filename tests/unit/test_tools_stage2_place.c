@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* Where install puts stage2 (tools/boot/stage2_place.c): the two slots on every drive kind, the legacy
- * gap with room for one, the slot that misses the stage2 stage1 loads now, clearing an older and
+/* Where install puts stage2 (tools/boot/stage2_place.c): the two slots on every drive kind, the
+ * legacy gap with room for one, the slot that misses the stage2 stage1 loads now, clearing an older and
  * longer stage2, foreign bytes, and stage1 merged into an LBA 0 it must not disturb. */
 #include "tests/unit/helpers.h"
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* anysector partition: a new aligned layout (tools/disk/layout.c), its tables and a formatted ESP. */
+/* anysector partition: the command line of a new aligned layout (tools/ops/partition.c). */
 #include "tools/cmd/cmd_partition.h"
 
 #include <errno.h>

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* Content that is not anysector's, where a command would write: what libblkid finds (tools/dev/probe.h)
- * plus what anysector's own table readers see that blkid does not, the sentences that refuse to
- * write over it, and the plan that erases it under --force (as wipefs does: the magic bytes are
- * zeroed, nothing else). */
+/* Content that is not anysector's, where a command would write: what libblkid finds
+ * (tools/dev/probe.h) plus what anysector's own table readers see that blkid does not, the
+ * sentences that refuse to write over it, and the plan that erases it under --force (as wipefs
+ * does: the magic bytes are zeroed, nothing else). */
 #ifndef ANYSECTOR_TOOLS_FOREIGN_H
 #define ANYSECTOR_TOOLS_FOREIGN_H
 

@@ -73,7 +73,8 @@ static bool valid_disk_guid(int fd, uint64_t size_bytes, uint32_t lss, struct gu
 }
 
 /* True when the image holds a valid GPT (a header and its entry array) at 512 and at 4096-byte
- * sectors with the same disk GUID: one disk with a dual GPT (tools/disk/dual.h), whole or in part. */
+ * sectors with the same disk GUID: one disk with a dual GPT (tools/disk/dual.h), whole or in
+ * part. */
 static bool dual_gpt_found(int fd, uint64_t size_bytes)
 {
 	struct guid a, b;

@@ -34,7 +34,8 @@
  * of them; other neighbouring sectors of one step share an op (any part of such a step is as
  * safe as all).
  *
- * Everything here is pure (no I/O, no messages): tools/esp/espfs.c reads both sides and calls it. */
+ * Everything here is pure (no I/O, no messages): tools/esp/espfs.c reads both sides and calls
+ * it. */
 #ifndef ANYSECTOR_TOOLS_ESP_ORDER_H
 #define ANYSECTOR_TOOLS_ESP_ORDER_H
 

@@ -135,6 +135,35 @@ int cfg_default_index(const struct cfg *c);
  * case-insensitive, as the parser reads them). For tools that edit the file's text. */
 bool cfg_is_entry_key(const char *key, size_t n);
 
+/* The values `anysector add` writes (and the Boot Loader Specification reader may hold entry
+ * file names to the name rule): a value is written only when the parser above reads it back
+ * exactly as given, and a name only when it is one portable file name on any FAT, since it
+ * names the entry's directory on the ESP. */
+enum cfg_field {
+	CFG_FIELD_NAME,
+	CFG_FIELD_TITLE,
+	CFG_FIELD_CMDLINE,
+	CFG_FIELD_PATH,         /* an efi line's path on another partition */
+};
+
+enum cfg_fault {
+	CFG_FAULT_NONE = 0,
+	CFG_FAULT_EMPTY,        /* no characters (a cmdline may be empty: it then has none) */
+	CFG_FAULT_TOO_LONG,     /* more than the field's CFG_*_MAX - 1 bytes */
+	CFG_FAULT_CONTROL,      /* a control character other than tab, or DEL */
+	CFG_FAULT_NOT_UTF8,     /* title, path: not well-formed UTF-8 (common/utf8.h) */
+	CFG_FAULT_EDGE_SPACE,   /* title, cmdline, path: white space at either end (trimmed) */
+	CFG_FAULT_COMMENT,      /* title, path: '#' first or after white space (a comment) */
+	CFG_FAULT_CHAR,         /* name: a byte other than A-Z a-z 0-9 . _ - + */
+	CFG_FAULT_DOTS,         /* name: "." or "..", or a final '.' (FAT drops it) */
+	CFG_FAULT_RESERVED,     /* name: CON, PRN, AUX, NUL, COM1-9 or LPT1-9, alone or before a
+				 * '.': device names DOS, Windows and mtools keep */
+};
+
+/* The first fault of s[0..n) as a value of field, CFG_FAULT_NONE when it has none; *at (may be
+ * NULL) gets the index of the byte at fault (0 when the fault is the whole value's). */
+enum cfg_fault cfg_value_fault(enum cfg_field field, const char *s, size_t n, size_t *at);
+
 /* Whether the running firmware can start e. */
 bool cfg_entry_runs_on(const struct cfg_entry *e, enum cfg_firmware fw);
 

@@ -24,7 +24,13 @@ struct diag {
 	unsigned infos;
 };
 
+/* The longest sentence: a stack buffer in the loaders; on the host (the installer, tests) room
+ * for any path a sentence names, so none is cut there. */
+#if __STDC_HOSTED__
+#define DIAG_MSG_MAX 1024
+#else
 #define DIAG_MSG_MAX 256
+#endif
 
 /* stage2 defines DIAG_NO_CODES: its console shows only the sentence (stage2/console.c
  * diag_to_console), so there a code is not even passed: diag_report drops it (diag_text gets

@@ -2,6 +2,9 @@
 #include "tools/base/json.h"
 
 #include <inttypes.h>
+#include <string.h>
+
+#include "common/utf8.h"
 
 void json_init(struct json *j, FILE *f)
 {
@@ -10,22 +13,34 @@ void json_init(struct json *j, FILE *f)
 	j->need_comma[0] = false;
 }
 
+/* A JSON string: well-formed UTF-8 as it is, a byte that is not as the text \xNN (the way
+ * tools/base/text.h shows it everywhere), so the document is valid UTF-8 whatever it holds. */
 static void put_string(FILE *f, const char *s)
 {
+	size_t n = strlen(s);
+
 	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		switch (*p) {
+	for (size_t i = 0; i < n;) {
+		unsigned char c = (unsigned char)s[i];
+		size_t k = utf8_seq_len(s + i, n - i);
+		if (!k) {
+			fprintf(f, "\\\\x%02X", c);
+			i++;
+			continue;
+		}
+		switch (c) {
 		case '"': fputs("\\\"", f); break;
 		case '\\': fputs("\\\\", f); break;
 		case '\n': fputs("\\n", f); break;
 		case '\r': fputs("\\r", f); break;
 		case '\t': fputs("\\t", f); break;
 		default:
-			if (*p < 0x20)
-				fprintf(f, "\\u%04x", *p);
+			if (c < 0x20)
+				fprintf(f, "\\u%04x", c);
 			else
-				fputc(*p, f);
+				fwrite(s + i, 1, k, f);
 		}
+		i += k;
 	}
 	fputc('"', f);
 }

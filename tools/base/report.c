@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "tools/base/json.h"
+#include "tools/base/text.h"
 #include "tools/base/util.h"
 
 struct report *g_report;
@@ -34,6 +35,8 @@ void report_init(struct report *r, bool echo)
 
 void report_free(struct report *r)
 {
+	for (unsigned i = 0; i < r->n; i++)
+		free(r->items[i].msg);
 	free(r->items);
 	r->items = NULL;
 	r->n = r->cap = 0;
@@ -64,7 +67,7 @@ void report_add(struct report *r, enum diag_level level, const char *code, const
 	struct report_item *it = &r->items[r->n++];
 	it->level = level;
 	snprintf(it->code, sizeof it->code, "%s", code ? code : "");
-	snprintf(it->msg, sizeof it->msg, "%s", msg ? msg : "");
+	it->msg = text_shown(msg);
 	if (r->echo && !(r->quiet_info && level == DIAG_INFO)) {
 		if (level == DIAG_INFO)
 			fprintf(stderr, "anysector: %s\n", it->msg);
@@ -72,18 +75,18 @@ void report_add(struct report *r, enum diag_level level, const char *code, const
 			fprintf(stderr, "anysector: %s: %s\n", report_level_name(level), it->msg);
 	}
 	if (r->forward)
-		report_add(r->forward, level, code, msg);
+		report_add(r->forward, level, code, it->msg);
 }
 
 void report_printf(struct report *r, enum diag_level level, const char *code, const char *fmt, ...)
 {
-	char msg[REPORT_MSG_MAX];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	char *msg = text_vformat(fmt, ap);
 	va_end(ap);
 	report_add(r, level, code, msg);
+	free(msg);
 }
 
 const struct report_item *report_first(const struct report *r, enum diag_level min)

@@ -12,12 +12,14 @@
 #include "common/diag.h"
 
 #define REPORT_CODE_MAX 48
-#define REPORT_MSG_MAX 1024
+/* The size of a buffer a caller builds part of a sentence in (a "why" it passes on); the
+ * sentences themselves have no limit. */
+#define REPORT_MSG_MAX 2048
 
 struct report_item {
 	enum diag_level level;
 	char code[REPORT_CODE_MAX];
-	char msg[REPORT_MSG_MAX];
+	char *msg;                 /* the whole sentence as shown (tools/base/text.h), malloc'd */
 };
 
 struct report {
@@ -31,7 +33,8 @@ struct report {
 
 void report_init(struct report *r, bool echo);
 void report_free(struct report *r);
-/* Adds an item (and echoes/forwards it); counts it in r->diag. */
+/* Adds an item (and echoes/forwards it); counts it in r->diag. The sentence is kept whole, with
+ * the bytes that are not UTF-8 and control characters as \xNN (tools/base/text.h). */
 void report_add(struct report *r, enum diag_level level, const char *code, const char *msg);
 void report_printf(struct report *r, enum diag_level level, const char *code, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -64,4 +65,18 @@ int run_capture(const char *const argv[], char *out, size_t cap)
 	if (WIFEXITED(status))
 		return WEXITSTATUS(status);
 	return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+const char *run_failure_text(int status, const char *out, char *buf, size_t cap)
+{
+	if (status > 128)
+		snprintf(buf, cap, "killed by signal %d (%s)%s%s", status - 128, strsignal(status - 128),
+			 *out ? ": " : "", out);
+	else if (status == 127 && *out)
+		snprintf(buf, cap, "not started: %s", out);
+	else if (*out)
+		snprintf(buf, cap, "exit %d: %s", status, out);
+	else
+		snprintf(buf, cap, "exit %d without a word of why", status);
+	return buf;
 }

@@ -11,4 +11,10 @@
  * exception). Reports nothing. */
 int run_capture(const char *const argv[], char *out, size_t cap);
 
+/* A failed run_capture (status, out) as the end of a sentence, into buf[cap], returned: "exit 1:
+ * OUTPUT", "exit 1 without a word of why" when the program printed nothing, "killed by signal
+ * 9 (Killed)", "not started: OUTPUT" (127: run_capture's own reason). So every failure of a
+ * program the installer runs carries what is known of why. */
+const char *run_failure_text(int status, const char *out, char *buf, size_t cap);
+
 #endif

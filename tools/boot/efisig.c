@@ -160,16 +160,19 @@ int loader_sign(const char *in, const struct efi_signing *sg, char *out, size_t 
 	int st = run_capture(sign, msg, sizeof msg);
 	if (st) {
 		drop_gap_warnings(msg);
+		char why[sizeof msg + 128];
 		t_error("sign.sbsign", "sbsign could not sign %s with %s and %s (%s%s)", in, sg->key,
 			sg->cert, st == 127 ? "sbsign is not installed (Debian: sbsigntool): " : "",
-			msg);
+			run_failure_text(st, msg, why, sizeof why));
 		unlink(out);
 		return EXIT_ERRORS;
 	}
 	const char *verify[] = { "sbverify", "--cert", sg->cert, out, NULL };
 	if ((st = run_capture(verify, msg, sizeof msg))) {
-		t_error("sign.sbverify", "the signed loader does not verify with %s (sbverify: %s): "
-			"are the key and the certificate a pair?", sg->cert, msg);
+		char why[sizeof msg + 128];
+		t_error("sign.sbverify", "the signed loader does not verify with %s (sbverify %s): "
+			"are the key and the certificate a pair?", sg->cert,
+			run_failure_text(st, msg, why, sizeof why));
 		unlink(out);
 		return EXIT_ERRORS;
 	}

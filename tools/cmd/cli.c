@@ -2,11 +2,13 @@
 #include "tools/cmd/cli.h"
 
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/bits.h"
 #include "common/config.h"
 #include "tools/base/exit_codes.h"
+#include "tools/base/text.h"
 #include "tools/base/util.h"
 #include "tools/dev/hostdev_open.h"
 #include "tools/dev/lock.h"
@@ -114,13 +116,13 @@ int next_option(int argc, char **argv, const struct option *opts, struct common_
 
 int usage_error(const char *cmd, const char *fmt, ...)
 {
-	char msg[REPORT_MSG_MAX];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	char *msg = text_vformat(fmt, ap);
 	va_end(ap);
 	report_add(g_report, DIAG_ERROR, "usage", msg);
+	free(msg);
 	fprintf(stderr, "Try 'anysector %s --help'.\n", cmd);
 	return EXIT_USAGE;
 }

@@ -11,6 +11,7 @@
 #include "common/pin.h"
 #include "tools/base/exit_codes.h"
 #include "tools/base/json.h"
+#include "tools/base/text.h"
 #include "tools/base/util.h"
 #include "tools/cmd/cli.h"
 #include "tools/dev/mounts.h"
@@ -59,6 +60,14 @@ static const char *pin_text(const struct cfg_entry *e, unsigned s, char hex[SHA2
 	return hex;
 }
 
+/* A line of the listing: the label, then text from the disk as tools/base/text.h shows it. */
+static void shown_line(const char *label, const char *value)
+{
+	fputs(label, stdout);
+	text_put(stdout, value);
+	fputc('\n', stdout);
+}
+
 static void print_human(const struct boot_menu *m, unsigned part, const struct report *r)
 {
 	const struct cfg *c = &m->cfg;
@@ -70,27 +79,33 @@ static void print_human(const struct boot_menu *m, unsigned part, const struct r
 	for (unsigned i = 0; i < c->nentries; i++) {
 		const struct cfg_entry *e = &c->entries[i];
 		char hex[SHA256_HEX_LEN + 1];
-		printf("\n%c %u) %s\n", (int)i == def ? '*' : ' ', i + 1, e->name);
-		printf("     title    %s\n", m->src[i].bls ? m->src[i].b.e.title : e->title);
+		printf("\n%c %u) ", (int)i == def ? '*' : ' ', i + 1);
+		shown_line("", e->name);
+		shown_line("     title    ", m->src[i].bls ? m->src[i].b.e.title : e->title);
 		if (m->src[i].bls && m->src[i].b.key.version[0])
-			printf("     version  %s\n", m->src[i].b.key.version);
-		if (e->kind == CFG_KIND_CHAIN && e->partition)
+			shown_line("     version  ", m->src[i].b.key.version);
+		if (e->kind == CFG_KIND_CHAIN && e->partition) {
 			printf("     chainload partition %u\n", e->partition);
-		else if (e->kind == CFG_KIND_CHAIN)
+		} else if (e->kind == CFG_KIND_CHAIN) {
 			printf("     chainload hd%u\n", e->bios_disk);
-		else if (e->partition)
-			printf("     efi      %s on partition %u\n", e->kernel, e->partition);
-		else
-			printf("     %-8s %s\n", e->kind == CFG_KIND_EFI ? "efi" : "kernel", e->kernel);
+		} else if (e->partition) {
+			printf("     efi      ");
+			text_put(stdout, e->kernel);
+			printf(" on partition %u\n", e->partition);
+		} else {
+			shown_line(e->kind == CFG_KIND_EFI ? "     efi      " : "     kernel   ", e->kernel);
+		}
 		if (pin_text(e, PIN_KERNEL, hex))
 			printf("     sha256   %s\n", hex);
 		for (unsigned k = 0; k < e->ninitrd; k++) {
-			printf("     initrd   %s\n", e->initrd[k]);
+			shown_line("     initrd   ", e->initrd[k]);
 			if (pin_text(e, PIN_INITRD + k, hex))
 				printf("     sha256   %s\n", hex);
 		}
-		printf("     cmdline  %s\n", e->cmdline);
-		printf("     from     %s%s\n", m->src[i].path, (int)i == def ? " (the default)" : "");
+		shown_line("     cmdline  ", e->cmdline);
+		printf("     from     ");
+		text_put(stdout, m->src[i].path);
+		printf("%s\n", (int)i == def ? " (the default)" : "");
 		printf("     shown    %s\n", firmware_text(m, i));
 	}
 	if (!c->nentries)

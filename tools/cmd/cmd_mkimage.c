@@ -43,7 +43,8 @@ static int fill_root(struct txn *t, const char *dir, struct entry_list *l,
 	const struct part_info *p = &t->di.parts[i];
 	root_partuuid_arg(&t->di, p, root_arg, cap);
 	for (unsigned k = 0; k < l->n; k++) {
-		if (cmdline_has_root(l->e[k].cmdline))
+		/* a boot record takes no command line */
+		if (l->e[k].kind == CFG_KIND_CHAIN || cmdline_has_root(l->e[k].cmdline))
 			continue;
 		if (cmdline_append(l->e[k].cmdline, root_arg, cmdlines[k], CFG_CMDLINE_MAX)) {
 			t_error("mkimage.cmdline",
@@ -55,6 +56,24 @@ static int fill_root(struct txn *t, const char *dir, struct entry_list *l,
 		l->e[k].cmdline = cmdlines[k];
 	}
 	return ext4_format_from_dir(t->h, p->first, p->sectors, dir);
+}
+
+/* --root-dir's root= must fit each command line it goes into: checked before the image is
+ * made (fill_root adds it). Returns 0 or EXIT_USAGE. */
+static int root_arg_fits(const struct entry_list *l, enum label_kind label)
+{
+	for (unsigned k = 0; k < l->n; k++) {
+		const char *c = l->e[k].cmdline;
+		if (l->e[k].kind == CFG_KIND_CHAIN || cmdline_has_root(c))
+			continue;
+		size_t len = (c && *c ? strlen(c) + 1 : 0) + root_partuuid_arg_len(label);
+		if (len >= CFG_CMDLINE_MAX)
+			return usage_error("mkimage", "the command line of %s %s with --root-dir's "
+					   "root=PARTUUID=... added is %zu bytes; anysector.cfg holds at "
+					   "most %u", l->e[k].kind == CFG_KIND_EFI ? "--efi" : "--kernel",
+					   l->e[k].kernel, len, CFG_CMDLINE_MAX - 1);
+	}
+	return 0;
 }
 
 static void usage(FILE *f)
@@ -168,6 +187,8 @@ static int check_options(struct mkimage_args *m)
 	if (m->root_dir && m->lo.no_rest)
 		return usage_error("mkimage", "--root-dir fills the Linux partition, which --no-rest "
 				   "leaves out");
+	if (m->root_dir && (rc = root_arg_fits(&m->l, m->lo.label)))
+		return rc;
 	m->lo.dual = m->o.topo.any_lss;
 	m->lss = m->lo.dual ? DUAL_BLOCK : m->o.topo.has_lss ? m->o.topo.lss : 512;
 	if (!m->o.topo.has_lss && !m->lo.dual)

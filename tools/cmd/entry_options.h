@@ -15,7 +15,10 @@ struct entry_list {
 
 /* Handles one entry option (a bad use is reported as a usage error). */
 enum opt_result entry_option(int opt, const char *arg, struct entry_list *l, const char *cmd);
-/* Reports options that were given without any --kernel. Returns 0 or EXIT_USAGE. */
+/* Checks the entries before any work: options given without any --kernel, options that do not
+ * go together, a --name, --title, --cmdline or --efi path that anysector.cfg would not hold as
+ * given (common/config.h cfg_value_fault), one name given twice, and every file to copy: a
+ * regular file that can be opened. Each refusal is a usage error. Returns 0 or EXIT_USAGE. */
 int entry_finish(const struct entry_list *l, const char *cmd, bool kernel_required);
 
 #define ENTRY_LONG_OPTIONS                                           \

@@ -73,7 +73,7 @@ static void damaged(struct disk_info *di, const char *fmt, const char *msg)
 	char cut[REPORT_MSG_MAX - 100];
 	size_t lead = strcspn(fmt, "%");
 
-	snprintf(cut, sizeof cut, "%.900s", msg);
+	snprintf(cut, sizeof cut, "%.1900s", msg);
 	if (!di->damaged) {
 		if (lead > 2 && !strncmp(cut, fmt, lead - 2))
 			snprintf(di->damage, sizeof di->damage, "%s", cut);

@@ -51,6 +51,13 @@ void root_partuuid_arg(const struct disk_info *di, const struct part_info *p, ch
 	}
 }
 
+size_t root_partuuid_arg_len(enum label_kind label)
+{
+	/* "%08x-%02x": an MBR's partitions are numbered 1..4 (root_part_index takes no logical
+	 * partition) */
+	return strlen("root=PARTUUID=") + (label == LABEL_GPT ? GUID_STR_LEN : 8 + 1 + 2);
+}
+
 int cmdline_append(const char *cmdline, const char *arg, char *out, size_t cap)
 {
 	int n = cmdline && *cmdline ? snprintf(out, cap, "%s %s", cmdline, arg)

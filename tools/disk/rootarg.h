@@ -22,6 +22,10 @@ int root_part_index(const struct disk_info *di);
 void root_partuuid_arg(const struct disk_info *di, const struct part_info *p, char *out,
 		       size_t cap);
 
+/* The length of root_partuuid_arg's text on a disk with that label (the same on every such
+ * disk), so a command line can be checked before the disk is made. */
+size_t root_partuuid_arg_len(enum label_kind label);
+
 /* cmdline (NULL: none) with arg appended after a space, into out[cap]. Returns 0, or AS_ERANGE
  * when it does not fit. */
 int cmdline_append(const char *cmdline, const char *arg, char *out, size_t cap);

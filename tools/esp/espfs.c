@@ -123,15 +123,22 @@ void esp_close(struct esp_session *s)
 	s->open = false;
 }
 
+/* Runs an mtools command on the copy; a failure names the path on the ESP it was about (its
+ * last "::" argument) and mtools' reason. Returns 0 or an exit code. */
 static int mtool(const char *what, const char *const argv[])
 {
-	char out[2048];
+	char out[2048], why[2200];
+	const char *path = "";
 	int rc = run_capture(argv, out, sizeof out);
-	if (rc) {
-		t_error("esp.mtools", "%s failed (%s exit %d): %s", what, argv[0], rc, out);
-		return EXIT_ERRORS;
-	}
-	return 0;
+
+	if (!rc)
+		return 0;
+	for (unsigned i = 1; argv[i]; i++)
+		if (!strncmp(argv[i], "::", 2))
+			path = argv[i] + 2;
+	t_error("esp.mtools", "%s (%s) failed: %s %s", what, path, argv[0],
+		run_failure_text(rc, out, why, sizeof why));
+	return EXIT_ERRORS;
 }
 
 /* Runs "tool -i COPY ::path" (mmd, mdel, mrd) on the copy. Returns 0 or an exit code. */

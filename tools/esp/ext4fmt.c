@@ -75,7 +75,9 @@ int ext4_format_from_dir(struct hostdev *h, uint64_t first_lba, uint64_t sectors
 	const char *argv[] = { "mkfs.ext4", "-q", "-F", "-b", bsize, "-d", dir, tmp, nblocks, NULL };
 	rc = run_capture(argv, out, sizeof out);
 	if (rc) {
-		t_error("format.mkfs", "mkfs.ext4 -b %s -d %s failed (exit %d): %s", bsize, dir, rc, out);
+		char why[sizeof out + 128];
+		t_error("format.mkfs", "mkfs.ext4 -b %s -d %s failed: %s", bsize, dir,
+			run_failure_text(rc, out, why, sizeof why));
 		rc = EXIT_ERRORS;
 	} else {
 		rc = fs_copy_in(h, fd, first_lba, blocks * EXT4_BLOCK_BYTES / lss,

@@ -61,8 +61,9 @@ int fatfmt_format(struct hostdev *h, uint64_t first_lba, uint64_t sectors, const
 			       "-n", label, tmp, blocks, NULL };
 	rc = run_capture(argv, out, sizeof out);
 	if (rc) {
-		t_error("format.mkfs", "mkfs.fat -F %s -S %s -s %s failed (exit %d): %s", bits, ss, spc,
-			rc, out);
+		char why[sizeof out + 128];
+		t_error("format.mkfs", "mkfs.fat -F %s -S %s -s %s failed: %s", bits, ss, spc,
+			run_failure_text(rc, out, why, sizeof why));
 		close(fd);
 		unlink(tmp);
 		return EXIT_ERRORS;

@@ -1,0 +1,332 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
+"""Inputs are checked before anything is written (issue 28): --name is one portable file name
+of at most 63 characters, refused rather than cut; titles and command lines the loaders would
+read differently are refused; kernels, initrds and EFI files must be regular files (a FIFO is
+refused at once, never read); every bad option value is exit 64 with the image's bytes
+unchanged and no temporary file left; mkimage refuses before it makes anything. Run by
+`make test-inputs` (suite 48)."""
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from lib import mtools, paths, tool  # noqa: E402
+from lib.disk import sha256 as sha  # noqa: E402
+from lib.suite import ANYSECTOR, Suite  # noqa: E402
+
+USAGE = "Try 'anysector add --help'."
+
+
+def base_image(s):
+    """A GPT image with one entry, made once; each test works on its own copy."""
+    img = s.path("base.img")
+    if not os.path.exists(img):
+        s.anysector("mkimage", img, "--size", "48M", "--esp-size", "32M", "--kernel",
+                    kernel(s), "--name", "first")
+    return img
+
+
+def kernel(s):
+    k = s.path("vmlinuz")
+    if not os.path.exists(k):
+        with open(k, "wb") as f:
+            f.write(b"MZ" + bytes(4094) + os.urandom(60000))
+    return k
+
+
+def copy(s, name):
+    img = s.path(name)
+    shutil.copyfile(base_image(s), img)
+    return img
+
+
+def temp_files(s):
+    """The installer's temporary files left in TMPDIR (the suite's work directory)."""
+    return sorted(f for f in os.listdir(s.work) if f.startswith("anysector-"))
+
+
+def refused(s, img, args, sentence, cmd="add"):
+    """anysector CMD IMG args exits 64 with exactly `sentence` as its error line, the image's
+    bytes unchanged and no temporary file left."""
+    before = sha(img)
+    _, err = s.anysector(cmd, img, *args, rc=64)
+    s.eq(err, "anysector: error: %s\nTry 'anysector %s --help'.\n" % (sentence, cmd),
+         "stderr of %s %s" % (cmd, args))
+    s.eq(sha(img), before, "image after %s %s" % (cmd, args))
+    s.eq(temp_files(s), [], "temporary files after %s %s" % (cmd, args))
+
+
+def t_names(s):
+    img = copy(s, "names.img")
+    k = kernel(s)
+    allowed = "A-Z and a-z, digits and . _ - +"
+    for name, why in (
+            ("", "--name is empty"),
+            ("a" * 64, "--name is 64 bytes long; anysector.cfg holds at most 63 (a name is "
+                       "never cut)"),
+            ("../x", "--name ../x: '/' (byte 3) is not allowed: a name is one file name on the "
+                     "ESP, of the letters " + allowed),
+            ("EFI/Microsoft/Boot", "--name EFI/Microsoft/Boot: '/' (byte 4) is not allowed: a "
+                                   "name is one file name on the ESP, of the letters " + allowed),
+            ("d\u00e9bian", "--name d\u00e9bian: 0xC3 (byte 2) is not allowed: a name is one "
+                            "file name on the ESP, of the letters " + allowed),
+            ("a b", "--name a b: 0x20 (byte 2) is not allowed: a name is one file name on the "
+                    "ESP, of the letters " + allowed),
+            ("..", "--name ..: a name may not be '.' or '..' nor end in '.', which FAT drops"),
+            ("x.", "--name x.: a name may not be '.' or '..' nor end in '.', which FAT drops"),
+            ("CON", "--name CON: FAT keeps CON, PRN, AUX, NUL, COM1-9 and LPT1-9 for devices, "
+                    "also before a '.'"),
+            ("lpt1.x", "--name lpt1.x: FAT keeps CON, PRN, AUX, NUL, COM1-9 and LPT1-9 for "
+                       "devices, also before a '.'")):
+        refused(s, img, ["--kernel", k, "--name", name], why)
+    # the longest name is taken whole, and a name of every allowed kind
+    for name in ("b" * 63, "Ab9._-+z"):
+        s.anysector("add", img, "--kernel", k, "--name", name, has=["entry '%s'" % name])
+        menu = s.json("list", img)
+        s.check(name in [e["name"] for e in menu.get("entries", [])],
+                "list lacks entry %r" % name)
+    s.eq(temp_files(s), [], "temporary files after add")
+
+
+def t_titles_and_cmdlines(s):
+    img = copy(s, "titles.img")
+    k = kernel(s)
+    for opt, value, why in (
+            ("--title", "C# # x", "--title 'C# # x': the loaders read '#' at the start or after "
+                                  "white space as the start of a comment, and would see 'C#'"),
+            ("--title", "#1", "--title '#1': the loaders read '#' at the start or after white "
+                              "space as the start of a comment, and would see ''"),
+            ("--title", " x", "--title ' x' starts with white space, which the loaders drop; "
+                              "give it without"),
+            ("--cmdline", "quiet ", "--cmdline 'quiet ' ends with white space, which the "
+                                    "loaders drop; give it without"),
+            ("--title", "a\nb", "--title has the control character 0x0A at byte 2: "
+                                "anysector.cfg holds one line per value"),
+            ("--cmdline", "a\rb", "--cmdline has the control character 0x0D at byte 2: "
+                                  "anysector.cfg holds one line per value"),
+            ("--title", "", "--title is empty (leave it out and the menu shows the name)"),
+            ("--title", "t" * 80, "--title is 80 bytes long; anysector.cfg holds at most 79"),
+            ("--cmdline", "c" * 5000, "--cmdline is 5000 bytes long; anysector.cfg holds at "
+                                      "most 1023")):
+        refused(s, img, ["--kernel", k, opt, value], why)
+    # what the rule lets through is what list reads back
+    for n, (title, cmdline) in enumerate((("C#", "root=/dev/vda1 # kept"),
+                                          ("caf\u00e9 \u20ac", "#x a #b"),
+                                          ("t" * 79, "c" * 1023))):
+        name = "ok%d" % n
+        s.anysector("add", img, "--kernel", k, "--name", name, "--title", title,
+                    "--cmdline", cmdline)
+        entry = [e for e in s.json("list", img).get("entries", []) if e["name"] == name]
+        s.eq([(e["title"], e["cmdline"]) for e in entry], [(title, cmdline)],
+             "entry %s as the loaders read it" % name)
+
+
+def t_files(s):
+    img = copy(s, "files.img")
+    k = kernel(s)
+    fifo = s.path("fifo")
+    os.mkfifo(fifo)
+    d = s.path("dir")
+    os.makedirs(d, exist_ok=True)
+    for opt, path, why in (
+            ("--kernel", d, "a directory, not a regular file"),
+            ("--kernel", fifo, "a FIFO, not a regular file"),
+            ("--kernel", "/dev/null", "a device, not a regular file"),
+            ("--kernel", s.path("missing"), "No such file or directory"),
+            ("--efi", fifo, "a FIFO, not a regular file"),
+            ("--initrd", fifo, "a FIFO, not a regular file"),
+            ("--initrd", d, "a directory, not a regular file")):
+        args = ["--kernel", k, "--initrd", path] if opt == "--initrd" else [opt, path]
+        refused(s, img, args, "%s %s: %s" % (opt, path, why))
+    # unreadable: refused the same way (root reads everything: nothing to show there)
+    if os.geteuid() != 0:
+        locked = s.path("locked")
+        shutil.copyfile(k, locked)
+        os.chmod(locked, 0)
+        refused(s, img, ["--kernel", locked], "--kernel %s: Permission denied" % locked)
+    # mkimage: the same refusals before OUT is made
+    out = s.path("fifo-out.img")
+    refused_mkimage(s, out, ["--kernel", fifo], "--kernel %s: a FIFO, not a regular file" % fifo)
+
+
+def refused_mkimage(s, out, args, sentence):
+    """mkimage OUT exits 64 with the sentence; OUT is not made (or, when it was there,
+    unchanged)."""
+    before = sha(out) if os.path.exists(out) else None
+    _, err = s.anysector("mkimage", out, "--size", "48M", *args, rc=64)
+    s.eq(err, "anysector: error: %s\nTry 'anysector mkimage --help'.\n" % sentence,
+         "stderr of mkimage %s" % (args,))
+    s.eq(sha(out) if os.path.exists(out) else None, before, "OUT after mkimage %s" % (args,))
+    s.eq(temp_files(s), [], "temporary files after mkimage %s" % (args,))
+
+
+def t_mkimage_checks_first(s):
+    k = kernel(s)
+    out = s.path("mk.img")
+    refused_mkimage(s, out, ["--kernel", k, "--cmdline", "c" * 5000],
+                    "--cmdline is 5000 bytes long; anysector.cfg holds at most 1023")
+    refused_mkimage(s, out, ["--kernel", k, "--name", "x", "--kernel", k, "--name", "X"],
+                    "--name X is given to two entries")
+    d = s.path("rootdir")
+    os.makedirs(d, exist_ok=True)
+    refused_mkimage(s, out, ["--kernel", k, "--cmdline", "c" * 980, "--root-dir", d],
+                    "the command line of --kernel %s with --root-dir's root=PARTUUID=... added "
+                    "is 1031 bytes; anysector.cfg holds at most 1023" % k)
+    # an existing OUT stays as it was, --force or not
+    with open(out, "wb") as f:
+        f.write(b"precious" * 1000)
+    refused_mkimage(s, out, ["--force", "--kernel", k, "--title", "a\tb "],
+                    "--title 'a\tb ' ends with white space, which the loaders drop; give it "
+                    "without")
+    os.unlink(out)
+
+
+def esp_offset(s, img):
+    parts = s.json("info", img).get("partitions", [])
+    esp = [p for p in parts if p.get("boot_partition")]
+    return esp[0]["start"] * 512
+
+
+def raw(s, *args, rc=0):
+    """anysector's stdout and stderr as bytes (no decoding), its exit code asserted."""
+    p = subprocess.run([ANYSECTOR] + [a if isinstance(a, bytes) else str(a) for a in args],
+                       capture_output=True, stdin=subprocess.DEVNULL, timeout=120)
+    s.check(not tool.sanitizer_report(p.stdout.decode("latin-1") + p.stderr.decode("latin-1")),
+            "sanitizer report: %r" % p.stderr[-2000:])
+    s.eq(p.returncode, rc, "exit code of %r" % (args,))
+    return p.stdout, p.stderr
+
+
+def utf8(s, data, what):
+    """data decodes as UTF-8 (strictly); returns the text."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        s.fail("%s is not UTF-8: %s" % (what, e))
+        return data.decode("latin-1")
+
+
+def t_json_utf8(s):
+    """Bytes that are not UTF-8 in a hand-written anysector.cfg (a Latin-1 title, a kernel path
+    with 0xFF) and in a path on the command line: --json stays valid UTF-8 JSON with each such
+    byte as the text \\xNN, and list's text and the messages say the same."""
+    img = copy(s, "utf8.img")
+    off = esp_offset(s, img)
+    cfg = (b"timeout 3\n\nentry first\n  title caf\xe9 \xe2\x82\xac\n  kernel /first/vm\xfflinuz\n"
+           b"  cmdline x=\xc3\n")
+    src = s.path("anysector.cfg")
+    with open(src, "wb") as f:
+        f.write(cfg)
+    r = mtools.run(["mcopy", "-o", src, "::/anysector.cfg"], img, off)
+    s.eq(r.returncode, 0, "mcopy of anysector.cfg: %r" % r.stderr)
+    out, _ = raw(s, "list", img, "--json", rc=0)
+    doc = json.loads(utf8(s, out, "list --json"))
+    entry = (doc.get("entries") or [{}])[0]
+    s.eq((entry.get("title"), entry.get("kernel"), entry.get("cmdline")),
+         ("caf\\xE9 \u20ac", "/first/vm\\xFFlinuz", "x=\\xC3"), "list --json entry")
+    text, _ = raw(s, "list", img, rc=0)
+    text = utf8(s, text, "list")
+    for line in ("     title    caf\\xE9 \u20ac\n", "     kernel   /first/vm\\xFFlinuz\n",
+                 "     cmdline  x=\\xC3\n"):
+        s.check(line in text, "list lacks %r:\n%s" % (line, text))
+    # a message naming a path that is not UTF-8: the same text on stderr and in --json
+    bad = s.work.encode() + b"/no\xffne.img"
+    _, err = raw(s, "info", bad, rc=2)
+    want = "anysector: error: %s/no\\xFFne.img: No such file or directory\n" % s.work
+    s.eq(utf8(s, err, "info's stderr"), want, "info's message")
+    out, _ = raw(s, "info", "--json", bad, rc=2)
+    doc = json.loads(utf8(s, out, "info --json"))
+    s.eq([p["message"] for p in doc.get("problems", [])],
+         ["%s/no\\xFFne.img: No such file or directory" % s.work], "info --json problems")
+    s.eq(doc.get("target"), s.work + "/no\\xFFne.img", "info --json target")
+
+
+def t_tool_reasons(s):
+    """A program the installer runs that fails says why, even when it prints nothing (a fake
+    mmd that exits 1 silently, as mtools does for CON; a fake mcopy killed by SIGKILL); a file
+    whose copy would get a name FAT keeps for a device is refused before anything is done."""
+    img = copy(s, "reasons.img")
+    k = kernel(s)
+    fake = s.path("fakebin")
+    os.makedirs(fake, exist_ok=True)
+    for prog, body in (("mmd", "exit 1"), ("mcopy", "kill -9 $$")):
+        path = os.path.join(fake, prog)
+        with open(path, "w") as f:
+            f.write("#!/bin/sh\n%s\n" % body)
+        os.chmod(path, 0o755)
+    real_path = os.environ["PATH"]
+    before = sha(img)
+    try:
+        os.environ["PATH"] = fake + ":" + real_path
+        _, err = s.anysector("add", img, "--kernel", k, "--name", "x", rc=2)
+        s.check("anysector: error: creating a directory on the ESP (/x) failed: mmd exit 1 "
+                "without a word of why\n" in err, "mmd's failure: %r" % err)
+        os.unlink(os.path.join(fake, "mmd"))
+        _, err = s.anysector("add", img, "--kernel", k, "--name", "y", rc=2)
+        s.check("anysector: error: copying a file to the ESP (/y/vmlinuz) failed: mcopy killed "
+                "by signal 9 (Killed)\n" in err, "mcopy's failure: %r" % err)
+    finally:
+        os.environ["PATH"] = real_path
+    s.eq(sha(img), before, "image after the failed adds")
+    s.eq(temp_files(s), [], "temporary files after the failed adds")
+    aux = s.path("AUX")
+    shutil.copyfile(k, aux)
+    refused(s, img, ["--kernel", aux], "--kernel %s: its copy on the ESP would be called AUX, "
+            "and FAT keeps CON, PRN, AUX, NUL, COM1-9 and LPT1-9 for devices; copy it under "
+            "another name" % aux)
+
+
+def t_long_messages(s):
+    """A sentence is never cut: an error naming a 3,000-byte path comes out whole, on stderr
+    and in --json."""
+    longdir = s.path("d" * 200)
+    path = os.path.join(*([longdir] + ["e" * 200] * 14), "missing.img")
+    _, err = s.anysector("info", path, rc=2)
+    s.eq(err, "anysector: error: %s: No such file or directory\n" % path, "info's message")
+    doc = s.json("info", path, rc=2)
+    s.eq([p["message"] for p in doc.get("problems", [])],
+         ["%s: No such file or directory" % path], "info --json problems")
+
+
+def man_examples():
+    """The command lines of anysector(8)'s EXAMPLES, continuation lines joined."""
+    with open(os.path.join(paths.ROOT, "tools", "anysector.8")) as f:
+        text = f.read()
+    block = text.split(".SH EXAMPLES\n", 1)[1].split("\n.SH ", 1)[0]
+    block = block.replace("\\e\n", " ").replace("\\-", "-")
+    return [shlex.split(line) for line in block.splitlines()
+            if line.startswith("anysector ")]
+
+
+def t_man_examples(s):
+    """Every example of the man page that works on an image file runs as written, in order, in
+    an empty directory holding a kernel and an initrd, and exits 0 (the check of an
+    offset-by-one image among them: it once exited 64 on the 4096-byte image made above it)."""
+    d = s.path("examples")
+    os.makedirs(d, exist_ok=True)
+    for f in ("vmlinuz", "initrd.img"):
+        shutil.copyfile(kernel(s), os.path.join(d, f))
+    examples = [a for a in man_examples() if a[2].endswith(".img") and "--root-dir" not in a]
+    s.check(len(examples) >= 5, "too few image examples in the man page: %r" % examples)
+    s.check(["anysector", "check", "w7.img", "--physical-size", "4096", "--align-offset",
+             "3584"] in examples, "the offset-by-one check example is gone: %r" % examples)
+    # lib.tool runs the installer in $TMPDIR
+    tmpdir = os.environ["TMPDIR"]
+    try:
+        os.environ["TMPDIR"] = d
+        for args in examples:
+            s.anysector(*args[1:], rc=0)
+    finally:
+        os.environ["TMPDIR"] = tmpdir
+    shutil.rmtree(d)
+
+
+if __name__ == "__main__":
+    s = Suite("inputs")
+    sys.exit(s.run([t_names, t_titles_and_cmdlines, t_files, t_mkimage_checks_first,
+                    t_json_utf8, t_tool_reasons, t_long_messages, t_man_examples]))

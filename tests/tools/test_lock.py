@@ -183,6 +183,27 @@ def t_concurrent_mounted_esp(s):
                     lacks=[WAITING])
 
 
+def t_concurrent_aliases(s):
+    """An image and a loop device over it are one disk: four adds through the image file and four
+    through the loop device at once, each waiting for the others, none lost (tools/dev/
+    loop_alias.h: the lock is taken on every name, the image first)."""
+    need_loop(("partx",))
+    img = layout(s, "alias.img")
+    s.anysector("install", img)
+    k = kernel(s)
+    with Loop(img, 512) as lo:
+        cmds = [("add", img if i % 2 else lo.dev, "--kernel", k, "--name", "e%d" % i)
+                for i in range(N)]
+        ok = judge(s, "image and loop device", run_together(s, cmds))
+        for target in (img, lo.dev):
+            names, _ = menu(s, target)
+            for (cmd, e), done in sorted(ok.items()):
+                s.check((e in names) == done, "read through %s: entry %s %s the menu, its add "
+                        "exited %s" % (target, e, "in" if e in names else "not in",
+                                       "0" if done else "3"))
+        s.anysector("check", lo.dev, rc=0)
+
+
 def paused(s, args, k, env_extra=None):
     """anysector started with the pause hook after write k; returns the process once it says
     it paused (all its locks held), or None."""
@@ -356,7 +377,7 @@ def t_record_lock(s):
 def main():
     s = Suite("lock")
     return s.run([t_concurrent_image, t_concurrent_loop_4kn, t_concurrent_mounted_esp,
-                  t_udev_probe, t_killed_writer, t_record_lock])
+                  t_concurrent_aliases, t_udev_probe, t_killed_writer, t_record_lock])
 
 
 if __name__ == "__main__":

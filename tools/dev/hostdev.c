@@ -12,6 +12,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "common/bits.h"
 #include "common/errors.h"
 #include "tools/base/fileio.h"
 #include "tools/base/util.h"
@@ -101,6 +102,10 @@ void hostdev_close(struct hostdev *h)
 	h->fd = -1;
 	lock_release(h->lock);
 	h->lock = 0;
+	for (unsigned i = 0; i < ARRAY_SIZE(h->alias_locks); i++) {
+		lock_release(h->alias_locks[i]);
+		h->alias_locks[i] = 0;
+	}
 	free(h->scratch);
 	h->scratch = NULL;
 }

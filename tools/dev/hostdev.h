@@ -38,6 +38,7 @@ struct hostdev {
 	bool live;                  /* opened without O_EXCL: partitions of the disk are in use */
 	int lock;                   /* tools/dev/lock.h handle: LOCK_EX when writable, else
 				       LOCK_SH; 0 with --no-lock or for a file of our own */
+	int alias_locks[8];         /* the same lock on its other names (tools/dev/loop_alias.h) */
 	dev_t rdev;                 /* block device number */
 	uint64_t size_bytes;
 	enum topo_origin origin;

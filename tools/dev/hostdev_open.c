@@ -11,8 +11,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/bits.h"
 #include "tools/base/exit_codes.h"
 #include "tools/dev/lock.h"
+#include "tools/dev/loop_alias.h"
 #include "tools/dev/mounts.h"
 
 enum open_as_mode { OPEN_LOCKED, OPEN_LIVE, OPEN_OWN };
@@ -97,6 +99,25 @@ static int report_busy(struct hostdev *h, const char *path)
 	return EXIT_REFUSED;
 }
 
+/* Takes the target's lock on each of its names (an image and the loop devices over it), in
+ * loop_aliases' order; h->lock is path's own. Returns 0 or an exit code (the locks taken so far
+ * are dropped by hostdev_close). */
+static int lock_target(struct hostdev *h, const char *path, const struct stat *st, bool writable)
+{
+	static char names[LOOP_ALIAS_MAX][PATH_MAX];
+	unsigned self, k = 0;
+	unsigned n = loop_aliases(path, st, names, &self);
+
+	_Static_assert(LOOP_ALIAS_MAX <= ARRAY_SIZE(h->alias_locks) + 1, "room for every alias");
+	for (unsigned i = 0; i < n; i++) {
+		int rc = lock_take(names[i], writable, false, i == self ? &h->lock
+						     : &h->alias_locks[k++]);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 static int open_as(struct hostdev *h, const char *path, bool writable, enum open_as_mode mode)
 {
 	struct stat st;
@@ -127,7 +148,7 @@ static int open_as(struct hostdev *h, const char *path, bool writable, enum open
 		return EXIT_USAGE;
 	}
 	/* the lock first: nothing of the target is read before it is ours */
-	if (mode != OPEN_OWN && (rc = lock_take(path, writable, false, &h->lock)))
+	if (mode != OPEN_OWN && (rc = lock_target(h, path, &st, writable)))
 		return rc;
 	/* O_EXCL on a block device fails while the kernel holds it (a mounted filesystem, RAID, LVM). */
 	int flags = (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC;

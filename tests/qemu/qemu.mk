@@ -64,3 +64,10 @@ TEST_SUITES += 63:test-qemu-mbr-logical
 test-qemu-memtest: qemu-prereqs
 	@python3 tests/qemu/memtest.py
 TEST_SUITES += 76:test-qemu-memtest
+
+# Installing beside Windows under UEFI: anysector's own Boot#### entry, its chainload entry to
+# the "Windows" payload, and Windows' own entry still booting (tests/qemu/beside.py).
+.PHONY: test-qemu-beside
+test-qemu-beside: qemu-prereqs
+	@python3 tests/qemu/beside.py
+TEST_SUITES += 75:test-qemu-beside

@@ -4,6 +4,7 @@
 #include "tools/cmd/cmd_install.h"
 
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -24,6 +25,10 @@ static void usage(FILE *f)
 		"BIOS boot partition (GPT) or the gap after the MBR, at a whole logical and physical\n"
 		"sector, and \\EFI\\BOOT\\BOOTX64.EFI onto the ESP. The original bytes of every sector\n"
 		"it replaces are saved to a backup file first ('anysector restore' puts them back).\n"
+		"On a running UEFI system whose firmware boots TARGET (and with --uefi-only) the\n"
+		"loader also goes into \\EFI\\anysector\\ with a firmware boot entry (Boot####, first\n"
+		"in BootOrder); \\EFI\\BOOT\\BOOTX64.EFI is then written only where it is free or\n"
+		"anysector's. Without the boot entry, a BOOTX64.EFI anysector did not write is refused.\n"
 		"\n"
 		"options:\n"
 		"  --stages DIR         stage1.bin, stage2.bin, BOOTX64.EFI (default: $ANYSECTOR_STAGES,\n"
@@ -31,7 +36,12 @@ static void usage(FILE *f)
 		"  --backup FILE        where to save the replaced sectors (default: IMAGE.anysector-backup\n"
 		"                       next to an image, ./anysector-backup-DEV for a device)\n"
 		"  --dry-run            print every write (LBA, bytes, what) and change nothing\n"
-		"  --force              overwrite data in the gap that is not anysector's\n"
+		"  --force              overwrite data in the gap, and an \\EFI\\BOOT\\BOOTX64.EFI, that\n"
+		"                       are not anysector's\n"
+		"  --uefi-only          install for UEFI alone, beside another system: no stage1 or\n"
+		"                       stage2 (LBA 0's boot code and the gap stay as they are; no\n"
+		"                       BIOS boot partition needed)\n"
+		"  --no-nvram           write no firmware boot entry\n"
 		SIGNING_HELP TOPO_HELP LOCK_HELP);
 }
 
@@ -45,12 +55,15 @@ int cmd_install(int argc, char **argv)
 		{ "backup", required_argument, NULL, OPT_BACKUP },
 		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 		{ "force", no_argument, NULL, OPT_FORCE },
+		{ "uefi-only", no_argument, NULL, OPT_UEFI_ONLY },
+		{ "no-nvram", no_argument, NULL, OPT_NO_NVRAM },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ 0 },
 	};
 	struct common_opts o = { 0 };
 	struct efi_signing sg = { 0 };
 	const char *stages_opt = NULL, *backup = NULL;
+	bool uefi_only = false, no_nvram = false;
 	int c, rc;
 
 	optind = 1;
@@ -63,6 +76,8 @@ int cmd_install(int argc, char **argv)
 		switch (c) {
 		case OPT_STAGES: stages_opt = optarg; break;
 		case OPT_BACKUP: backup = optarg; break;
+		case OPT_UEFI_ONLY: uefi_only = true; break;
+		case OPT_NO_NVRAM: no_nvram = true; break;
 		case OPT_HELP: usage(stdout); return EXIT_OK;
 		case OPT_FAILED: return EXIT_USAGE;
 		default: return bad_option("install");
@@ -88,6 +103,8 @@ int cmd_install(int argc, char **argv)
 		t.force = o.force;
 		t.backup = backup;
 		t.sign = sg;
+		t.uefi_only = uefi_only;
+		t.no_nvram = no_nvram;
 		if (!(rc = txn_install(&t, &s)))
 			rc = txn_commit(&t);
 	}

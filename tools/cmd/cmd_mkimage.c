@@ -293,6 +293,7 @@ static int make_image(struct mkimage_args *m, const struct stages *s, char *root
 	    !(rc = partition_disk(&h, &m->lo, false)) &&
 	    !(rc = txn_begin(&t, &h))) {
 		t.journal = false; /* a new image has nothing to restore */
+		t.no_nvram = true; /* nor a firmware that boots it yet */
 		t.cfg_timeout = m->timeout;
 		t.sign = m->sg;
 		if ((!m->root_dir || !(rc = fill_root(&t, m->root_dir, &m->l, cmdlines, root_arg,

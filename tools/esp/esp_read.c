@@ -8,6 +8,7 @@
 #include "common/errors.h"
 #include "tools/base/util.h"
 #include "tools/esp/espdir.h"
+#include "tools/esp/hashfile.h"
 
 int esp_remount(struct esp_session *s)
 {
@@ -92,18 +93,24 @@ bool esp_exists(struct esp_session *s, const char *path, bool *is_dir)
 int esp_read_file(struct esp_session *s, const char *path, char **buf, size_t *len,
 		  struct diag *d)
 {
+	return esp_read_max(s, path, CFG_FILE_MAX_BYTES, buf, len, d);
+}
+
+int esp_read_max(struct esp_session *s, const char *path, size_t max, char **buf, size_t *len,
+		 struct diag *d)
+{
 	struct fat_file f;
 	int rc;
 
 	if (s->mounted)
-		return espdir_read_file(s, path, buf, len);
+		return espdir_read_file(s, path, max, buf, len);
 	if ((rc = esp_remount(s)))
 		return rc;
 	if ((rc = fat_open(s->fs, path, &f, NULL)))
 		return rc;
 	if (f.is_dir)
 		return AS_EISDIR;
-	if (f.size > CFG_FILE_MAX_BYTES)
+	if (f.size > max)
 		return AS_ETOOBIG;
 	*buf = xmalloc((size_t)f.size + 1);
 	if ((rc = fat_read(s->fs, &f, 0, *buf, f.size, d))) {
@@ -114,4 +121,18 @@ int esp_read_file(struct esp_session *s, const char *path, char **buf, size_t *l
 	(*buf)[f.size] = 0;
 	*len = f.size;
 	return 0;
+}
+
+int esp_sha256(struct esp_session *s, const char *path, uint8_t out[SHA256_BYTES])
+{
+	struct fat_file f;
+	int rc;
+
+	if (s->mounted)
+		return espdir_sha256(s, path, out);
+	if ((rc = esp_remount(s)) || (rc = fat_open(s->fs, path, &f, NULL)))
+		return rc;
+	if (f.is_dir)
+		return AS_EISDIR;
+	return hash_fat_file(s->fs, &f, out, NULL);
 }

@@ -11,6 +11,7 @@
 
 #include "common/diag.h"
 #include "common/fat.h"
+#include "common/sha256.h"
 #include "tools/dev/hostdev.h"
 #include "tools/esp/esp_session.h"
 
@@ -34,6 +35,12 @@ bool esp_exists(struct esp_session *s, const char *path, bool *is_dir);
  * chain is described in d (the FAT reader's sentence, naming clusters; d may be NULL). */
 int esp_read_file(struct esp_session *s, const char *path, char **buf, size_t *len,
 		  struct diag *d);
+/* The same with another limit than CFG_FILE_MAX_BYTES (an EFI program). */
+int esp_read_max(struct esp_session *s, const char *path, size_t max, char **buf, size_t *len,
+		 struct diag *d);
+/* The SHA-256 of a whole file of the session (a mounted one with the changes recorded so far).
+ * Returns 0 or an AS_* code (AS_ENOENT absent, AS_EISDIR a directory). */
+int esp_sha256(struct esp_session *s, const char *path, uint8_t out[SHA256_BYTES]);
 /* Calls cb for each entry of the directory dir ("/loader/entries"). cb returns 0 to go on,
  * ESP_LIST_STOP to end the walk early, or an AS_* code; a nonzero return stops the walk and is
  * returned. Returns 0 or an AS_* code (AS_ENOENT: no such directory), or ESP_LIST_STOP. */

@@ -13,6 +13,7 @@
 #include "common/config.h"
 #include "common/errors.h"
 #include "common/fat_path.h"
+#include "tools/esp/hashfile.h"
 #include "tools/base/fileio.h"
 #include "tools/base/util.h"
 
@@ -66,7 +67,7 @@ bool espdir_exists(struct esp_session *s, const char *path, bool *is_dir)
 }
 
 /* A whole host file into a NUL-terminated buffer; AS_* codes as esp_read_file. */
-static int read_host(const char *hp, char **buf, size_t *len)
+static int read_host(const char *hp, size_t max, char **buf, size_t *len)
 {
 	struct stat st;
 	int fd = open(hp, O_RDONLY | O_CLOEXEC);
@@ -76,7 +77,7 @@ static int read_host(const char *hp, char **buf, size_t *len)
 		close(fd);
 		return S_ISDIR(st.st_mode) ? AS_EISDIR : AS_EIO;
 	}
-	if ((uint64_t)st.st_size > CFG_FILE_MAX_BYTES) {
+	if ((uint64_t)st.st_size > max) {
 		close(fd);
 		return AS_ETOOBIG;
 	}
@@ -93,7 +94,8 @@ static int read_host(const char *hp, char **buf, size_t *len)
 	return 0;
 }
 
-int espdir_read_file(struct esp_session *s, const char *path, char **buf, size_t *len)
+int espdir_read_file(struct esp_session *s, const char *path, size_t max, char **buf,
+		     size_t *len)
 {
 	const struct dir_op *op = pending(s, path);
 	char hp[PATH_MAX + 300];
@@ -101,9 +103,28 @@ int espdir_read_file(struct esp_session *s, const char *path, char **buf, size_t
 	if (op && op->kind != DIR_OP_PUT)
 		return op->kind == DIR_OP_MKDIR ? AS_EISDIR : AS_ENOENT;
 	if (op)
-		return read_host(op->staged, buf, len);
+		return read_host(op->staged, max, buf, len);
 	espdir_host_path(s, path, hp, sizeof hp);
-	return read_host(hp, buf, len);
+	return read_host(hp, max, buf, len);
+}
+
+int espdir_sha256(struct esp_session *s, const char *path, uint8_t out[SHA256_BYTES])
+{
+	const struct dir_op *op = pending(s, path);
+	char hp[PATH_MAX + 300];
+	struct stat st;
+
+	if (op && op->kind != DIR_OP_PUT)
+		return op->kind == DIR_OP_MKDIR ? AS_EISDIR : AS_ENOENT;
+	if (op)
+		snprintf(hp, sizeof hp, "%s", op->staged);
+	else
+		espdir_host_path(s, path, hp, sizeof hp);
+	if (stat(hp, &st))
+		return errno == ENOENT || errno == ENOTDIR ? AS_ENOENT : AS_EIO;
+	if (S_ISDIR(st.st_mode))
+		return AS_EISDIR;
+	return hash_host_file(hp, out);
 }
 
 /* Whether path's parent directory is dir. */

@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "common/fat.h"
+#include "common/sha256.h"
 #include "tools/esp/esp_session.h"
 
 enum dir_op_kind { DIR_OP_MKDIR, DIR_OP_PUT, DIR_OP_DELETE, DIR_OP_RMDIR };
@@ -28,7 +29,9 @@ struct dir_op {
 /* Each returns what the esp_* function of the same name does (tools/esp/esp_read.h): 0 or an
  * AS_* code, or the answer. */
 bool espdir_exists(struct esp_session *s, const char *path, bool *is_dir);
-int espdir_read_file(struct esp_session *s, const char *path, char **buf, size_t *len);
+int espdir_read_file(struct esp_session *s, const char *path, size_t max, char **buf,
+		     size_t *len);
+int espdir_sha256(struct esp_session *s, const char *path, uint8_t out[SHA256_BYTES]);
 int espdir_list(struct esp_session *s, const char *dir, esp_list_cb cb, void *ctx);
 /* Each records one change for espdir_apply (esp_mkdir_p walks the path). Returns 0. */
 int espdir_mkdir(struct esp_session *s, const char *dir);

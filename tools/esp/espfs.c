@@ -235,6 +235,27 @@ int esp_put(struct esp_session *s, const char *src, const char *dst)
 	return 0;
 }
 
+int esp_put_text(struct esp_session *s, const char *text, const char *dst)
+{
+	const char *tmp = getenv("TMPDIR");
+	char path[4200];
+
+	snprintf(path, sizeof path, "%.4000s/anysector-cfg-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	int fd = mkstemp(path);
+	if (fd < 0 || pwrite_full(fd, text, strlen(text), 0)) {
+		t_error("add.temp", "cannot write a temporary file: %s", strerror(errno));
+		if (fd >= 0) {
+			close(fd);
+			unlink(path);
+		}
+		return EXIT_ERRORS;
+	}
+	close(fd);
+	int rc = esp_put(s, path, dst);
+	unlink(path);
+	return rc;
+}
+
 static int esp_check_chains(struct esp_session *s)
 {
 	char problem[1200];

@@ -40,6 +40,8 @@ int esp_rmdir(struct esp_session *s, const char *path);
 int esp_mkdir_p(struct esp_session *s, const char *dir);
 /* Copies a host file to path on the copy, replacing it. Returns 0 or an exit code. */
 int esp_put(struct esp_session *s, const char *src, const char *dst);
+/* The same for a file whose contents are text. Returns 0 or an exit code. */
+int esp_put_text(struct esp_session *s, const char *text, const char *dst);
 /* Adds one op per run of sectors that differ between the copy and the disk, in the order that
  * keeps every prefix a valid filesystem (espfs.c). Returns 0 or an exit code. */
 int esp_diff(struct esp_session *s, struct plan *p, const char *what);

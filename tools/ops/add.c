@@ -17,6 +17,7 @@
 #include "tools/base/util.h"
 #include "tools/disk/part_file.h"
 #include "tools/esp/cfgedit.h"
+#include "common/fat_path.h"
 #include "tools/esp/hashfile.h"
 #include "tools/ops/menu_edit.h"
 
@@ -105,27 +106,62 @@ struct entry_files {
 	const char *initrd_list[CFG_MAX_INITRDS];
 };
 
-/* Copies an entry's kernel and initrds into /NAME on the ESP copy. Returns 0 or an exit code. */
+/* Whether dst is a file of the anysector.cfg entry add --replace takes out (name): the one
+ * exception to "add replaces only anysector's files". */
+static bool replaced_entry_file(const struct txn *t, const char *name, const char *dst)
+{
+	int i = t->replace && t->menu ? boot_menu_find(t->menu, name) : -1;
+	if (i < 0 || t->menu->src[i].bls)
+		return false;
+	const char *files[1 + CFG_MAX_INITRDS];
+	unsigned n = entry_boot_files(&t->menu->cfg.entries[i], files);
+	for (unsigned k = 0; k < n; k++)
+		if (fat_path_eq(files[k], dst))
+			return true;
+	return false;
+}
+
+/* add never replaces a file it does not own. Returns 0 or an exit code. */
+static int refuse_foreign_file(struct txn *t, const char *name, const char *dst)
+{
+	enum own_state st;
+	if (!txn_foreign(t, dst, &st) || replaced_entry_file(t, name, dst))
+		return 0;
+	t_error("refuse.foreign_file",
+		"%s on partition %u would be replaced, but %s; nothing was written (choose "
+		"another --name)", dst, t->esp.number, owned_why_not(st));
+	return EXIT_REFUSED;
+}
+
+/* Copies an entry's kernel and initrds into /NAME on the ESP copy (the entry's files being
+ * replaced, the menu is t->menu before the change). Returns 0 or an exit code. */
 static int entry_copy_files(struct txn *t, const struct add_entry *e, const char *name,
 			    struct entry_files *f)
 {
 	char dir[CFG_NAME_MAX + 2];
 	int rc;
 
-	snprintf(dir, sizeof dir, "/%s", name);
-	if ((rc = esp_mkdir_p(&t->esp, dir)))
-		return rc;
 	entry_file_path(name, e->kernel, f->kernel, sizeof f->kernel);
-	if ((rc = esp_put(&t->esp, e->kernel, f->kernel)))
-		return rc;
 	for (unsigned j = 0; j < e->ninitrd; j++) {
 		entry_file_path(name, e->initrd[j], f->initrd[j], sizeof f->initrd[j]);
 		f->initrd_list[j] = f->initrd[j];
-		if ((rc = esp_put(&t->esp, e->initrd[j], f->initrd[j])))
-			return rc;
 	}
+	if ((rc = refuse_foreign_file(t, name, f->kernel)))
+		return rc;
+	for (unsigned j = 0; j < e->ninitrd; j++)
+		if ((rc = refuse_foreign_file(t, name, f->initrd[j])))
+			return rc;
+	snprintf(dir, sizeof dir, "/%s", name);
+	if ((rc = esp_mkdir_p(&t->esp, dir)))
+		return rc;
+	if ((rc = txn_put_owned(t, e->kernel, f->kernel)))
+		return rc;
+	for (unsigned j = 0; j < e->ninitrd; j++)
+		if ((rc = txn_put_owned(t, e->initrd[j], f->initrd[j])))
+			return rc;
 	return 0;
 }
+
 
 /* add --pin: the SHA-256 of the host files add copies (the bytes that land on the ESP), bit s of
  * *pinned for pin slot s. Returns 0 or an exit code. */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* check's second half: the boot code in LBA 0 and the stage2 it points at, and the boot
  * partition's files (loaders, anysector.cfg, pinned hashes), as the loaders will find them. */
+#include "tools/ops/fwpath.h"
 #include "tools/ops/check_boot.h"
 
 #include <stdio.h>
@@ -361,6 +362,7 @@ void check_boot(struct hostdev *h, struct disk_info *di, struct report *r)
 			report_printf(r, DIAG_ERROR, "boot.esp_chains",
 				      "boot partition %u has FAT errors: %.900s", bp->number, problem);
 		bool efi = part_has(c, "/EFI/BOOT/BOOTX64.EFI");
+		check_firmware_paths(h, di, bp, &c->fs, r);
 		if (efi)
 			check_efi_files(c, bp->number, r);
 		else

@@ -2,6 +2,7 @@
 /* install as a write plan: stage2 into a slot of the boot region, BOOTX64.EFI (and shim) onto
  * the ESP, stage1 into LBA 0 last. */
 #include "tools/ops/install.h"
+#include "tools/ops/install_efi.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -29,7 +30,9 @@ static int stage2_region(struct txn *t, uint64_t *first, uint64_t *end, char *wh
 		if (di->bios_boot < 0) {
 			t_error("refuse.no_bios_boot",
 				"%s has no BIOS boot partition (type 21686148-6449-6E6F-744E-656564454649): "
-				"stage2 has nowhere to go; 'anysector partition' makes one",
+				"stage2 has nowhere to go; 'anysector install --uefi-only' installs for UEFI "
+				"alone, beside what is there ('anysector partition' makes a new layout, "
+				"erasing the disk)",
 				t->h->path);
 			return EXIT_REFUSED;
 		}
@@ -231,67 +234,6 @@ static int plan_stage2(struct txn *t, const struct stages *s, const struct stage
 	return 0;
 }
 
-/* A file beside another: dir of path + name (into out). */
-static void beside(const char *path, const char *name, char *out, size_t cap)
-{
-	const char *slash = strrchr(path, '/');
-	int dir = slash ? (int)(slash - path + 1) : 0;
-	snprintf(out, cap, "%.*s%s", dir, path, name);
-}
-
-/* MokManager, which shim starts when a MOK change waits (mokutil --import): mmx64.efi or
- * Debian's mmx64.efi.signed beside the shim given, else none (""). */
-static void find_mok_manager(const char *shim, char *out, size_t cap)
-{
-	static const char *const names[] = { "mmx64.efi.signed", "mmx64.efi" };
-	for (unsigned i = 0; i < 2; i++) {
-		beside(shim, names[i], out, cap);
-		if (!access(out, R_OK))
-			return;
-	}
-	out[0] = 0;
-}
-
-/* The UEFI files: the loader as \EFI\BOOT\BOOTX64.EFI (signed first with --sign-key), or with
- * --shim the shim there, the loader as grubx64.efi (the name shim starts) and MokManager when
- * it is beside the shim. Returns 0 or an exit code. */
-static int put_efi_files(struct txn *t, const struct stages *s)
-{
-	unsigned part = t->di.parts[t->di.esp].number;
-	const char *loader = s->efi_path;
-	char signer[300] = "", mm[4200];
-	int rc;
-
-	if (t->sign.key) {
-		if ((rc = loader_sign(s->efi_path, &t->sign, t->signed_loader,
-				      sizeof t->signed_loader))) {
-			t->signed_loader[0] = 0;
-			return rc;
-		}
-		loader = t->signed_loader;
-		snprintf(signer, sizeof signer, ", signed with %s", t->sign.cert);
-	}
-	if ((rc = txn_open_esp(t)) || (rc = esp_mkdir_p(&t->esp, "/EFI/BOOT")))
-		return rc;
-	if (!t->sign.shim) {
-		txn_summary(t, "\\EFI\\BOOT\\BOOTX64.EFI on partition %u%s", part, signer);
-		return esp_put(&t->esp, loader, "/EFI/BOOT/BOOTX64.EFI");
-	}
-	if ((rc = esp_put(&t->esp, t->sign.shim, "/EFI/BOOT/BOOTX64.EFI")) ||
-	    (rc = esp_put(&t->esp, loader, "/EFI/BOOT/" SHIM_SECOND_STAGE)))
-		return rc;
-	txn_summary(t, "\\EFI\\BOOT\\BOOTX64.EFI on partition %u: shim from %s", part, t->sign.shim);
-	txn_summary(t, "\\EFI\\BOOT\\" SHIM_SECOND_STAGE " on partition %u: the loader shim starts%s",
-		part, signer);
-	find_mok_manager(t->sign.shim, mm, sizeof mm);
-	if (mm[0]) {
-		if ((rc = esp_put(&t->esp, mm, "/EFI/BOOT/mmx64.efi")))
-			return rc;
-		txn_summary(t, "\\EFI\\BOOT\\mmx64.efi on partition %u: MokManager from %s", part, mm);
-	}
-	return 0;
-}
-
 int txn_install(struct txn *t, const struct stages *s)
 {
 	const struct part_info *bp = &t->di.parts[t->di.esp];
@@ -302,6 +244,8 @@ int txn_install(struct txn *t, const struct stages *s)
 	char where[200], slot_name[40];
 	int rc;
 
+	if (t->uefi_only)
+		return txn_install_efi(t, s);
 	if ((rc = stage1_check(s)) || (rc = stage2_region(t, &first, &end, where, sizeof where)) ||
 	    (rc = choose_stage2_place(t, len, where, first, end, &pl, &room, &lba0)) ||
 	    (rc = foreign_signatures(t, &pl, first, end, where, lba0)) ||
@@ -319,7 +263,7 @@ int txn_install(struct txn *t, const struct stages *s)
 	txn_summary(t, "stage1 in LBA 0, pointing at stage2 at byte %llu (%u bytes)",
 		(unsigned long long)(pl.lba * lss), (unsigned)len);
 	txn_summary(t, "stage2 in the %s%s, booting from partition %u", where, slot_name, bp->number);
-	rc = put_efi_files(t, s);
+	rc = txn_install_efi(t, s);
 out:
 	free(room);
 	free(lba0);

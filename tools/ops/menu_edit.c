@@ -164,7 +164,7 @@ static int drop_empty_dirs(struct txn *t, const char *dir)
 	snprintf(d, sizeof d, "%s", dir);
 	for (;;) {
 		char *slash = strrchr(d, '/');
-		if (!slash || !slash[1] || !strncasecmp(d, "/loader", 7))
+		if (!slash || !slash[1] || !strncasecmp(d, "/loader", 7) || fat_path_eq(d, "/EFI"))
 			return 0;
 		struct dir_state st = { 0 };
 		if (esp_list(&t->esp, d, count_one, &st) || st.n)
@@ -204,8 +204,14 @@ int txn_drop_unused(struct txn *t, const char *const *files, unsigned n)
 				txn_summary(t, "kept %s: entry '%s' uses it", files[i], user);
 			continue;
 		}
+		enum own_state st;
+		if (txn_foreign(t, files[i], &st)) {
+			txn_summary(t, "kept %s: %s", files[i], owned_why_not(st));
+			continue;
+		}
 		if ((rc = esp_delete(&t->esp, files[i])))
 			break;
+		owned_forget(&t->own, files[i]);
 		txn_summary(t, "deleted %s", files[i]);
 		char dir[FAT_PATH_MAX + 32];
 		snprintf(dir, sizeof dir, "%s", files[i]);

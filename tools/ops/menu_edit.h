@@ -13,9 +13,10 @@ int txn_load_menu(struct txn *t);
 int txn_store_config(struct txn *t, const char *text);
 int txn_check_menu(struct txn *t);
 /* Deletes those of the files (paths on the boot partition) that no entry of the menu now on the
- * copy uses, and then their directories when that leaves them empty (never the root or
- * /loader). A file some entry still uses is kept, and the summary says which. Returns 0 or an
- * exit code. */
+ * copy uses and that are anysector's (tools/ops/owned.h), and then their directories when that
+ * leaves them empty (never the root, /EFI or /loader). A file some entry still uses, or one
+ * anysector did not write, is kept, and the summary says which and why. Returns 0 or an exit
+ * code. */
 int txn_drop_unused(struct txn *t, const char *const *files, unsigned n);
 
 #endif

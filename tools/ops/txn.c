@@ -3,6 +3,7 @@
 #include "tools/ops/txn.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <linux/fs.h>
 #include <sys/ioctl.h>
@@ -14,6 +15,9 @@
 #include <unistd.h>
 
 #include "common/bits.h"
+#include "common/errors.h"
+#include "tools/base/fileio.h"
+#include "tools/base/report.h"
 #include "tools/base/exit_codes.h"
 #include "tools/base/util.h"
 #include "tools/esp/espdir_write.h"
@@ -99,6 +103,28 @@ int txn_begin(struct txn *t, struct hostdev *h)
 	return 0;
 }
 
+/* Which files are anysector's, decided on the partition as it is before the command changes
+ * it (the migration rule reads the menu, quietly: install needs no valid one). Returns 0 or an
+ * exit code. */
+static int load_owned(struct txn *t)
+{
+	struct boot_menu *m = xcalloc(1, sizeof *m);
+	struct report q;
+
+	report_init(&q, false);
+	bool ok = !boot_menu_load(&t->esp, m, &q);
+	report_free(&q);
+	int rc = owned_load(&t->own, &t->esp, ok ? m : NULL);
+	boot_menu_free(m);
+	free(m);
+	t->own_loaded = !rc;
+	if (!rc && t->own.migrated)
+		txn_summary(t, "%s on partition %u: %u file%s anysector wrote before it kept this list",
+			    OWNED_FILE_NAME, t->esp.number, t->own.migrated,
+			    t->own.migrated == 1 ? "" : "s");
+	return rc;
+}
+
 int txn_open_esp(struct txn *t)
 {
 	if (t->esp.open)
@@ -108,8 +134,13 @@ int txn_open_esp(struct txn *t)
 	const struct kdev *k = usage_partition(&t->use, bp->first * lss, bp->sectors * lss);
 	char what[PATH_MAX + 128];
 
-	if (!k || !kdev_in_use(k, what, sizeof what))
-		return esp_open(&t->esp, t->h, bp->first, bp->sectors, bp->number);
+	int rc;
+
+	if (!k || !kdev_in_use(k, what, sizeof what)) {
+		if ((rc = esp_open(&t->esp, t->h, bp->first, bp->sectors, bp->number)))
+			return rc;
+		return load_owned(t);
+	}
 	/* Mounted (Debian's /boot/efi): its files change through the filesystem, never as raw
 	 * sectors under the kernel's driver. */
 	if (!k->mount[0] || k->mount_subtree || k->mount_ro) {
@@ -122,7 +153,21 @@ int txn_open_esp(struct txn *t)
 	}
 	t_info("esp.mounted", "partition %u is mounted on %s (%s): its files are changed through "
 	       "the filesystem", bp->number, k->mount, k->fstype);
-	return esp_open_mounted(&t->esp, t->h, bp->first, bp->sectors, bp->number, k->mount);
+	if ((rc = esp_open_mounted(&t->esp, t->h, bp->first, bp->sectors, bp->number, k->mount)))
+		return rc;
+	return load_owned(t);
+}
+
+int txn_put_owned(struct txn *t, const char *src, const char *dst)
+{
+	int rc = esp_put(&t->esp, src, dst);
+	return rc ? rc : owned_record(&t->own, &t->esp, dst);
+}
+
+bool txn_foreign(struct txn *t, const char *dst, enum own_state *st)
+{
+	*st = owned_state(&t->own, &t->esp, dst);
+	return *st == OWN_FOREIGN || *st == OWN_CHANGED;
 }
 
 /* Before anything is written (and for a dry run): no write may fall into a partition in use,
@@ -186,6 +231,54 @@ static int apply_mounted(void *ctx)
 	return espdir_apply(ctx);
 }
 
+/* Copies the host file src to the new file dst and syncs it. Returns 0 or AS_EIO (errno). */
+static int copy_host_file(const char *src, const char *dst)
+{
+	int in = open(src, O_RDONLY | O_CLOEXEC);
+	int out = in < 0 ? -1 : open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	uint8_t *buf = xmalloc(1u << 20);
+	uint64_t off = 0;
+	ssize_t n = -1;
+
+	while (out >= 0 && (n = read(in, buf, 1u << 20)) > 0 && !pwrite_full(out, buf, (size_t)n, off))
+		off += (uint64_t)n;
+	int err = errno;
+	bool ok = out >= 0 && n == 0 && !fsync(out);
+	free(buf);
+	if (in >= 0)
+		close(in);
+	if (out >= 0 && close(out))
+		ok = false;
+	if (!ok && out >= 0)
+		unlink(dst);
+	errno = ok ? 0 : err;
+	return ok ? 0 : AS_EIO;
+}
+
+/* install --force through a mounted ESP: the journal holds raw sectors only, so each foreign
+ * file it replaces is first copied to BACKUP.NAME (never over an existing file) and synced.
+ * Returns 0 or an exit code. */
+static int save_foreign_files(struct txn *t, const char *backup)
+{
+	for (unsigned i = 0; i < t->nsaved; i++) {
+		char src[8400], dst[4400];
+		const char *base = strrchr(t->saved[i], '/');
+		snprintf(src, sizeof src, "%s%s", t->esp.mount_dir, t->saved[i]);
+		snprintf(dst, sizeof dst, "%.4000s.%s", backup, base ? base + 1 : t->saved[i]);
+		if (t->dry_run) {
+			printf("would first copy %s to %s\n", src, dst);
+			continue;
+		}
+		if (copy_host_file(src, dst)) {
+			t_error("install.save_foreign", "cannot copy %s to %s before replacing it: %s; "
+				"nothing was written", src, dst, strerror(errno));
+			return EXIT_ERRORS;
+		}
+		printf("saved %s to %s\n", src, dst);
+	}
+	return 0;
+}
+
 int txn_commit(struct txn *t)
 {
 	struct hostdev *h = t->h;
@@ -196,6 +289,8 @@ int txn_commit(struct txn *t)
 
 	plan_init(&all, h->topo.lss);
 	plan_init(&esp, h->topo.lss);
+	if (t->own_loaded && (rc = owned_store(&t->own, &t->esp)))
+		goto out;
 	if (t->esp.open) {
 		char what[120];
 		snprintf(what, sizeof what, "files on partition %u", t->esp.number);
@@ -216,7 +311,8 @@ int txn_commit(struct txn *t)
 	if (t->journal && (rc = journal_pick_path(h, t->backup, path, sizeof path)))
 		goto out;
 	held = true;
-	if ((rc = claim_partitions(t, &all, claims)))
+	if ((rc = claim_partitions(t, &all, claims)) ||
+	    (t->journal && (rc = save_foreign_files(t, path))))
 		goto out;
 	if (t->dry_run) {
 		plan_print(&all, stdout);
@@ -227,6 +323,8 @@ int txn_commit(struct txn *t)
 			       (unsigned long long)plan_sectors(&all), path,
 			       t->esp.mounted ? " (not the files changed through the mounted filesystem)"
 					      : "");
+		if (t->print_more)
+			t->print_more(t);
 		printf("dry run: %u writes, %llu sectors%s; nothing was written\n", all.n,
 		       (unsigned long long)plan_sectors(&all),
 		       t->esp.mounted ? ", and the changes through the mounted filesystem above" : "");
@@ -241,7 +339,7 @@ int txn_commit(struct txn *t)
 					"in it" : "");
 	}
 	all.crash_after = plan_crash_hook();
-	if ((rc = plan_execute(h, &all)))
+	if ((rc = plan_execute(h, &all)) || (t->after_writes && (rc = t->after_writes(t))))
 		goto out;
 	for (unsigned i = 0; i < t->nsummary; i++)
 		printf("%s\n", t->summary[i]);
@@ -265,6 +363,7 @@ void txn_end(struct txn *t)
 		free(t->menu);
 		t->menu = NULL;
 	}
+	owned_free(&t->own);
 	esp_close(&t->esp);
 	plan_free(&t->pre);
 	plan_free(&t->post);

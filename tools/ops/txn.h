@@ -14,7 +14,23 @@
 #include "tools/disk/inspect.h"
 #include "tools/esp/bootmenu.h"
 #include "tools/esp/espfs.h"
+#include "tools/ops/owned.h"
 #include "tools/plan/plan.h"
+
+/* The firmware boot entry of an install beside another system: Boot#### pointing at the
+ * loader in \EFI\anysector\, first in BootOrder; written through efivarfs after the disk
+ * (tools/ops/install_efi.h, tools/dev/efivars.h). */
+struct nvram_plan {
+	bool active;                /* a running UEFI system whose firmware sees the target */
+	const char *dir;            /* its efivarfs directory */
+	uint16_t id;                /* Boot#### */
+	bool write_option, write_order;
+	uint8_t option[1024];
+	size_t option_len;
+	uint16_t order[256], old_order[256];
+	unsigned norder, nold;
+	char loader[FAT_PATH_MAX];  /* the path the entry starts */
+};
 
 /* A change to a disk whose table is already there: built as a plan (stage2, ESP files, LBA 0
  * last), then printed (dry run) or journalled and written. */
@@ -29,6 +45,13 @@ struct txn {
 	unsigned cfg_timeout;       /* the menu timeout of a new anysector.cfg (seconds) */
 	struct efi_signing sign;    /* install: --sign-key, --sign-cert, --shim */
 	char signed_loader[4200];   /* the temporary signed copy of BOOTX64.EFI ("" none) */
+	bool uefi_only;             /* install --uefi-only: no stage1, no stage2 */
+	bool no_nvram;              /* install --no-nvram: no firmware boot entry */
+	struct nvram_plan nv;       /* the firmware boot entry install writes */
+	/* set by an operation with more to do than the disk's writes (install_efi.c): said by a
+	 * dry run after the plan, done after the plan's writes (0 or an exit code) */
+	void (*print_more)(const struct txn *t);
+	int (*after_writes)(struct txn *t);
 	bool set_timeout;           /* add --timeout: put cfg_timeout into anysector.cfg as well */
 	bool replace;               /* add --replace: an entry of the same name is replaced */
 	struct boot_menu *menu;     /* the menu before the change (txn_load_menu) */
@@ -36,8 +59,13 @@ struct txn {
 	unsigned nreplaced;
 	bool allow_empty_menu;      /* remove --force of the last entry */
 	struct esp_session esp;
+	struct owned own;           /* which files of the ESP are anysector's (tools/ops/owned.h) */
+	bool own_loaded;
 	struct plan pre;            /* stage2 */
 	struct plan post;           /* LBA 0 */
+	char saved[4][FAT_PATH_MAX + 32]; /* install --force: foreign files replaced through a
+				     * mounted ESP, copied beside the backup file first */
+	unsigned nsaved;
 	char summary[16][512];      /* what was done, printed after a successful commit */
 	unsigned nsummary;
 };
@@ -48,11 +76,16 @@ struct txn {
  * (dry run) or journals and writes it. txn_end frees what the others made. */
 int txn_begin(struct txn *t, struct hostdev *h);
 /* Opens the boot partition for the change: a copy for mtools, or, while the running system has
- * it mounted, its filesystem (tools/esp/espdir.h). */
+ * it mounted, its filesystem (tools/esp/espdir.h); and reads which of its files are
+ * anysector's (tools/ops/owned.h) before anything changes. */
 int txn_open_esp(struct txn *t);
+/* Copies a host file to dst on the boot partition and lists it as anysector's. */
+int txn_put_owned(struct txn *t, const char *src, const char *dst);
 int txn_commit(struct txn *t);
 void txn_end(struct txn *t);
 
+/* Whether dst exists on the boot partition and is not anysector's (*st gets the state). */
+bool txn_foreign(struct txn *t, const char *dst, enum own_state *st);
 /* A line for the summary printed after a successful commit. */
 void txn_summary(struct txn *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Which files on the boot partition are anysector's: the ones it wrote, recorded with their
+ * SHA-256 in /anysector.own beside anysector.cfg. add and install replace, and remove deletes,
+ * only those (and anysector.cfg and the list itself, which are anysector's by name); a listed
+ * file whose bytes changed since is no longer anysector's. A partition without the list (one
+ * installed before it existed) gets one by the migration rule of owned_load. */
+#ifndef ANYSECTOR_TOOLS_OPS_OWNED_H
+#define ANYSECTOR_TOOLS_OPS_OWNED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/sha256.h"
+#include "tools/esp/bootmenu.h"
+#include "tools/esp/esp_read.h"
+#include "tools/esp/esp_session.h"
+
+#define OWNED_FILE_NAME "anysector.own"
+/* at most this many files; the list stays far below the 64 KiB the loaders' config may take */
+#define OWNED_MAX_FILES 256
+
+struct owned_file {
+	char path[FAT_PATH_MAX + 32];       /* absolute, '/'-separated, as anysector wrote it */
+	uint8_t sha[SHA256_BYTES];
+};
+
+struct owned {
+	struct owned_file *f;
+	unsigned n, cap;
+	bool present;       /* the list was on the partition */
+	bool changed;       /* the list differs from the partition's: owned_store writes it */
+	unsigned migrated;  /* files the migration rule took (no list on the partition) */
+};
+
+/* Whether the list's text parses (its lines appended to o); else why is a sentence naming the
+ * line. */
+bool owned_parse(const char *text, size_t len, struct owned *o, char *why, size_t cap);
+/* The list as text (malloc'd): a comment, then "SHA256  PATH" per file, sorted by path. */
+char *owned_text(const struct owned *o);
+
+/* Reads /anysector.own through s. Without it, the migration rule: anysector's loader (SBAT
+ * component "anysector") at \EFI\BOOT\BOOTX64.EFI, or shim there with anysector's loader as
+ * grubx64.efi beside it (then MokManager beside them too), and each file of an anysector.cfg
+ * entry of m (m may be NULL) that lies directly in the directory named after the entry,
+ * /NAME/FILE, as add puts them (NAME not EFI or loader); each with the SHA-256 it has now.
+ * Returns 0 or an exit code (a list that does not parse: EXIT_ERRORS, naming its line). */
+int owned_load(struct owned *o, struct esp_session *s, const struct boot_menu *m);
+void owned_free(struct owned *o);
+
+/* The listed entry of path (case as FAT compares), or NULL. */
+const struct owned_file *owned_find(const struct owned *o, const char *path);
+/* Whether path is anysector's by name: /anysector.cfg or the list itself. */
+bool owned_by_name(const char *path);
+/* What path is to anysector: OWN_ABSENT (no such file), OWN_YES (by name, or listed with the
+ * SHA-256 it has now), OWN_CHANGED (listed, bytes changed since), OWN_FOREIGN (not listed). */
+enum own_state { OWN_ABSENT, OWN_YES, OWN_CHANGED, OWN_FOREIGN };
+enum own_state owned_state(const struct owned *o, struct esp_session *s, const char *path);
+/* The words for a state that is not anysector's ("anysector did not write it"). */
+const char *owned_why_not(enum own_state st);
+/* path was just written by anysector: listed with the SHA-256 it has now on s. Returns 0 or an
+ * exit code. */
+int owned_record(struct owned *o, struct esp_session *s, const char *path);
+/* path is gone: off the list. */
+void owned_forget(struct owned *o, const char *path);
+/* Puts the list onto s when it changed. Returns 0 or an exit code. */
+int owned_store(struct owned *o, struct esp_session *s);
+
+/* What an EFI program on s is, as check says it (efisig.h), into buf; "" when it cannot be
+ * read. */
+const char *owned_describe(struct esp_session *s, const char *path, char *buf, size_t cap);
+
+#endif

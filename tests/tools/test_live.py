@@ -297,8 +297,9 @@ def t_mounted_esp_durable(s):
         live = os.path.join(mnt, "live")
         files = [os.path.join(live, os.path.basename(p)) for p in (k, initrd)]
         ops = strace.traced(s, "add", lo.dev, "--kernel", k, "--initrd", initrd, "--name", "live")
-        done = check_durable(s, "add", ops, mnt, {cfg: None, files[0]: k, files[1]: initrd},
-                             mkdirs=[live])
+        own = os.path.join(mnt, "anysector.own")   # the files anysector owns (owned.h)
+        done = check_durable(s, "add", ops, mnt, {cfg: None, own: None, files[0]: k,
+                                                   files[1]: initrd}, mkdirs=[live])
         s.check("entry live\n" in open(cfg).read(), "add: the entry in the mount's cfg")
         cfg_at = next((o.index for o in ops if o.kind == "rename" and o.dst == cfg), -1)
         for p in files + [live]:
@@ -310,7 +311,7 @@ def t_mounted_esp_durable(s):
         first = os.path.join(mnt, "first")
         gone = [os.path.join(first, n) for n in os.listdir(first)] + [first]
         ops = strace.traced(s, "remove", lo.dev, "first")
-        done = check_durable(s, "remove", ops, mnt, {cfg: None}, removes=gone)
+        done = check_durable(s, "remove", ops, mnt, {cfg: None, own: None}, removes=gone)
         rm_at = min([o.index for o in ops if o.kind == "remove" and o.path in gone] or [-1])
         s.check(cfg in done and done[cfg].index < rm_at, "remove: a file was removed (call "
                 "%d) before anysector.cfg stopped naming it durably" % rm_at)
@@ -335,12 +336,14 @@ def t_mounted_install_durable(s):
         loader = os.path.join(s.stages, "BOOTX64.EFI")
         ops = strace.traced(s, "install", lo.dev, "--shim", shim,
                             "--backup", s.path("install-shim.bak"))
+        own = os.path.join(mnt, "anysector.own")   # the files anysector owns (owned.h)
         check_durable(s, "install --shim", ops, mnt,
-                      {os.path.join(boot, "BOOTX64.EFI"): shim,
+                      {own: None, os.path.join(boot, "BOOTX64.EFI"): shim,
                        os.path.join(boot, "grubx64.efi"): loader,
                        os.path.join(boot, "mmx64.efi"): mm})
         ops = strace.traced(s, "install", lo.dev, "--backup", s.path("install-plain.bak"))
-        check_durable(s, "install", ops, mnt, {os.path.join(boot, "BOOTX64.EFI"): loader})
+        check_durable(s, "install", ops, mnt, {own: None,
+                                               os.path.join(boot, "BOOTX64.EFI"): loader})
 
 
 def main():

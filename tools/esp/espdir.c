@@ -229,6 +229,17 @@ int espdir_rmdir(struct esp_session *s, const char *path)
 	return 0;
 }
 
+void espdir_hoist(struct esp_session *s, const char *path)
+{
+	for (unsigned i = s->nops; i-- > 0;)
+		if (esp_path_eq(s->ops[i].path, path)) {
+			struct dir_op op = s->ops[i];
+			memmove(&s->ops[1], &s->ops[0], i * sizeof op);
+			s->ops[0] = op;
+			return;
+		}
+}
+
 void espdir_close(struct esp_session *s)
 {
 	for (unsigned i = 0; i < s->nops; i++)

@@ -42,6 +42,8 @@ struct dir_op *espdir_record(struct esp_session *s, enum dir_op_kind kind, const
 /* The host path of path on the boot partition, under the mount. */
 void espdir_host_path(const struct esp_session *s, const char *path, char *out, size_t cap);
 /* Deletes the staged copies and forgets the changes. */
+/* Moves the last change recorded for path to the front, so it is applied first. */
+void espdir_hoist(struct esp_session *s, const char *path);
 void espdir_close(struct esp_session *s);
 
 /* One line per recorded change ("through /boot/efi: ..."). */

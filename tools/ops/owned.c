@@ -34,18 +34,18 @@ const struct owned_file *owned_find(const struct owned *o, const char *path)
 	return NULL;
 }
 
-/* Adds or updates path's line. */
+/* Adds the line (path, sha) unless it is there. */
 static void put_line(struct owned *o, const char *path, const uint8_t sha[SHA256_BYTES])
 {
-	struct owned_file *f = (struct owned_file *)owned_find(o, path);
-	if (!f) {
-		if (o->n == o->cap) {
-			o->cap = o->cap ? 2 * o->cap : 16;
-			o->f = xrealloc(o->f, o->cap * sizeof *o->f);
-		}
-		f = &o->f[o->n++];
-		snprintf(f->path, sizeof f->path, "%s", path);
+	for (unsigned i = 0; i < o->n; i++)
+		if (esp_path_eq(o->f[i].path, path) && !memcmp(o->f[i].sha, sha, SHA256_BYTES))
+			return;
+	if (o->n == o->cap) {
+		o->cap = o->cap ? 2 * o->cap : 16;
+		o->f = xrealloc(o->f, o->cap * sizeof *o->f);
 	}
+	struct owned_file *f = &o->f[o->n++];
+	snprintf(f->path, sizeof f->path, "%s", path);
 	memcpy(f->sha, sha, SHA256_BYTES);
 }
 
@@ -77,7 +77,7 @@ static int parse_line(const char *p, size_t n, struct owned *o)
 			return AS_ECORRUPT;
 	memcpy(path, p + at, len);
 	path[len] = 0;
-	if (!owned_find(o, path) && o->n >= OWNED_MAX_FILES)
+	if (o->n >= OWNED_MAX_FILES)
 		return AS_ECORRUPT;
 	put_line(o, path, sha);
 	return 0;
@@ -110,7 +110,9 @@ bool owned_parse(const char *text, size_t len, struct owned *o, char *why, size_
 
 static int by_path(const void *a, const void *b)
 {
-	return strcasecmp(((const struct owned_file *)a)->path, ((const struct owned_file *)b)->path);
+	const struct owned_file *x = a, *y = b;
+	int c = strcasecmp(x->path, y->path);
+	return c ? c : memcmp(x->sha, y->sha, SHA256_BYTES);
 }
 
 char *owned_text(const struct owned *o)
@@ -148,12 +150,14 @@ enum own_state owned_state(const struct owned *o, struct esp_session *s, const c
 		return OWN_ABSENT;
 	if (owned_by_name(path))
 		return OWN_YES;
-	const struct owned_file *f = owned_find(o, path);
-	if (!f || is_dir)
+	if (!owned_find(o, path) || is_dir)
 		return OWN_FOREIGN;
-	if (esp_sha256(s, path, now) || memcmp(now, f->sha, SHA256_BYTES))
+	if (esp_sha256(s, path, now))
 		return OWN_CHANGED;
-	return OWN_YES;
+	for (unsigned i = 0; i < o->n; i++)
+		if (esp_path_eq(o->f[i].path, path) && !memcmp(now, o->f[i].sha, SHA256_BYTES))
+			return OWN_YES;
+	return OWN_CHANGED;
 }
 
 const char *owned_why_not(enum own_state st)
@@ -162,7 +166,8 @@ const char *owned_why_not(enum own_state st)
 				 : "anysector did not write it";
 }
 
-int owned_record(struct owned *o, struct esp_session *s, const char *path)
+int owned_record(struct owned *o, struct esp_session *s, const char *path,
+		 const uint8_t *before)
 {
 	uint8_t sha[SHA256_BYTES];
 	int err;
@@ -174,11 +179,14 @@ int owned_record(struct owned *o, struct esp_session *s, const char *path)
 			as_strerror(err));
 		return EXIT_ERRORS;
 	}
-	if (!owned_find(o, path) && o->n >= OWNED_MAX_FILES) {
+	owned_forget(o, path);
+	if (o->n + 2 > OWNED_MAX_FILES) {
 		t_error("refuse.owned_full", "%s would list more than %u files; remove entries first",
 			OWNED_FILE_NAME, OWNED_MAX_FILES);
 		return EXIT_REFUSED;
 	}
+	if (before)
+		put_line(o, path, before);
 	put_line(o, path, sha);
 	o->changed = true;
 	return 0;
@@ -186,12 +194,12 @@ int owned_record(struct owned *o, struct esp_session *s, const char *path)
 
 void owned_forget(struct owned *o, const char *path)
 {
-	const struct owned_file *f = owned_find(o, path);
-	if (!f)
-		return;
-	unsigned i = (unsigned)(f - o->f);
-	o->f[i] = o->f[--o->n];
-	o->changed = true;
+	for (unsigned i = o->n; i-- > 0;)
+		if (esp_path_eq(o->f[i].path, path)) {
+			memmove(&o->f[i], &o->f[i + 1], (o->n - i - 1) * sizeof *o->f);
+			o->n--;
+			o->changed = true;
+		}
 }
 
 int owned_store(struct owned *o, struct esp_session *s)

@@ -17,10 +17,10 @@
 #include "tools/esp/esp_session.h"
 
 #define OWNED_FILE_NAME "anysector.own"
-/* at most this many files; the list stays far below the 64 KiB the loaders' config may take */
-#define OWNED_MAX_FILES 256
+/* at most this many lines; the list stays far below the 64 KiB a file read here may take */
+#define OWNED_MAX_FILES 512
 
-struct owned_file {
+struct owned_file {                     /* one line: a content of path that is anysector's */
 	char path[FAT_PATH_MAX + 32];       /* absolute, '/'-separated, as anysector wrote it */
 	uint8_t sha[SHA256_BYTES];
 };
@@ -48,7 +48,7 @@ char *owned_text(const struct owned *o);
 int owned_load(struct owned *o, struct esp_session *s, const struct boot_menu *m);
 void owned_free(struct owned *o);
 
-/* The listed entry of path (case as FAT compares), or NULL. */
+/* The first line of path (case as FAT compares), or NULL. */
 const struct owned_file *owned_find(const struct owned *o, const char *path);
 /* Whether path is anysector's by name: /anysector.cfg or the list itself. */
 bool owned_by_name(const char *path);
@@ -58,10 +58,14 @@ enum own_state { OWN_ABSENT, OWN_YES, OWN_CHANGED, OWN_FOREIGN };
 enum own_state owned_state(const struct owned *o, struct esp_session *s, const char *path);
 /* The words for a state that is not anysector's ("anysector did not write it"). */
 const char *owned_why_not(enum own_state st);
-/* path was just written by anysector: listed with the SHA-256 it has now on s. Returns 0 or an
- * exit code. */
-int owned_record(struct owned *o, struct esp_session *s, const char *path);
-/* path is gone: off the list. */
+/* path was just written by anysector: listed with the SHA-256 it has now on s, and with before
+ * (the SHA-256 of the file it replaced, when that was anysector's; NULL: none) too. A path may
+ * have several lines, each a content that is anysector's: the list is written before the files
+ * it names switch (txn_commit), so a crash between the two leaves the old file or the new one,
+ * both listed. Returns 0 or an exit code. */
+int owned_record(struct owned *o, struct esp_session *s, const char *path,
+		 const uint8_t *before);
+/* path is gone: off the list (every line of it). */
 void owned_forget(struct owned *o, const char *path);
 /* Puts the list onto s when it changed. Returns 0 or an exit code. */
 int owned_store(struct owned *o, struct esp_session *s);

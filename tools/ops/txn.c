@@ -20,6 +20,7 @@
 #include "tools/base/report.h"
 #include "tools/base/exit_codes.h"
 #include "tools/base/util.h"
+#include "tools/esp/espdir.h"
 #include "tools/esp/espdir_write.h"
 #include "tools/plan/journal.h"
 
@@ -160,8 +161,11 @@ int txn_open_esp(struct txn *t)
 
 int txn_put_owned(struct txn *t, const char *src, const char *dst)
 {
+	uint8_t before[SHA256_BYTES];
+	bool had = owned_state(&t->own, &t->esp, dst) == OWN_YES &&
+		   !esp_sha256(&t->esp, dst, before);
 	int rc = esp_put(&t->esp, src, dst);
-	return rc ? rc : owned_record(&t->own, &t->esp, dst);
+	return rc ? rc : owned_record(&t->own, &t->esp, dst, had ? before : NULL);
 }
 
 bool txn_foreign(struct txn *t, const char *dst, enum own_state *st)
@@ -289,8 +293,12 @@ int txn_commit(struct txn *t)
 
 	plan_init(&all, h->topo.lss);
 	plan_init(&esp, h->topo.lss);
+	/* the list goes first through a mounted ESP (the sectors' order does it on a raw one: the
+	 * root directory precedes every subdirectory's cluster) */
 	if (t->own_loaded && (rc = owned_store(&t->own, &t->esp)))
 		goto out;
+	if (t->esp.mounted)
+		espdir_hoist(&t->esp, "/" OWNED_FILE_NAME);
 	if (t->esp.open) {
 		char what[120];
 		snprintf(what, sizeof what, "files on partition %u", t->esp.number);

@@ -232,7 +232,7 @@ int espdir_rmdir(struct esp_session *s, const char *path)
 void espdir_hoist(struct esp_session *s, const char *path)
 {
 	for (unsigned i = s->nops; i-- > 0;)
-		if (esp_path_eq(s->ops[i].path, path)) {
+		if (fat_path_eq(s->ops[i].path, path)) {
 			struct dir_op op = s->ops[i];
 			memmove(&s->ops[1], &s->ops[0], i * sizeof op);
 			s->ops[0] = op;

@@ -38,7 +38,7 @@ const struct owned_file *owned_find(const struct owned *o, const char *path)
 static void put_line(struct owned *o, const char *path, const uint8_t sha[SHA256_BYTES])
 {
 	for (unsigned i = 0; i < o->n; i++)
-		if (esp_path_eq(o->f[i].path, path) && !memcmp(o->f[i].sha, sha, SHA256_BYTES))
+		if (fat_path_eq(o->f[i].path, path) && !memcmp(o->f[i].sha, sha, SHA256_BYTES))
 			return;
 	if (o->n == o->cap) {
 		o->cap = o->cap ? 2 * o->cap : 16;
@@ -155,7 +155,7 @@ enum own_state owned_state(const struct owned *o, struct esp_session *s, const c
 	if (esp_sha256(s, path, now))
 		return OWN_CHANGED;
 	for (unsigned i = 0; i < o->n; i++)
-		if (esp_path_eq(o->f[i].path, path) && !memcmp(now, o->f[i].sha, SHA256_BYTES))
+		if (fat_path_eq(o->f[i].path, path) && !memcmp(now, o->f[i].sha, SHA256_BYTES))
 			return OWN_YES;
 	return OWN_CHANGED;
 }
@@ -195,7 +195,7 @@ int owned_record(struct owned *o, struct esp_session *s, const char *path,
 void owned_forget(struct owned *o, const char *path)
 {
 	for (unsigned i = o->n; i-- > 0;)
-		if (esp_path_eq(o->f[i].path, path)) {
+		if (fat_path_eq(o->f[i].path, path)) {
 			memmove(&o->f[i], &o->f[i + 1], (o->n - i - 1) * sizeof *o->f);
 			o->n--;
 			o->changed = true;

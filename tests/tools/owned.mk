@@ -4,4 +4,4 @@
 .PHONY: test-tools-owned
 test-tools-owned: $(BUILD)/asan/tools/anysector $(PY_BOOTINFO) stages $(PAYLOAD_EFI)
 	@BUILD=$(BUILD) python3 tests/tools/test_owned.py
-TEST_SUITES += 48:test-tools-owned
+TEST_SUITES += 49:test-tools-owned

@@ -410,7 +410,7 @@ def main():
     started = datetime.datetime.now(datetime.timezone.utc)
     host = HostLoad()
     kernel = find_kernel()
-    initrd_path, md5, pad_len = initrd.write(os.path.join(work, "initrd.img"))
+    initrd_path, md5, pad_len, _ = initrd.write(os.path.join(work, "initrd.img"))
     check = marker_check(md5)
     print(f"bench: kernel {kernel}, initrd {initrd_path} ({os.path.getsize(initrd_path)} bytes), "
           f"cmdline \"{CMDLINE}\", {a.label} disks of {DISK_SIZE >> 20} MiB", flush=True)

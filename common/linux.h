@@ -19,6 +19,7 @@
 #define LINUX_LOADED_HIGH 0x01         /* loadflags */
 #define LINUX_CAN_USE_HEAP 0x80
 #define LINUX_XLF_KERNEL_64 0x01
+#define LINUX_XLF_CAN_BE_LOADED_ABOVE_4G 0x02 /* the kernel takes an initrd above 4 GiB */
 
 /* Offsets of fields a loader writes (relative to the start of the setup code / file). */
 #define LINUX_OFF_SETUP_SECTS 0x1F1

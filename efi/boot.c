@@ -7,6 +7,7 @@
 #include "common/errors.h"
 #include "common/initrd.h"
 #include "common/le.h"
+#include "common/linux.h"
 #include "common/mem.h"
 #include "common/pin.h"
 #include "common/str.h"
@@ -15,6 +16,7 @@
 #define KERNEL_MAX_BYTES (1ull << 30)
 #define INITRD_MAX_BYTES (2ull << 30)
 #define PE_OFFSET_FIELD 0x3C
+#define ADDR_4G 0x100000000ull
 
 static EFI_GUID loaded_image_guid = LOADED_IMAGE_PROTOCOL;
 
@@ -28,6 +30,7 @@ static bool is_pe_image(const uint8_t *p, uint32_t size)
 }
 
 struct initrd_image {
+	struct initrd_join j;
 	uint8_t *data;
 	UINTN pages;
 	uint64_t size;
@@ -44,31 +47,66 @@ static int read_initrd(void *ctx, const char *path, const struct fat_file *f, vo
 	return bootvol_read(c->v, path, f, dst, c->d);
 }
 
-static int load_initrds(struct boot_volume *v, const struct cfg_entry *e, struct initrd_image *out,
-			struct diag *d)
+/* Where the initrd may lie, from the kernel's header (read on its own, before the kernel): the
+ * Linux stub copies the initrd out of our buffer through LoadFile2, so only a kernel that does
+ * not say it takes an initrd above 4 GiB (xloadflags) keeps it below its initrd_addr_max and
+ * 4 GiB; anything else, EFI applications too, lets it go as high as RAM. */
+static uint64_t initrd_limit(struct boot_volume *v, const char *kernel)
 {
-	struct initrd_join j;
+	uint8_t hdr[LINUX_HEADER_BYTES];
+	struct linux_header h;
+	struct fat_file f;
+
+	if (fat_open(v->fs, kernel, &f, NULL) || f.is_dir)
+		return UINT64_MAX;   /* reading the kernel says what is wrong with it */
+	uint32_t n = f.size < sizeof hdr ? f.size : sizeof hdr;
+	if (fat_read(v->fs, &f, 0, hdr, n, NULL) || linux_header_parse(hdr, n, f.size, &h, NULL) ||
+	    (h.xloadflags & LINUX_XLF_CAN_BE_LOADED_ABOVE_4G))
+		return UINT64_MAX;
+	uint64_t hi = (uint64_t)h.initrd_addr_max + 1;
+	return hi < ADDR_4G ? hi : ADDR_4G;
+}
+
+/* Opens the initrds and places their block (common/memplace.h) before any byte of them is
+ * read: a block that cannot fit costs no read, and its sentence names the largest that would. */
+static int place_initrds(struct boot_volume *v, const struct cfg_entry *e, uint64_t hi,
+			 struct initrd_image *out, struct diag *d)
+{
+	uint64_t largest, total;
 	int rc;
 
-	if ((rc = initrd_join_open(v->fs, e, &j, d)))
+	if ((rc = initrd_join_open(v->fs, e, &out->j, d)))
 		return rc;
-	if (j.total > INITRD_MAX_BYTES) {
+	total = out->j.total;
+	if (total > INITRD_MAX_BYTES) {
 		diag_error(d, "efi.initrd", "entry %s: the initrds add up to %llu bytes, more than "
-			   "the %llu this loader accepts", e->name, (unsigned long long)j.total,
+			   "the %llu this loader accepts", e->name, (unsigned long long)total,
 			   INITRD_MAX_BYTES);
 		return AS_ETOOBIG;
 	}
-	if (!(out->data = efi_alloc_pages(j.total, &out->pages))) {
-		diag_error(d, "efi.nomem", "entry %s: no memory for %llu bytes of initrd", e->name,
-			   (unsigned long long)j.total);
-		return AS_ENOMEM;
+	out->data = efi_alloc_high(total, hi, &out->pages, &largest);
+	if (!out->data && (!largest || largest >= total))   /* no map, or the map changed */
+		out->data = efi_alloc_pages(total, &out->pages);
+	if (!out->data) {
+		diag_error(d, "efi.nomem", "entry %s: the initrd is %llu bytes, but the largest that "
+			   "fits in the free memory the firmware reports%s is %llu bytes", e->name,
+			   (unsigned long long)total, hi == UINT64_MAX ? "" : " below initrd_addr_max",
+			   (unsigned long long)largest);
+		return AS_ENOSPC;
 	}
-	struct read_ctx c = { v, d };
-	if ((rc = initrd_join_read(&j, e, out->data, read_initrd, &c)) ||
-	    (rc = initrd_join_pins(&j, e, out->data, d)))
-		return rc;
-	out->size = j.total;
+	out->size = total;
 	return 0;
+}
+
+static int read_initrds(struct boot_volume *v, const struct cfg_entry *e,
+			struct initrd_image *rd, struct diag *d)
+{
+	struct read_ctx c = { v, d };
+	int rc;
+
+	if ((rc = initrd_join_read(&rd->j, e, rd->data, read_initrd, &c)))
+		return rc;
+	return initrd_join_pins(&rd->j, e, rd->data, d);
 }
 
 /* The command line as LoadOptions wants it: UCS-2, NUL-terminated (pool memory). */
@@ -189,6 +227,8 @@ int boot_entry(struct boot_volume *v, const struct cfg_entry *e, const char *cmd
 		con_printf("Loading %s: %s\n", e->title[0] ? e->title : e->name, e->kernel);
 	}
 	efi_blockdev_log_start();
+	if (e->ninitrd && (rc = place_initrds(v, e, initrd_limit(v, e->kernel), &rd, d)))
+		goto out;
 	if ((rc = bootvol_read_file(v, e->kernel, KERNEL_MAX_BYTES, &image, &size, &pages, d))) {
 		diag_error(d, "efi.kernel", "entry %s: cannot load %s %s from %s (%s)", e->name,
 			   what, e->kernel, v->name, as_strerror(rc));
@@ -198,7 +238,7 @@ int boot_entry(struct boot_volume *v, const struct cfg_entry *e, const char *cmd
 	if ((rc = pin_check(e, PIN_KERNEL, image, size, NULL, 0, d)))
 		goto out;
 	if (e->ninitrd) {
-		if ((rc = load_initrds(v, e, &rd, d)))
+		if ((rc = read_initrds(v, e, &rd, d)))
 			goto out;
 		EFI_STATUS s = initrd_publish(rd.data, rd.size);
 		if (EFI_ERROR(s)) {
@@ -208,7 +248,8 @@ int boot_entry(struct boot_volume *v, const struct cfg_entry *e, const char *cmd
 			rc = AS_EUNSUPP;
 			goto out;
 		}
-		con_printf("initrd: %llu bytes\n", (unsigned long long)rd.size);
+		con_printf("initrd: %llu bytes at 0x%llx\n", (unsigned long long)rd.size,
+			   (unsigned long long)(uintptr_t)rd.data);
 	}
 	efi_blockdev_print_log();
 	rc = start_image(v, e, what, image, size, cmdline, d);

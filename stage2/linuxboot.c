@@ -105,14 +105,14 @@ int linux_boot(struct fat_fs *fs, const struct cfg_entry *e, const char *cmdline
 	if (!memmap_read(&mm))
 		return AS_EUNSUPP;
 	uint32_t rm_bytes = (uint32_t)(__linux_rm_end - __linux_rm);
-	if (!memmap_usable(&mm, (uintptr_t)__linux_rm, rm_bytes)) {
+	if (!mem_fits(mm.e, mm.count, (uintptr_t)__linux_rm, rm_bytes)) {
 		con_printf("the kernel's real-mode segment at 0x%x (%u KiB) is not free RAM in the BIOS "
 			   "memory map (an extended BIOS data area this low?)\n",
 			   (unsigned)(uintptr_t)__linux_rm, rm_bytes >> 10);
 		return AS_ENOSPC;
 	}
 	uint64_t kernel_span = h.kernel_bytes > h.init_size ? h.kernel_bytes : h.init_size;
-	if (!memmap_usable(&mm, LINUX_KERNEL_ADDR, kernel_span)) {
+	if (!mem_fits(mm.e, mm.count, LINUX_KERNEL_ADDR, kernel_span)) {
 		con_printf("the kernel needs %u KiB of RAM at 1 MiB, which the BIOS memory map does not "
 			   "offer\n", kib(kernel_span));
 		return AS_ENOSPC;
@@ -128,11 +128,13 @@ int linux_boot(struct fat_fs *fs, const struct cfg_entry *e, const char *cmdline
 		uint64_t hi = (uint64_t)h.initrd_addr_max + 1;
 		if (hi > ADDR_LIMIT_32)
 			hi = ADDR_LIMIT_32;
-		initrd_addr = memmap_place_high(&mm, total, lo, hi, INITRD_ALIGN);
+		uint64_t largest;
+		initrd_addr = mem_place_high(mm.e, mm.count, total, lo, hi, INITRD_ALIGN, &largest);
 		if (!initrd_addr) {
-			con_printf("no room for %u KiB of initrd in the RAM the BIOS reports between "
-				   "the kernel's end (0x%llx) and initrd_addr_max (0x%x)\n", kib(total),
-				   (unsigned long long)lo, h.initrd_addr_max);
+			con_printf("the initrd is %u KiB, but the largest that fits in the RAM the BIOS "
+				   "reports between the kernel's end (0x%llx) and initrd_addr_max (0x%x) "
+				   "is %u KiB\n", kib(total), (unsigned long long)lo, h.initrd_addr_max,
+				   (unsigned)(largest >> 10));
 			return AS_ENOSPC;
 		}
 	}

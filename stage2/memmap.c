@@ -22,7 +22,7 @@ static uint8_t e820_buf[E820_ENTRY_BYTES] __attribute__((aligned(16)));
 static void add(struct memmap *m, uint64_t base, uint64_t len, uint32_t type)
 {
 	if (len && m->count < MEMMAP_MAX)
-		m->e[m->count++] = (struct memmap_entry){ base, len, type };
+		m->e[m->count++] = (struct mem_range){ base, len, type == E820_RAM };
 }
 
 static void read_e820(struct memmap *m)
@@ -68,78 +68,18 @@ static void read_e801(struct memmap *m)
 	add(m, 0x1000000u, (uint64_t)high_blocks << 16, E820_RAM);
 }
 
-/* Some BIOSes list one stretch of RAM as several adjacent or overlapping entries (E801 always
- * splits at 16 MiB): merge them, so a kernel or initrd may span the seams. */
-static void merge_ram(struct memmap *m)
-{
-	for (unsigned i = 0; i < m->count; i++) {
-		struct memmap_entry *a = &m->e[i];
-		if (a->type != E820_RAM)
-			continue;
-		for (unsigned j = i + 1; j < m->count; j++) {
-			struct memmap_entry *b = &m->e[j];
-			if (b->type != E820_RAM || b->base > a->base + a->len || a->base > b->base + b->len)
-				continue;
-			uint64_t end = a->base + a->len > b->base + b->len ? a->base + a->len : b->base + b->len;
-			a->base = a->base < b->base ? a->base : b->base;
-			a->len = end - a->base;
-			*b = m->e[--m->count];
-			j = i;          /* a grew: look at every other entry again */
-		}
-	}
-}
-
 bool memmap_read(struct memmap *m)
 {
 	m->count = 0;
 	read_e820(m);
 	if (!m->count)
 		read_e801(m);
-	merge_ram(m);
+	/* Some BIOSes list one stretch of RAM as several adjacent or overlapping entries (E801
+	 * always splits at 16 MiB): merged, a kernel or initrd may span the seams. */
+	m->count = mem_merge_usable(m->e, m->count);
 	if (!m->count) {
 		con_printf("memory: the BIOS gives no memory map (int 15h E820 and E801 both failed)\n");
 		return false;
 	}
 	return true;
-}
-
-static bool overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
-{
-	return a < b + blen && b < a + alen;
-}
-
-bool memmap_usable(const struct memmap *m, uint64_t base, uint64_t len)
-{
-	bool inside = false;
-
-	for (unsigned i = 0; i < m->count; i++) {
-		const struct memmap_entry *e = &m->e[i];
-		if (e->type == E820_RAM) {
-			if (base >= e->base && base + len <= e->base + e->len)
-				inside = true;
-		} else if (overlaps(base, len, e->base, e->len)) {
-			return false;
-		}
-	}
-	return inside;
-}
-
-uint64_t memmap_place_high(const struct memmap *m, uint64_t len, uint64_t lo, uint64_t hi,
-			   uint64_t align)
-{
-	uint64_t best = 0;
-
-	for (unsigned i = 0; i < m->count; i++) {
-		const struct memmap_entry *e = &m->e[i];
-		if (e->type != E820_RAM)
-			continue;
-		uint64_t start = e->base > lo ? e->base : lo;
-		uint64_t end = e->base + e->len < hi ? e->base + e->len : hi;
-		if (end <= start || end - start < len)
-			continue;
-		uint64_t at = ALIGN_DOWN(end - len, align);
-		if (at >= start && at > best && memmap_usable(m, at, len))
-			best = at;
-	}
-	return best;
 }

@@ -23,6 +23,15 @@ $bb poweroff -f
 """
 
 
+# The same, also printing " pad_md5=<md5 of /pad.bin>": an initrd with a large first archive
+# (with_pad) has every byte of it checked in the guest.
+PAD_NAME = "pad.bin"
+INIT_PAD = INIT.replace(
+    "| $bb cut -d' ' -f1)\"",
+    f"| $bb cut -d' ' -f1) pad_md5=$($bb md5sum /{PAD_NAME} | $bb cut -d' ' -f1)\"")
+assert INIT_PAD != INIT
+
+
 def filler():
     return random.Random(FILLER_SEED).randbytes(FILLER_BYTES)
 
@@ -65,3 +74,11 @@ def build(busybox="/bin/busybox", init=INIT, with_filler=True):
     if with_filler:
         c.entry("filler.bin", stat.S_IFREG | 0o644, filler())
     return gzip.compress(c.finish(), compresslevel=6, mtime=0)
+
+
+def with_pad(pad):
+    """An initrd of two archives, as an early-microcode initrd is laid out: an uncompressed cpio
+    holding /pad.bin = pad, then build(init=INIT_PAD), whose /init prints the pad's md5 too."""
+    c = _Cpio()
+    c.entry(PAD_NAME, stat.S_IFREG | 0o644, pad)
+    return c.finish() + build(init=INIT_PAD)

@@ -17,6 +17,10 @@ ASAN_CFLAGS := $(CSTD) $(WARN) -O1 -g -I. $(SAN_FLAGS)
 # util-linux's libblkid: what the installer asks before it writes over anything (tools/dev/probe.c).
 BLKID_CFLAGS := $(shell pkg-config --cflags blkid 2>/dev/null)
 BLKID_LIBS := $(or $(shell pkg-config --libs blkid 2>/dev/null),-lblkid)
+# util-linux's libfdisk: the tables fdisk opens that libblkid's low-level probe does not name
+# (a whole-disk BSD disklabel; tools/dev/label_probe.c).
+FDISK_CFLAGS := $(shell pkg-config --cflags fdisk 2>/dev/null)
+FDISK_LIBS := $(or $(shell pkg-config --libs fdisk 2>/dev/null),-lfdisk)
 
 # Freestanding 32-bit protected mode (stage2): no libc, no PIC, no SSE.
 FS32_CFLAGS := $(CSTD) $(WARN) -m32 -march=i686 -ffreestanding -fno-pic -fno-pie -fno-builtin \

@@ -12,7 +12,7 @@ build-essential gcc-multilib make
 clang llvm libclang-rt-14-dev
 nasm
 gnu-efi
-libcmocka-dev pkg-config libblkid-dev libssl-dev python3-cryptography-vectors
+libcmocka-dev pkg-config libblkid-dev libfdisk-dev libssl-dev python3-cryptography-vectors
 dosfstools mtools
 fdisk gdisk util-linux
 e2fsprogs mount

@@ -7,13 +7,13 @@ DESTDIR ?=
 # The sources live in layer folders (tools/base/ .. tools/cmd/); includes name them from the
 # tree's root ("tools/dev/hostdev.h"), so -I. is the only include path.
 TOOLS_SRCS := $(wildcard tools/*/*.c)
-TOOLS_DEFS := -DANYSECTOR_LIBDIR='"$(PREFIX)/lib/anysector"' $(BLKID_CFLAGS)
+TOOLS_DEFS := -DANYSECTOR_LIBDIR='"$(PREFIX)/lib/anysector"' $(BLKID_CFLAGS) $(FDISK_CFLAGS)
 # Everything but main() is a static library, so the unit tests link against what they use
 # without a list of objects; TOOLS_LDLIBS are the system libraries it needs.
 TOOLS_LIB_SRCS := $(filter-out tools/cmd/anysector.c,$(TOOLS_SRCS))
 TOOLS_HOST_LIB := $(BUILD)/tools/libanysector.a
 TOOLS_ASAN_LIB := $(BUILD)/asan/tools/libanysector.a
-TOOLS_LDLIBS := $(BLKID_LIBS) -lcrypto
+TOOLS_LDLIBS := $(BLKID_LIBS) $(FDISK_LIBS) -lcrypto
 # Extra flags for the release build only (debian/rules passes dpkg-buildflags' hardening here).
 TOOLS_EXTRA_CFLAGS ?=
 TOOLS_EXTRA_LDFLAGS ?=

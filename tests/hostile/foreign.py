@@ -1,18 +1,21 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-2-Clause
 """Existing content the installer must not write over (suite 46, `make test-hostile-foreign`):
-disks holding every partition table sfdisk writes (dos, gpt, sun, sgi) and the filesystems and
-containers their own tools make (ext4, xfs, btrfs, vfat, ntfs, swap, LUKS2, an LVM physical
+disks holding every partition table util-linux's libfdisk recognises (dos, gpt, sun and sgi
+written by sfdisk; a whole-disk BSD disklabel, which libblkid's low-level probe does not report,
+written by libfdisk itself: tests/lib/fdisk.py) and the filesystems and containers their own
+tools make (ext4, xfs, btrfs, vfat, ntfs, swap, LUKS2, an LVM physical
 volume, an md RAID superblock, iso9660), run through the ASan+UBSan anysector.
 
 - whole disk: partition, mkimage onto the file and install refuse (exit 3, the image's SHA-256
   unchanged, no backup file), each naming what libblkid found and where; check names it too;
   `partition --force` and `mkimage --force` proceed and name what they erased, and afterwards
-  wipefs finds only the table anysector wrote;
+  wipefs finds only the table anysector wrote and libfdisk reads it as gpt;
 - inside the region install writes (the start of the BIOS boot partition of a GPT disk, the gap
   after an MBR, LBA 0's boot code): install refuses the same way; `install --force` erases it
   (journalled: restore gives back the image's SHA-256), and afterwards wipefs and blkid on the
-  region find only what anysector wrote.
+  region find only what anysector wrote; libfdisk finds the table on a copy of the region
+  before, and nothing after.
 
 The source images are made once by their tools and kept in $BUILD/test-data/foreign (sparse).
 mdadm cannot write a superblock here: `mdadm --create` needs the md driver, which this kernel
@@ -31,7 +34,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from lib import disk, paths  # noqa: E402
+from lib import disk, fdisk, paths  # noqa: E402
 from lib.results import Skip  # noqa: E402
 from lib.suite import Suite, have  # noqa: E402
 
@@ -47,6 +50,7 @@ SOURCES = [
     ("gpt", "gpt", "a gpt partition table", 512, ["sfdisk"]),
     ("sun", "sun", "a sun partition table", 508, ["sfdisk"]),
     ("sgi", "sgi", "a sgi partition table", 0, ["sfdisk"]),
+    ("bsd", "bsd", "a bsd partition table", 512, []),
     ("ext4", "ext4", "an ext4 filesystem", 1080, ["mkfs.ext4"]),
     ("xfs", "xfs", "an xfs filesystem", 0, ["mkfs.xfs"]),
     ("btrfs", "btrfs", "a btrfs filesystem", 65600, ["mkfs.btrfs"]),
@@ -59,6 +63,9 @@ SOURCES = [
     ("md-1.0", "linux_raid_member", "a linux_raid_member signature", None, ["mdadm"]),
     ("iso9660", "iso9660", "an iso9660 filesystem", 32769, ["xorriso"]),
 ]
+
+# The partition tables among the sources: every label libfdisk knows.
+TABLES = ["dos", "gpt", "sun", "sgi", "bsd"]
 
 # LBA 0's boot code (bytes 0..439) taken from these: blkid still finds them there.
 LBA0_SOURCES = ["xfs", "luks2", "vfat"]
@@ -148,6 +155,10 @@ def make_source(name, path):
     tables = {"dos": "label: dos\nstart=2048, size=8192, type=83\n",
               "gpt": "label: gpt\nstart=2048, size=8192\n",
               "sun": "label: sun\n", "sgi": "label: sgi\n"}
+    if name == "bsd":     # libfdisk's own BSD disklabel over the whole disk (as util-linux's bsd.img)
+        disk.sparse(path, SIZE)
+        fdisk.create_label(path, "bsd")
+        return
     if name in tables:
         disk.sparse(path, SIZE)
         p = run(["sfdisk", "-q", "--no-reread", path], input=tables[name])
@@ -302,6 +313,7 @@ def whole_disk(s, case):
     s.check("at byte 0x%x (%s" % (at, btype) in out, "%s: no 'erased ... at byte 0x%x' in\n%s"
             % (name, at, out))
     only_ours(s, img, ["PMBR", "gpt", "gpt"], name + ": partition --force")
+    s.eq(fdisk.label(img), "gpt", name + ": the label libfdisk reads after partition --force")
     s.check(os.path.exists(bak), name + ": partition --force left no backup of what it erased")
     os.unlink(img)
     os.unlink(bak)
@@ -328,10 +340,26 @@ def base_disk(s, label):
     return img
 
 
-def install_cycle(s, name, img, place, sentence, btype, ours, region=None):
+def region_label(img, region, length):
+    """The label libfdisk reads on a copy of the region's bytes, as if it were a disk."""
+    copy = img + ".region"
+    disk.sparse(copy, length)
+    disk.write_at(copy, 0, disk.read_at(img, region, length))
+    try:
+        return fdisk.label(copy)
+    finally:
+        os.unlink(copy)
+
+
+def install_cycle(s, name, img, place, sentence, btype, ours, region=None, length=None):
     """install refuses what was placed, --force erases it (blkid then finds nothing at the
-    region's start), restore undoes the install."""
+    region's start, nor libfdisk on a copy of the region), restore undoes the install."""
     bak = img + ".bak"
+    table = region is not None and name in TABLES
+    if table:   # (a GPT cut to the region's MiB reaches past it: libfdisk reads its PMBR)
+        s.eq(region_label(img, region, length), "dos" if name == "gpt" else name,
+             "%s in the %s: the label libfdisk reads on the region before install"
+             % (name, place))
     refused(s, img, "install", img, "--sector-size", "512", "--backup", bak, backup=bak,
             has=[sentence, "use --force"])
     before = disk.sha256(img)
@@ -342,6 +370,9 @@ def install_cycle(s, name, img, place, sentence, btype, ours, region=None):
     if region is not None:
         s.eq(blkid_at(img, region), [], "%s in the %s: blkid on the region afterwards"
              % (name, place))
+    if table:
+        s.eq(region_label(img, region, length), None, "%s in the %s: libfdisk on the region "
+             "after install --force" % (name, place))
     s.anysector("restore", img, bak, has=["restored"])
     s.eq(disk.sha256(img), before, "%s in %s: restore after install --force" % (name, place))
 
@@ -367,7 +398,7 @@ def t_install_region(s):
         disk.copy_sparse(base, img)
         disk.write_at(img, start, disk.read_at(src, 0, length))
         install_cycle(s, name, img, place, "holds %s (at byte %d), where install writes stage2"
-                      % (what, start + at), btype, ours, region=start)
+                      % (what, start + at), btype, ours, region=start, length=length)
         os.unlink(img)
     s.each(cases, job)
 

@@ -129,6 +129,51 @@ static void test_range_offsets(void **state)
 	assert_false(probe_hit_in(&r.hit[0], 0, 65536 + 4086));
 }
 
+/* A BSD disklabel's two magics where libfdisk reads them (512-byte sector 1, d_magic at 0 and
+ * d_magic2 at 132 of the label): blkid's low-level probe names none, libfdisk's label probe
+ * does, over the whole disk and in a range, at either sector size. */
+static void test_bsd_label(void **state)
+{
+	(void)state;
+	uint8_t label[512];
+	struct probe_result r;
+	char text[200];
+
+	memset(label, 0, sizeof label);
+	le32_store(label, 0x82564557);
+	le32_store(label + 132, 0x82564557);
+	make_image(label, sizeof label, 512);
+	for (uint32_t lss = 512; lss <= 4096; lss *= 8) {
+		assert_int_equal(probe_img(0, DISK_BYTES, lss, &r), 0);
+		assert_int_equal(r.n, 1);
+		assert_string_equal(r.hit[0].type, "bsd");
+		assert_true(r.hit[0].table);
+		assert_int_equal(r.hit[0].offset, 512);
+		assert_int_equal(r.hit[0].len, 4);
+	}
+	assert_string_equal(probe_hit_text(&r.hit[0], text, sizeof text),
+			    "a bsd partition table (at byte 512)");
+	assert_string_equal(foreign_erased_text(&r.hit[0], text, sizeof text),
+			    "erased 4 bytes at byte 0x200 (bsd partition table)");
+	/* a range from the start that is not the whole file: libfdisk reads a copy */
+	assert_int_equal(probe_img(0, DISK_BYTES / 2, 512, &r), 0);
+	assert_int_equal(r.n, 1);
+	assert_int_equal(r.hit[0].offset, 512);
+
+	make_image(label, sizeof label, 65536 + 512);
+	assert_int_equal(probe_img(0, DISK_BYTES, 512, &r), 0);
+	assert_int_equal(r.n, 0); /* not at the disk's start */
+	assert_int_equal(probe_img(65536, DISK_BYTES - 65536, 512, &r), 0);
+	assert_int_equal(r.n, 1);
+	assert_string_equal(r.hit[0].type, "bsd");
+	assert_int_equal(r.hit[0].offset, 65536 + 512);
+
+	le32_store(label + 132, 0); /* libfdisk wants both magics */
+	make_image(label, sizeof label, 512);
+	assert_int_equal(probe_img(0, DISK_BYTES, 512, &r), 0);
+	assert_int_equal(r.n, 0);
+}
+
 /* blkid's names with their article; what the sentence calls a table, a filesystem, the rest. */
 static void test_names(void **state)
 {
@@ -257,6 +302,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_dos_table, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_range_offsets, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bsd_label, setup, teardown),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_superfloppy),
 		cmocka_unit_test(test_zero_in),

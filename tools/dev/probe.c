@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/errors.h"
+#include "tools/dev/label_probe.h"
 
 /* A value blkid set for the last hit, as a string ("" when unset). */
 static void lookup(blkid_probe pr, const char *name, char *out, size_t cap)
@@ -113,6 +114,36 @@ static int probe_chain(int fd, uint64_t off, uint64_t len, uint32_t lss, bool ta
 	return rc;
 }
 
+/* A hit of that type, or one over those bytes: libfdisk need not be asked. */
+static bool named(const char *type, uint64_t off, uint64_t len, void *ctx)
+{
+	const struct probe_result *r = ctx;
+	for (unsigned i = 0; i < r->n; i++)
+		if (!strcmp(r->hit[i].type, type) || probe_hit_in(&r->hit[i], off, len))
+			return true;
+	return false;
+}
+
+/* The labels libfdisk recognises that blkid did not name, each a table hit at its magic. */
+static int add_labels(int fd, uint64_t off, uint64_t len, uint32_t lss,
+		      struct probe_result *out, char *why, size_t why_cap)
+{
+	struct label_found f[LABEL_KINDS];
+	unsigned n;
+	int rc = label_probe(fd, off, len, lss, named, out, f, &n, why, why_cap);
+
+	for (unsigned i = 0; i < n && out->n < PROBE_MAX_HITS; i++) {
+		struct probe_hit *h = &out->hit[out->n++];
+		memset(h, 0, sizeof *h);
+		_Static_assert(sizeof h->type >= sizeof f[i].name, "a label's name fits a type");
+		memcpy(h->type, f[i].name, sizeof f[i].name);
+		h->table = true;
+		h->offset = f[i].offset;
+		h->len = f[i].len;
+	}
+	return rc;
+}
+
 int probe_range(int fd, uint64_t off, uint64_t len, uint32_t lss, struct probe_result *out,
 		char *why, size_t why_cap)
 {
@@ -120,7 +151,9 @@ int probe_range(int fd, uint64_t off, uint64_t len, uint32_t lss, struct probe_r
 	if (!len)
 		return 0;
 	int rc = probe_chain(fd, off, len, lss, true, out, why, why_cap);
-	return rc ? rc : probe_chain(fd, off, len, lss, false, out, why, why_cap);
+	if (!rc)
+		rc = probe_chain(fd, off, len, lss, false, out, why, why_cap);
+	return rc ? rc : add_labels(fd, off, len, lss, out, why, why_cap);
 }
 
 const char *probe_hit_name(const struct probe_hit *h, char *buf, size_t cap)

@@ -3,7 +3,8 @@
  * crypto or LVM signature it knows, each with the place of its magic bytes. The installer asks
  * this before it writes anywhere it does not own, and info/check use it to name a table they
  * cannot read. The answer is libblkid's low-level probing (the one wipefs uses), at the disk's
- * logical sector size. */
+ * logical sector size, and then libfdisk's label probe for a table fdisk opens that libblkid
+ * did not name (tools/dev/label_probe.h: a whole-disk BSD disklabel). */
 #ifndef ANYSECTOR_TOOLS_PROBE_H
 #define ANYSECTOR_TOOLS_PROBE_H
 
@@ -34,7 +35,7 @@ struct probe_result {
 
 /* Probes [off, off + len) of fd as if it were a device of that size with lss-byte logical
  * sectors: every signature blkid finds there, each hidden in turn so the next one shows (as
- * wipefs does). Offsets in the result count from the start of fd, not from off. Returns 0, or
+ * wipefs does), then every label libfdisk finds there that blkid did not name. Offsets in the result count from the start of fd, not from off. Returns 0, or
  * an AS_* code when blkid cannot probe (the reason goes to why). */
 int probe_range(int fd, uint64_t off, uint64_t len, uint32_t lss, struct probe_result *out,
 		char *why, size_t why_cap);

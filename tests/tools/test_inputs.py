@@ -6,17 +6,20 @@ read differently are refused; kernels, initrds and EFI files must be regular fil
 refused at once, never read); every bad option value is exit 64 with the image's bytes
 unchanged and no temporary file left; mkimage refuses before it makes anything. Run by
 `make test-inputs` (suite 48)."""
+import fcntl
 import json
 import os
+import signal
 import shlex
 import shutil
 import subprocess
 import sys
+import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from lib import mtools, paths, tool  # noqa: E402
-from lib.disk import sha256 as sha  # noqa: E402
+from lib.disk import sha256 as sha, sparse, write_at  # noqa: E402
 from lib.suite import ANYSECTOR, Suite  # noqa: E402
 
 USAGE = "Try 'anysector add --help'."
@@ -281,6 +284,134 @@ def t_tool_reasons(s):
             "another name" % aux)
 
 
+def t_stale_temp(s):
+    """The installer's temporary files never outlive it: a run killed (SIGKILL) while it holds
+    its copy of the ESP leaves anysector-esp-XXXXXX behind, a run alongside it leaves that file
+    alone (it is locked), and the next run removes it. Files of another user, a file some
+    process holds locked, and names that are not the installer's are kept."""
+    img = copy(s, "stale.img")
+    fake = s.path("slowbin")
+    os.makedirs(fake, exist_ok=True)
+    with open(os.path.join(fake, "mmd"), "w") as f:
+        f.write("#!/bin/sh\nexec sleep 60\n")
+    os.chmod(os.path.join(fake, "mmd"), 0o755)
+    env = dict(os.environ, PATH=fake + ":" + os.environ["PATH"])
+    p = subprocess.Popen([ANYSECTOR, "add", img, "--kernel", kernel(s), "--name", "slow"],
+                         env=env, cwd=s.work, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        for _ in range(600):        # until it waits in the fake mmd with its ESP copy made
+            if p.poll() is not None or any(t.startswith("anysector-esp-")
+                                           for t in temp_files(s)):
+                break
+            time.sleep(0.05)
+        time.sleep(0.2)
+        live = temp_files(s)
+        s.eq([t[:len("anysector-esp-")] for t in live], ["anysector-esp-"],
+             "the running add's ESP copy")
+        s.anysector("list", base_image(s))    # alongside: its locked file is not touched
+        s.eq(temp_files(s), live, "temporary files while the add runs")
+    finally:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.wait()
+    s.eq(temp_files(s), live, "what the killed add left")
+    if live:
+        s.check(os.path.getsize(s.path(live[0])) >= 32 << 20, "the ESP copy is the ESP's size")
+
+    # beside it: names that are not the installer's, another user's file, a locked one
+    keep = ["anysector-esp-ABC", "anysector-esp-ABCDEFG", "anysector-backup-x",
+            "anysector-esp-ABCDEF.keep", "anysector-esp-lock"]
+    for name in keep:
+        open(s.path(name), "w").close()
+    locked_name = "anysector-cfg-Lock01"
+    held = open(s.path(locked_name), "w")
+    fcntl.flock(held, fcntl.LOCK_EX)
+    keep.append(locked_name)
+    if os.geteuid() == 0:
+        other = "anysector-put-Other1"
+        open(s.path(other), "w").close()
+        os.chown(s.path(other), 65534, 65534)
+        keep.append(other)
+    for stale in ("anysector-fat-Xy12zQ", "anysector-signed-000000", "anysector-ext4-aaaaaa"):
+        open(s.path(stale), "w").close()
+    try:
+        s.anysector("info", s.path("nothing.img"), rc=2)
+        s.eq(temp_files(s), sorted(keep), "temporary files after the next run")
+    finally:
+        held.close()
+    for name in keep:
+        os.unlink(s.path(name))
+
+
+def problems(doc):
+    return [(p["level"], p["code"], p["message"]) for p in doc.get("problems", [])]
+
+
+def counted(items):
+    e = sum(1 for p in items if p[0] == "error")
+    w = sum(1 for p in items if p[0] == "warning")
+    return "%u error%s, %u warning%s" % (e, "" if e == 1 else "s", w, "" if w == 1 else "s")
+
+
+def grub_disk(s, name, label):
+    """A disk as GRUB leaves it: its boot code in LBA 0 and its core.img where stage2 goes."""
+    img = s.path(name)
+    sparse(img, 16 << 20)
+    s.anysector("partition", img, "--label", label, "--sector-size", "512")
+    write_at(img, 0, b"\xeb\x63\x90" + b"GRUB boot code")
+    off = 2048 * 512 if label == "gpt" else 512
+    write_at(img, off + 1000, b"GRUB core.img was here")
+    return img, off + 1000
+
+
+def t_info_check_agree(s):
+    """info and check find the same problems with the same severities (a broken primary GPT
+    header CRC is an error in both) and count them alike; only the exit code differs."""
+    clean = copy(s, "agree-clean.img")
+    crc = copy(s, "agree-crc.img")
+    write_at(crc, 512 + 16, b"\0")             # the primary header's CRC32 field
+    blank = s.path("agree-blank.img")
+    sparse(blank, 8 << 20)
+    grub, _ = grub_disk(s, "agree-grub.img", "gpt")
+    for img, rc in ((clean, 0), (crc, 2), (blank, 2), (grub, 1)):
+        info = problems(s.json("info", img, rc=0))
+        check = problems(s.json("check", img, rc=rc))
+        s.eq(info, check, "info's and check's problems on %s" % os.path.basename(img))
+        out, _ = s.anysector("check", img, rc=rc)
+        s.check("\ncheck: %s\n" % counted(check) in out, "check's count on %s:\n%s" % (img, out))
+        out, _ = s.anysector("info", img, rc=0)
+        if any(p[0] != "info" for p in check):
+            s.check("\n%s: see 'anysector check'\n" % counted(check) in out,
+                    "info's count on %s:\n%s" % (img, out))
+    levels = {c: lv for lv, c, _ in problems(s.json("info", crc))}
+    s.eq(levels.get("gpt.header_crc"), "error", "info's level of gpt.header_crc")
+
+
+def t_check_warns_install_refusal(s):
+    """check warns about a disk install would refuse (GRUB's core.img where stage2 goes), with
+    install's own sentence; install then refuses it, exit 3. A disk anysector installed has no
+    such warning."""
+    for label, where in (("gpt", "the BIOS boot partition (partition 1, LBA 2048..4095)"),
+                         ("mbr", "the gap between the MBR and the first partition (LBA 1..2047)")):
+        img, byte = grub_disk(s, "grub-%s.img" % label, label)
+        refusal = ("%s holds data that is not anysector's (byte %d is 0x47): another boot "
+                   "loader may live there; use --force to overwrite it (the backup keeps a "
+                   "copy)" % (where, byte))
+        flags = ["--sector-size", "512"] if label == "mbr" else []
+        doc = s.json("check", img, *flags, rc=1)
+        s.check(("warning", "install.would_refuse", "install would refuse it: " + refusal)
+                in problems(doc), "%s: check's problems: %r" % (label, problems(doc)))
+        before = sha(img)
+        s.anysector("install", img, *flags, "--backup", img + ".b", rc=3,
+                    has=["anysector: error: " + refusal])
+        s.eq(sha(img), before, label + ": the refused install changed the image")
+        s.anysector("install", img, *flags, "--force", "--backup", img + ".b")
+        doc = s.json("check", img, *flags, rc=1)    # (warning: no anysector.cfg yet)
+        s.eq([p for p in problems(doc) if p[1] == "install.would_refuse"], [],
+             label + ": check after anysector's own install")
+        os.unlink(img + ".b")
+
+
 def t_long_messages(s):
     """A sentence is never cut: an error naming a 3,000-byte path comes out whole, on stderr
     and in --json."""
@@ -329,4 +460,5 @@ def t_man_examples(s):
 if __name__ == "__main__":
     s = Suite("inputs")
     sys.exit(s.run([t_names, t_titles_and_cmdlines, t_files, t_mkimage_checks_first,
-                    t_json_utf8, t_tool_reasons, t_long_messages, t_man_examples]))
+                    t_json_utf8, t_tool_reasons, t_stale_temp, t_long_messages,
+                    t_info_check_agree, t_check_warns_install_refusal, t_man_examples]))

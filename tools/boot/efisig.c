@@ -16,6 +16,7 @@
 #include "tools/base/exit_codes.h"
 #include "tools/base/report.h"
 #include "tools/base/run.h"
+#include "tools/base/tempfile.h"
 
 static void field_copy(char *dst, size_t cap, const char *p, size_t n)
 {
@@ -143,12 +144,11 @@ static void drop_gap_warnings(char *msg)
 
 int loader_sign(const char *in, const struct efi_signing *sg, char *out, size_t cap)
 {
-	const char *tmp = getenv("TMPDIR");
 	char msg[2048];
+	int fd;
 
-	snprintf(out, cap, "%.4000s/anysector-signed-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	int fd = mkstemp(out);
-	if (fd < 0) {
+	if (temp_create("signed", out, cap, &fd)) {
+		out[0] = 0;
 		t_error("sign.temp", "cannot make a temporary file: %s", strerror(errno));
 		return EXIT_ERRORS;
 	}
@@ -164,7 +164,8 @@ int loader_sign(const char *in, const struct efi_signing *sg, char *out, size_t 
 		t_error("sign.sbsign", "sbsign could not sign %s with %s and %s (%s%s)", in, sg->key,
 			sg->cert, st == 127 ? "sbsign is not installed (Debian: sbsigntool): " : "",
 			run_failure_text(st, msg, why, sizeof why));
-		unlink(out);
+		temp_remove(out);
+		out[0] = 0;
 		return EXIT_ERRORS;
 	}
 	const char *verify[] = { "sbverify", "--cert", sg->cert, out, NULL };
@@ -173,7 +174,8 @@ int loader_sign(const char *in, const struct efi_signing *sg, char *out, size_t 
 		t_error("sign.sbverify", "the signed loader does not verify with %s (sbverify %s): "
 			"are the key and the certificate a pair?", sg->cert,
 			run_failure_text(st, msg, why, sizeof why));
-		unlink(out);
+		temp_remove(out);
+		out[0] = 0;
 		return EXIT_ERRORS;
 	}
 	return 0;

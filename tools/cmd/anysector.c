@@ -7,6 +7,7 @@
 
 #include "common/bits.h"
 #include "tools/base/exit_codes.h"
+#include "tools/base/tempfile.h"
 #include "tools/base/util.h"
 #include "tools/cmd/cli.h"
 #include "tools/cmd/cmd_add.h"
@@ -80,6 +81,8 @@ int main(int argc, char **argv)
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++) {
 		if (!strcmp(argv[1], commands[i].name)) {
+			/* what a killed run left in $TMPDIR goes before this one makes its own */
+			temp_sweep();
 			int rc = commands[i].run(argc - 1, argv + 1);
 			fflush(stdout);
 			report_free(&rep);

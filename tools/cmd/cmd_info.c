@@ -12,6 +12,7 @@
 #include "tools/base/util.h"
 #include "tools/cmd/cli.h"
 #include "tools/ops/check_boot.h"
+#include "tools/ops/install.h"
 
 static const char *label_name(enum label_kind k)
 {
@@ -383,7 +384,7 @@ static void print_json_unopened(const char *target, int rc)
 	json_finish(&j);
 }
 
-/* check: a table we cannot read fails; something beside our table is a warning, since blkid,
+/* A table we cannot read is an error; something beside our table is a warning, since blkid,
  * udev and mount may take the disk for it. */
 static void check_signatures(struct hostdev *h, struct disk_info *di, struct report *r)
 {
@@ -478,15 +479,17 @@ static int info_or_check(int argc, char **argv, bool check)
 	for (unsigned i = 0; i < g_report->n; i++)
 		report_add(&r, g_report->items[i].level, g_report->items[i].code, g_report->items[i].msg);
 	align_topology_check(&h.topo, &r.diag);
-	if ((rc = disk_inspect(&h, &di, check, &r))) {
+	/* info finds what check finds, with the same severities: only the exit code and what
+	 * the text shows differ */
+	if ((rc = disk_inspect(&h, &di, true, &r))) {
 		hostdev_close(&h);
 		report_free(&r);
 		return rc;
 	}
-	if (check)
-		check_signatures(&h, &di, &r);
+	check_signatures(&h, &di, &r);
 	disk_check_alignment(&h, &di, &r);
 	check_boot(&h, &di, &r);
+	install_preview(&h, &di, &r);
 
 	int status;
 	if (check)

@@ -15,6 +15,7 @@
 #include "common/fat_path.h"
 #include "tools/esp/hashfile.h"
 #include "tools/base/fileio.h"
+#include "tools/base/tempfile.h"
 #include "tools/base/util.h"
 
 
@@ -244,7 +245,7 @@ void espdir_close(struct esp_session *s)
 {
 	for (unsigned i = 0; i < s->nops; i++)
 		if (s->ops[i].kind == DIR_OP_PUT && s->ops[i].staged[0])
-			unlink(s->ops[i].staged);
+			temp_remove(s->ops[i].staged);
 	free(s->ops);
 	s->ops = NULL;
 	s->nops = s->ops_cap = 0;

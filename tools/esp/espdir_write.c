@@ -13,6 +13,7 @@
 #include "common/errors.h"
 #include "tools/base/exit_codes.h"
 #include "tools/base/fileio.h"
+#include "tools/base/tempfile.h"
 #include "tools/base/util.h"
 
 #define COPY_CHUNK (1u << 20)
@@ -47,12 +48,9 @@ static int copy_file(const char *src, int out, uint64_t *size)
 
 int espdir_put(struct esp_session *s, const char *src, const char *dst)
 {
-	const char *tmp = getenv("TMPDIR");
 	struct dir_op *op = espdir_record(s, DIR_OP_PUT, dst);
-	snprintf(op->staged, sizeof op->staged, "%.4000s/anysector-put-XXXXXX",
-		 tmp && *tmp ? tmp : "/tmp");
-	int fd = mkstemp(op->staged);
-	if (fd < 0) {
+	int fd;
+	if (temp_create("put", op->staged, sizeof op->staged, &fd)) {
 		t_error("esp.temp", "cannot create a temporary file: %s", strerror(errno));
 		op->staged[0] = 0;
 		return EXIT_ERRORS;

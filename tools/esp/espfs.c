@@ -10,6 +10,7 @@
 #include "tools/base/exit_codes.h"
 #include "tools/base/fileio.h"
 #include "tools/base/run.h"
+#include "tools/base/tempfile.h"
 #include "tools/base/util.h"
 #include "tools/dev/hostdev_open.h"
 #include "tools/dev/lock.h"
@@ -25,17 +26,15 @@ static int esp_check_chains(struct esp_session *s);
 int esp_open(struct esp_session *s, struct hostdev *h, uint64_t first_lba, uint64_t sectors,
 	     unsigned number)
 {
-	const char *tmp = getenv("TMPDIR");
 	uint32_t lss = h->topo.lss;
 	uint8_t *buf = xmalloc(CHUNK);
 	int fd, rc = 0;
 
 	esp_session_init(s, h, first_lba, sectors, number);
-	snprintf(s->path, sizeof s->path, "%s/anysector-esp-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	fd = mkstemp(s->path);
-	if (fd < 0) {
-		t_error("esp.temp", "cannot create a temporary file in %s: %s", tmp ? tmp : "/tmp",
+	if (temp_create("esp", s->path, sizeof s->path, &fd)) {
+		t_error("esp.temp", "cannot create a temporary file in %s: %s", temp_dir(),
 			strerror(errno));
+		s->path[0] = 0;
 		free(buf);
 		return EXIT_ERRORS;
 	}
@@ -115,7 +114,7 @@ void esp_close(struct esp_session *s)
 	}
 	if (!s->view) {
 		hostdev_close(&s->img);
-		unlink(s->path);
+		temp_remove(s->path);
 	}
 	if (!s->view || s->own_fs)
 		free(s->fs);

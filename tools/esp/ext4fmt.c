@@ -9,6 +9,7 @@
 #include "common/le.h"
 #include "tools/base/exit_codes.h"
 #include "tools/base/run.h"
+#include "tools/base/tempfile.h"
 #include "tools/base/util.h"
 #include "tools/dev/hostdev_open.h"
 #include "tools/esp/fsimage.h"
@@ -84,7 +85,7 @@ int ext4_format_from_dir(struct hostdev *h, uint64_t first_lba, uint64_t sectors
 				"the Linux partition");
 	}
 	close(fd);
-	unlink(tmp);
+	temp_remove(tmp);
 	if (rc || (rc = hostdev_sync(h)))
 		return rc;
 	return verify(h, first_lba, blocks);

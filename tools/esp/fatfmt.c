@@ -11,6 +11,7 @@
 #include "common/fat.h"
 #include "tools/base/exit_codes.h"
 #include "tools/base/run.h"
+#include "tools/base/tempfile.h"
 #include "tools/base/util.h"
 #include "tools/dev/hostdev_open.h"
 #include "tools/esp/fatsize.h"
@@ -65,12 +66,12 @@ int fatfmt_format(struct hostdev *h, uint64_t first_lba, uint64_t sectors, const
 		t_error("format.mkfs", "mkfs.fat -F %s -S %s -s %s failed: %s", bits, ss, spc,
 			run_failure_text(rc, out, why, sizeof why));
 		close(fd);
-		unlink(tmp);
+		temp_remove(tmp);
 		return EXIT_ERRORS;
 	}
 	rc = fs_copy_in(h, fd, first_lba, sectors, "the ESP");
 	close(fd);
-	unlink(tmp);
+	temp_remove(tmp);
 	if (rc || (rc = hostdev_sync(h)))
 		return rc;
 

@@ -10,22 +10,19 @@
 #include "common/errors.h"
 #include "tools/base/exit_codes.h"
 #include "tools/base/fileio.h"
+#include "tools/base/tempfile.h"
 #include "tools/base/util.h"
 
 #define COPY_CHUNK (1u << 20)
 
 int fs_temp_create(const char *tag, uint64_t bytes, char *path, size_t cap, int *fd)
 {
-	const char *tmpdir = getenv("TMPDIR");
-
-	snprintf(path, cap, "%.3900s/anysector-%.32s-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp",
-		 tag);
-	*fd = mkstemp(path);
-	if (*fd < 0 || ftruncate(*fd, (off_t)bytes)) {
+	*fd = -1;
+	if (temp_create(tag, path, cap, fd) || ftruncate(*fd, (off_t)bytes)) {
 		t_error("format.temp", "cannot create a temporary file %s: %s", path, strerror(errno));
 		if (*fd >= 0) {
 			close(*fd);
-			unlink(path);
+			temp_remove(path);
 			*fd = -1;
 		}
 		return EXIT_ERRORS;

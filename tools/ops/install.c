@@ -269,3 +269,42 @@ out:
 	free(lba0);
 	return rc;
 }
+
+void install_preview(struct hostdev *h, const struct disk_info *di, struct report *r)
+{
+	struct txn t;
+	struct stage2_place pl;
+	struct stages s;
+	struct report q, *saved = g_report;
+	uint8_t *room = NULL, *lba0 = NULL;
+	uint64_t first, end;
+	uint32_t len = di->s2_length;
+	char where[200];
+
+	if (di->label == LABEL_NONE || di->damaged || di->esp < 0)
+		return;
+	/* install's steps, their sentences caught instead of said */
+	report_init(&q, false);
+	g_report = &q;
+	if (!len || len > STAGE2_MAX_SIZE) {
+		len = stages_load(NULL, &s) ? STAGE2_LEGACY_GAP_BYTES : s.stage2_len;
+		stages_free(&s);
+		report_free(&q);
+	}
+	memset(&t, 0, sizeof t);
+	t.h = h;
+	t.di = *di;
+	if (!stage2_region(&t, &first, &end, where, sizeof where) &&
+	    !choose_stage2_place(&t, len, where, first, end, &pl, &room, &lba0) &&
+	    !foreign_signatures(&t, &pl, first, end, where, lba0))
+		refuse_foreign_bytes(&t, &pl, room, where);
+	g_report = saved;
+	free(room);
+	free(lba0);
+	for (unsigned i = 0; i < q.n; i++)
+		if (q.items[i].level == DIAG_ERROR && !strncmp(q.items[i].code, "refuse.", 7) &&
+		    strcmp(q.items[i].code, "refuse.no_bios_boot"))
+			report_printf(r, DIAG_WARN, "install.would_refuse",
+				      "install would refuse it: %s", q.items[i].msg);
+	report_free(&q);
+}

@@ -16,6 +16,7 @@
 #include "common/fat_path.h"
 #include "tools/base/exit_codes.h"
 #include "tools/base/fileio.h"
+#include "tools/base/tempfile.h"
 #include "tools/base/util.h"
 
 /* The anysector.cfg add starts from: the one on the ESP, which must be valid, or a new one.
@@ -82,10 +83,8 @@ int txn_check_menu(struct txn *t)
 /* Writes text to a new temporary file named in path. Returns 0 or AS_EIO (errno says why). */
 static int write_temp(const char *text, char *path, size_t cap)
 {
-	const char *tmp = getenv("TMPDIR");
-	snprintf(path, cap, "%.4000s/anysector-cfg-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	int fd = mkstemp(path);
-	if (fd < 0)
+	int fd;
+	if (temp_create("cfg", path, cap, &fd))
 		return AS_EIO;
 	int rc = pwrite_full(fd, text, strlen(text), 0);
 	close(fd);
@@ -125,7 +124,7 @@ int txn_store_config(struct txn *t, const char *text)
 		return EXIT_ERRORS;
 	}
 	rc = esp_put(&t->esp, tmp, "/" CFG_FILE_NAME);
-	unlink(tmp);
+	temp_remove(tmp);
 	/* with /loader/entries the whole menu decides (a default may name one of those) */
 	return rc ? rc : txn_check_menu(t);
 }

@@ -19,6 +19,7 @@
 #include "tools/base/fileio.h"
 #include "tools/base/report.h"
 #include "tools/base/exit_codes.h"
+#include "tools/base/tempfile.h"
 #include "tools/base/util.h"
 #include "tools/esp/espdir.h"
 #include "tools/esp/espdir_write.h"
@@ -363,7 +364,7 @@ out:
 void txn_end(struct txn *t)
 {
 	if (t->signed_loader[0])
-		unlink(t->signed_loader);
+		temp_remove(t->signed_loader);
 	t->signed_loader[0] = 0;
 	usage_free(&t->use);
 	if (t->menu) {

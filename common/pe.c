@@ -23,76 +23,122 @@
 #define SECTION_RAWPTR_OFF 20
 #define SECTION_NAME_MAX 8
 
-static bool inside(size_t len, uint64_t off, uint64_t n)
+static bool inside(uint64_t len, uint64_t off, uint64_t n)
 {
 	return off <= len && n <= len - off;
 }
 
-int pe_parse(const uint8_t *buf, size_t len, struct pe_image *pe)
+static int refuse(struct pe_image *pe, enum pe_fault f, uint64_t at, uint64_t end)
 {
-	memset(pe, 0, sizeof *pe);
-	if (!inside(len, 0, PE_DOS_LFANEW_OFF + 4) || buf[0] != 'M' || buf[1] != 'Z')
-		return AS_ECORRUPT;
-	uint64_t hdr = le32_load(buf + PE_DOS_LFANEW_OFF);
-	if (!inside(len, hdr, PE_SIG_BYTES + COFF_HEADER_BYTES) || memcmp(buf + hdr, "PE\0\0", 4))
-		return AS_ECORRUPT;
-	const uint8_t *coff = buf + hdr + PE_SIG_BYTES;
-	uint16_t opt_size = le16_load(coff + COFF_OPT_SIZE_OFF);
-	uint64_t opt = hdr + PE_SIG_BYTES + COFF_HEADER_BYTES;
-	if (!inside(len, opt, opt_size) || opt_size < 2)
-		return AS_ECORRUPT;
-	pe->buf = buf;
-	pe->len = len;
-	pe->machine = le16_load(coff);
-	pe->nsections = le16_load(coff + COFF_NSECTIONS_OFF);
-	uint16_t magic = le16_load(buf + opt);
-	if (magic != OPT_MAGIC_PE32 && magic != OPT_MAGIC_PE32PLUS)
-		return AS_ECORRUPT;
-	pe->pe32plus = magic == OPT_MAGIC_PE32PLUS;
+	pe->fault = f;
+	pe->fault_at = at;
+	pe->fault_end = end;
+	return AS_ECORRUPT;
+}
+
+/* The data directories' certificate entry (a file offset, not an RVA), checked against the
+ * whole file. */
+static int read_cert_dir(struct pe_image *pe, uint64_t opt, uint16_t opt_size)
+{
+	const uint8_t *buf = pe->buf;
 	uint32_t ndirs_off = pe->pe32plus ? OPT_NDIRS_OFF_PE32PLUS : OPT_NDIRS_OFF_PE32;
 	if (opt_size < ndirs_off + 4)
-		return AS_ECORRUPT;
+		return refuse(pe, PE_FAULT_HEADER, opt, opt + opt_size);
 	uint32_t ndirs = le32_load(buf + opt + ndirs_off);
 	uint64_t dirs = opt + ndirs_off + 4;
 	if (ndirs > (opt_size - ndirs_off - 4) / DIR_BYTES)
-		return AS_ECORRUPT;
+		return refuse(pe, PE_FAULT_HEADER, opt, opt + opt_size);
 	if (ndirs > DIR_SECURITY) {
 		const uint8_t *d = buf + dirs + DIR_SECURITY * DIR_BYTES;
 		pe->cert_off = le32_load(d);
 		pe->cert_len = le32_load(d + 4);
 		if (!pe->cert_len)
 			pe->cert_off = 0;
-		else if (!pe->cert_off || !inside(len, pe->cert_off, pe->cert_len))
-			return AS_ECORRUPT;
+		else if (!pe->cert_off || !inside(pe->file_len, pe->cert_off, pe->cert_len))
+			return refuse(pe, PE_FAULT_CERT, pe->cert_off,
+				      (uint64_t)pe->cert_off + pe->cert_len);
 	}
+	return 0;
+}
+
+int pe_parse_head(const uint8_t *buf, size_t len, uint64_t file_len, struct pe_image *pe)
+{
+	memset(pe, 0, sizeof *pe);
+	pe->buf = buf;
+	pe->len = len;
+	pe->file_len = file_len;
+	if (len > file_len || !inside(len, 0, PE_DOS_LFANEW_OFF + 4) || buf[0] != 'M' ||
+	    buf[1] != 'Z')
+		return refuse(pe, PE_FAULT_NO_MZ, 0, 0);
+	uint64_t hdr = le32_load(buf + PE_DOS_LFANEW_OFF);
+	if (!inside(len, hdr, PE_SIG_BYTES + COFF_HEADER_BYTES) || memcmp(buf + hdr, "PE\0\0", 4))
+		return refuse(pe, PE_FAULT_NO_PE, hdr, hdr + PE_SIG_BYTES);
+	const uint8_t *coff = buf + hdr + PE_SIG_BYTES;
+	uint16_t opt_size = le16_load(coff + COFF_OPT_SIZE_OFF);
+	uint64_t opt = hdr + PE_SIG_BYTES + COFF_HEADER_BYTES;
+	if (!inside(len, opt, opt_size) || opt_size < 2)
+		return refuse(pe, PE_FAULT_HEADER, opt, opt + opt_size);
+	pe->machine = le16_load(coff);
+	pe->nsections = le16_load(coff + COFF_NSECTIONS_OFF);
+	uint16_t magic = le16_load(buf + opt);
+	if (magic != OPT_MAGIC_PE32 && magic != OPT_MAGIC_PE32PLUS)
+		return refuse(pe, PE_FAULT_HEADER, opt, opt + 2);
+	pe->pe32plus = magic == OPT_MAGIC_PE32PLUS;
+	int rc = read_cert_dir(pe, opt, opt_size);
+	if (rc)
+		return rc;
 	uint64_t sections = opt + opt_size;
-	if (!inside(len, sections, (uint64_t)pe->nsections * SECTION_BYTES))
-		return AS_ECORRUPT;
+	uint64_t table = (uint64_t)pe->nsections * SECTION_BYTES;
+	if (!inside(len, sections, table))
+		return refuse(pe, PE_FAULT_TABLE, sections, sections + table);
 	pe->sections_off = sections;
 	return 0;
 }
 
-int pe_section(const struct pe_image *pe, const char *name, const uint8_t **data, size_t *len)
+int pe_parse(const uint8_t *buf, size_t len, struct pe_image *pe)
+{
+	return pe_parse_head(buf, len, len, pe);
+}
+
+int pe_section_at(const struct pe_image *pe, unsigned i, const uint8_t **name,
+		  struct pe_span *span)
+{
+	const uint8_t *s = pe->buf + pe->sections_off + (size_t)i * SECTION_BYTES;
+	uint32_t vsize = le32_load(s + SECTION_VSIZE_OFF);
+	uint32_t raw = le32_load(s + SECTION_RAWSIZE_OFF);
+
+	*name = s;
+	span->off = le32_load(s + SECTION_RAWPTR_OFF);
+	span->len = vsize && vsize < raw ? vsize : raw;
+	return inside(pe->file_len, span->off, span->len) ? 0 : AS_ECORRUPT;
+}
+
+int pe_section_span(const struct pe_image *pe, const char *name, struct pe_span *span)
 {
 	size_t n = str_nlen(name, SECTION_NAME_MAX + 1);
 	if (n > SECTION_NAME_MAX)
 		return AS_ENOENT;
 	for (unsigned i = 0; i < pe->nsections; i++) {
-		const uint8_t *s = pe->buf + pe->sections_off + (size_t)i * SECTION_BYTES;
+		const uint8_t *s;
+		int rc = pe_section_at(pe, i, &s, span);
 		/* the name is NUL-padded to 8 bytes, and not terminated when it has 8 */
-		if (memcmp(s, name, n) || (n < SECTION_NAME_MAX && s[n]))
-			continue;
-		uint32_t vsize = le32_load(s + SECTION_VSIZE_OFF);
-		uint32_t raw = le32_load(s + SECTION_RAWSIZE_OFF);
-		uint32_t ptr = le32_load(s + SECTION_RAWPTR_OFF);
-		uint32_t use = vsize && vsize < raw ? vsize : raw;
-		if (!inside(pe->len, ptr, use))
-			return AS_ECORRUPT;
-		*data = pe->buf + ptr;
-		*len = use;
-		return 0;
+		if (!memcmp(s, name, n) && (n == SECTION_NAME_MAX || !s[n]))
+			return rc;
 	}
 	return AS_ENOENT;
+}
+
+int pe_section(const struct pe_image *pe, const char *name, const uint8_t **data, size_t *len)
+{
+	struct pe_span sp;
+	int rc = pe_section_span(pe, name, &sp);
+	if (rc)
+		return rc;
+	if (!inside(pe->len, sp.off, sp.len))
+		return AS_ECORRUPT;
+	*data = pe->buf + sp.off;
+	*len = sp.len;
+	return 0;
 }
 
 int pe_cert_next(const struct pe_image *pe, uint32_t *pos, uint16_t *revision, uint16_t *type,

@@ -185,6 +185,66 @@ static void test_damaged(void **state)
 	assert_int_equal(pe_section(&pe, ".sbat", &d, &n), AS_ECORRUPT);
 }
 
+/* The headers read from the file's first bytes: they and the section table must lie there; the
+ * certificate table and each section are judged against the whole file, so a section past the
+ * bytes read is found (pe_section_span) but not handed out as bytes (pe_section). */
+static void test_head(void **state)
+{
+	(void)state;
+	struct pe_image pe;
+	struct pe_span sp;
+	const uint8_t *d, *name;
+	size_t n;
+	build(img);
+	assert_int_equal(pe_parse_head(img, SECTIONS + 80, IMAGE_LEN, &pe), 0);
+	assert_int_equal(pe.file_len, IMAGE_LEN);
+	assert_int_equal(pe_section_span(&pe, ".sbat", &sp), 0);
+	assert_int_equal(sp.off, SBAT_OFF);
+	assert_int_equal(sp.len, sizeof sbat_text - 1);
+	assert_int_equal(pe_section(&pe, ".sbat", &d, &n), AS_ECORRUPT);
+	assert_int_equal(pe_section_at(&pe, 1, &name, &sp), 0);
+	assert_memory_equal(name, ".sbat\0\0\0", 8);
+	/* one byte of the section table missing */
+	assert_int_equal(pe_parse_head(img, SECTIONS + 79, IMAGE_LEN, &pe), AS_ECORRUPT);
+	assert_int_equal(pe.fault, PE_FAULT_TABLE);
+	assert_int_equal(pe.fault_at, SECTIONS);
+	assert_int_equal(pe.fault_end, SECTIONS + 80);
+	/* more bytes given than the file has */
+	assert_int_equal(pe_parse_head(img, IMAGE_LEN, IMAGE_LEN - 1, &pe), AS_ECORRUPT);
+	assert_int_equal(pe.fault, PE_FAULT_NO_MZ);
+	/* the certificate table is judged against the file, not the bytes read */
+	assert_int_equal(pe_parse_head(img, SECTIONS + 80, CERT_OFF + 8, &pe), AS_ECORRUPT);
+	assert_int_equal(pe.fault, PE_FAULT_CERT);
+	assert_int_equal(pe.fault_at, CERT_OFF);
+	/* a section past the file's end: span filled, AS_ECORRUPT */
+	le32_store(img + OPT + 112 + 4 * 8 + 4, 0);
+	assert_int_equal(pe_parse_head(img, SECTIONS + 80, SBAT_OFF + 4, &pe), 0);
+	assert_int_equal(pe_section_span(&pe, ".sbat", &sp), AS_ECORRUPT);
+	assert_int_equal(sp.off, SBAT_OFF);
+	assert_int_equal(pe_section_span(&pe, ".text", &sp), 0);
+	/* faults that name their place */
+	build(img);
+	le32_store(img + PE_DOS_LFANEW_OFF, IMAGE_LEN);
+	assert_int_equal(pe_parse(img, sizeof img, &pe), AS_ECORRUPT);
+	assert_int_equal(pe.fault, PE_FAULT_NO_PE);
+	build(img);
+	le16_store(img + OPT, 0x107);
+	assert_int_equal(pe_parse(img, sizeof img, &pe), AS_ECORRUPT);
+	assert_int_equal(pe.fault, PE_FAULT_HEADER);
+	build(img);
+	le16_store(img + LFANEW + 6, 200);
+	assert_int_equal(pe_parse(img, sizeof img, &pe), AS_ECORRUPT);
+	assert_int_equal(pe.fault, PE_FAULT_TABLE);
+	assert_int_equal(pe.fault_end, SECTIONS + 200 * 40);
+	/* a name of all 8 characters matches only those 8 */
+	build(img);
+	memcpy(img + SECTIONS, ".textabc", 8);
+	assert_int_equal(pe_parse(img, sizeof img, &pe), 0);
+	assert_int_equal(pe_section_span(&pe, ".textabc", &sp), 0);
+	assert_int_equal(pe_section_span(&pe, ".textab", &sp), AS_ENOENT);
+	assert_int_equal(pe_section_span(&pe, ".text", &sp), AS_ENOENT);
+}
+
 static void test_sbat(void **state)
 {
 	(void)state;
@@ -231,7 +291,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_valid),   cmocka_unit_test(test_truncated),
-		cmocka_unit_test(test_damaged), cmocka_unit_test(test_sbat),
+		cmocka_unit_test(test_damaged), cmocka_unit_test(test_head),
+		cmocka_unit_test(test_sbat),
 	};
 	return cmocka_run_group_tests_name("pe", tests, NULL, NULL);
 }

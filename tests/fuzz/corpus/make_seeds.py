@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-2-Clause
-"""Regenerates the FAT, Linux-header, stage2-header, GUID-text, topology, SHA-256, PE and
-FAT-path seed corpora (tests/fuzz/corpus/{fat,linux,bootinfo,guid,align,sha256,pe,fat_path}/).
+"""Regenerates the FAT, Linux-header, stage2-header, GUID-text, topology, SHA-256, PE,
+FAT-path and UKI seed corpora (one directory for each of fat, linux, bootinfo,
+guid, align, sha256, pe, fat_path and uki, under corpus/).
 
 FAT seeds are real images from mkfs.fat and mtools, stored in the sparse format fuzz_fat.c reads
 (only the non-zero 512-byte pieces), so FAT16 and FAT32 images of many megabytes fit in a few KiB.
@@ -11,7 +12,7 @@ Stage2 seeds are small images with the header of common/bootinfo.h, sealed and p
 installer's way, and broken in one field each.
 
 Needs mkfs.fat and mtools (for fat). Run from anywhere:
-python3 tests/fuzz/corpus/make_seeds.py [fat] [linux] [bootinfo] [guid] [align] [sha256] [pe]
+python3 tests/fuzz/corpus/make_seeds.py [fat] [linux] [bootinfo] [guid] [align] [sha256] [pe] [uki]
     [fat_path]
 (default: all)
 """
@@ -267,8 +268,55 @@ def make_pe():
             f.write(data)
 
 
+OSREL = (b'NAME="Debian GNU/Linux"\nPRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\n'
+         b'VERSION_ID="12"\nID=debian\n# IMAGE_ID=x\nIMAGE_ID=\'cloud \\ image\'\n')
+
+
+def uki_image(align=0x200):
+    """A unified kernel image as objcopy lays one out on systemd's stub, small: .text, .sbat,
+    .osrel, .cmdline, .uname, .ucode, .linux (a bzImage setup header), .initrd, each section's
+    data after the previous one's, at file offsets aligned to `align`."""
+    secs = [(b".text", b"\xc3" * 0x40), (b".sbat", SBAT_OURS), (b".osrel", OSREL),
+            (b".cmdline", b"root=/dev/vda1 console=ttyS0\n"), (b".uname", b"6.1.0-18-amd64"),
+            (b".ucode", b"070701" + b"0" * 104), (b".linux", linux_header(0x020F, pe=True)),
+            (b".initrd", b"\x1f\x8b" + bytes(range(200)))]
+    head = bytearray(0x400)
+    head[0:2] = b"MZ"
+    struct.pack_into("<I", head, 0x3C, 0x80)
+    head[0x80:0x84] = b"PE\0\0"
+    struct.pack_into("<HH", head, 0x84, 0x8664, len(secs))
+    struct.pack_into("<H", head, 0x94, 240)
+    opt = 0x98
+    struct.pack_into("<H", head, opt, 0x20B)
+    struct.pack_into("<I", head, opt + 108, 16)
+    data = bytearray()
+    at = len(head)
+    for i, (name, body) in enumerate(secs):
+        raw = -(-len(body) // align) * align
+        o = opt + 240 + 40 * i
+        head[o:o + len(name)] = name
+        struct.pack_into("<IIII", head, o + 8, len(body), 0x10000 + at, raw, at)
+        data += body + b"\0" * (raw - len(body))
+        at += raw
+    return bytes(head + data)
+
+
+def make_uki():
+    img = uki_image()
+    seeds = {
+        "uki": img,
+        "uki-cut": img[:len(img) - 300],
+        "osrel": OSREL,
+        "cmdline": b"root=/dev/vda1 quiet\n\0\0",
+    }
+    for name, data in seeds.items():
+        with open(os.path.join(HERE, "uki", name), "wb") as f:
+            f.write(data)
+
+
 def main(argv):
-    which = argv or ["fat", "linux", "bootinfo", "guid", "align", "sha256", "pe", "fat_path"]
+    which = argv or ["fat", "linux", "bootinfo", "guid", "align", "sha256", "pe", "fat_path",
+                     "uki"]
     for d in which:
         os.makedirs(os.path.join(HERE, d), exist_ok=True)
     if "fat" in which:
@@ -288,6 +336,8 @@ def main(argv):
         make_pe()
     if "fat_path" in which:
         make_fat_path()
+    if "uki" in which:
+        make_uki()
 
 
 if __name__ == "__main__":

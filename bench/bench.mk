@@ -23,9 +23,10 @@ BENCH_COMMAND = $(strip make$(if $(filter-out build,$(BUILD)), BUILD=$(BUILD)) b
 # one started by the firmware in BOOTX64.EFI's; the bench appends or patches in the calls to make.
 BENCH_FLOOR_BIOS := $(BUILD)/bench/floor/bios.bin
 BENCH_FLOOR_EFI := $(BUILD)/bench/floor/floor.efi
-$(BENCH_FLOOR_BIOS): bench/floor/bios.asm $(STAGE1_INC) $(UART_INC)
+# stage1/stage1.mk is read after this file, so its STAGE1_INC is still empty here: name the file.
+$(BENCH_FLOOR_BIOS): bench/floor/bios.asm $(BUILD)/stage1/bootinfo.inc $(UART_INC)
 	@mkdir -p $(@D)
-	$(Q)$(NASM) -f bin -I$(dir $(STAGE1_INC)) -I$(NASM_INC_DIR)/ -o $@ $<
+	$(Q)$(NASM) -f bin -I$(BUILD)/stage1/ -I$(NASM_INC_DIR)/ -o $@ $<
 $(BUILD)/bench/floor/efi.o: bench/floor/efi.c
 	@mkdir -p $(@D)
 	$(Q)$(HOSTCC) $(EFI_CFLAGS) $(DEPFLAGS) -c $< -o $@

@@ -7,7 +7,7 @@
 #include "common/mem.h"
 #include "common/str.h"
 
-static const char sec_names[UKI_SECTIONS][8] = {
+static const char sec_names[UKI_SECTIONS][9] = {
 	".linux", ".initrd", ".ucode", ".cmdline", ".osrel", ".uname",
 };
 
@@ -101,7 +101,7 @@ int uki_parse(const uint8_t *head, size_t head_len, uint64_t file_len, const cha
 	static const uint8_t need[] = { UKI_LINUX, UKI_CMDLINE, UKI_OSREL };
 	for (unsigned i = 0; i < sizeof need; i++)
 		if (!uki_has(u, need[i])) {
-			diag_warn(d, "uki.not_uki", "%s is not a unified kernel image: it has no %.8s "
+			diag_warn(d, "uki.not_uki", "%s is not a unified kernel image: it has no %s "
 				  "section; left out", path, sec_names[need[i]]);
 			return AS_EUNSUPP;
 		}

@@ -27,46 +27,51 @@ static bool range_ok(const struct blockdev *dev, uint64_t lba, uint64_t count)
 	return lba <= dev->sectors && count <= dev->sectors - lba;
 }
 
-/* One piece (count <= max_io): tried again, then halved (bdev_read's comment). */
-static int read_retrying(struct blockdev *dev, uint64_t lba, uint32_t count, uint8_t *buf)
+/* One piece (count <= max_io): tried again, then halved (bdev_read's comment). Reads and writes
+ * alike: the buffer is only read from for a write. */
+static int xfer_retrying(struct blockdev *dev, uint64_t lba, uint32_t count, uint8_t *buf,
+			 bool write)
 {
+	void (*note)(struct blockdev *, uint64_t, uint32_t, unsigned, bool) =
+		write ? dev->write_note : dev->read_note;
 	int rc = AS_EIO;
 
 	for (unsigned t = 1; t <= BDEV_READ_TRIES; t++) {
 		if (t > 1 && dev->reset)
 			dev->reset(dev);
 		dev->err_lba = lba;
-		rc = dev->read(dev, lba, count, buf);
+		rc = write ? dev->write(dev, lba, count, buf) : dev->read(dev, lba, count, buf);
 		if (rc > 0)
 			rc = AS_EIO;
 		if (rc != AS_EIO) {
-			if (!rc && t > 1 && dev->read_note)
-				dev->read_note(dev, lba, count, t, true);
+			if (!rc && t > 1 && note)
+				note(dev, lba, count, t, true);
 			return rc;
 		}
 	}
 	if (count > 1) {
 		uint32_t half = count / 2;
-		rc = read_retrying(dev, lba, half, buf);
-		return rc ? rc : read_retrying(dev, lba + half, count - half,
-					       buf + (size_t)half * dev->sector_size);
+		rc = xfer_retrying(dev, lba, half, buf, write);
+		return rc ? rc : xfer_retrying(dev, lba + half, count - half,
+					       buf + (size_t)half * dev->sector_size, write);
 	}
 	dev->err_lba = lba;
-	if (dev->read_note)
-		dev->read_note(dev, lba, 1, BDEV_READ_TRIES, false);
+	if (note)
+		note(dev, lba, 1, BDEV_READ_TRIES, false);
 	return rc;
 }
 
-int bdev_read(struct blockdev *dev, uint64_t lba, uint64_t count, void *buf)
+static int xfer(struct blockdev *dev, uint64_t lba, uint64_t count, uint8_t *p, bool write)
 {
-	uint8_t *p = buf;
 	uint64_t limit = chunk_limit(dev);
 
+	if (write && !dev->write)
+		return AS_EUNSUPP;
 	if (!range_ok(dev, lba, count))
 		return AS_ERANGE;
 	while (count) {
 		uint32_t n = (uint32_t)(count < limit ? count : limit);
-		int rc = read_retrying(dev, lba, n, p);
+		int rc = xfer_retrying(dev, lba, n, p, write);
 		if (rc)
 			return rc;
 		lba += n;
@@ -76,26 +81,15 @@ int bdev_read(struct blockdev *dev, uint64_t lba, uint64_t count, void *buf)
 	return 0;
 }
 
+int bdev_read(struct blockdev *dev, uint64_t lba, uint64_t count, void *buf)
+{
+	return xfer(dev, lba, count, buf, false);
+}
+
+/* The driver only reads the buffer of a write: the cast drops a const it keeps. */
 int bdev_write(struct blockdev *dev, uint64_t lba, uint64_t count, const void *buf)
 {
-	const uint8_t *p = buf;
-	uint64_t limit = chunk_limit(dev);
-
-	if (!dev->write)
-		return AS_EUNSUPP;
-	if (!range_ok(dev, lba, count))
-		return AS_ERANGE;
-	while (count) {
-		uint32_t n = (uint32_t)(count < limit ? count : limit);
-		dev->err_lba = lba;
-		int rc = dev->write(dev, lba, n, p);
-		if (rc)
-			return rc < 0 ? rc : AS_EIO;
-		lba += n;
-		count -= n;
-		p += (size_t)n * dev->sector_size;
-	}
-	return 0;
+	return xfer(dev, lba, count, (uint8_t *)(uintptr_t)buf, true);
 }
 
 static bool byte_range_ok(const struct blockdev *dev, uint64_t offset, size_t len)
@@ -214,6 +208,12 @@ static void slice_note(struct blockdev *part, uint64_t lba, uint32_t count, unsi
 	part->parent->read_note(part->parent, part->base_lba + lba, count, tries, ok);
 }
 
+static void slice_write_note(struct blockdev *part, uint64_t lba, uint32_t count, unsigned tries,
+			     bool ok)
+{
+	part->parent->write_note(part->parent, part->base_lba + lba, count, tries, ok);
+}
+
 static int slice_write(struct blockdev *part, uint64_t lba, uint32_t count, const void *buf)
 {
 	struct blockdev *disk = part->parent;
@@ -242,6 +242,7 @@ int bdev_slice(struct blockdev *disk, uint64_t first_lba, uint64_t sectors, stru
 		.write = disk->write ? slice_write : 0,
 		.reset = disk->reset ? slice_reset : 0,
 		.read_note = disk->read_note ? slice_note : 0,
+		.write_note = disk->write_note ? slice_write_note : 0,
 		.priv = disk->priv,
 		.scratch = disk->scratch,
 		.parent = disk,

@@ -4,9 +4,9 @@
  *
  * Drivers: int13 extensions (stage2/), EFI_BLOCK_IO (efi/), files and block devices (tools/),
  * memory (common/memdisk.h, for tests). A driver fills the geometry and gives one-shot read and
- * write callbacks (and, optionally, a reset and a note); the wrappers below range-check, split by
- * max_io, bounce partial sectors, and retry failed reads: the retry policy lives here once, so
- * every loader reads a flaky disk the same way. */
+ * write callbacks (and, optionally, a reset and notes); the wrappers below range-check, split by
+ * max_io, bounce partial sectors, and retry failed reads and writes: the retry policy lives here
+ * once, so every loader reads and writes a flaky disk the same way. */
 #ifndef ANYSECTOR_BLOCKDEV_H
 #define ANYSECTOR_BLOCKDEV_H
 
@@ -22,7 +22,8 @@ struct blockdev {
 	uint32_t max_io;        /* most sectors one read/write call may move (0: no limit)   */
 	/* Drivers are only ever called with 1 <= count <= max_io and lba + count <= sectors.
 	 * They return 0 or a negative AS_* code; on failure they may set err_lba more exactly.
-	 * read makes one attempt: AS_EIO from it is retried by bdev_read (below). */
+	 * read and write make one attempt: AS_EIO from them is retried by bdev_read and
+	 * bdev_write (below). */
 	int (*read)(struct blockdev *, uint64_t lba, uint32_t count, void *buf);
 	int (*write)(struct blockdev *, uint64_t lba, uint32_t count, const void *buf);
 	/* Optional: called before each retry of a failed read, to put the device back in a known
@@ -33,6 +34,8 @@ struct blockdev {
 	 * its own status text: sectors lba..lba+count-1 were read on try `tries` (ok), or sector lba
 	 * stayed unreadable after `tries` tries (!ok, count 1). LBAs in this device's numbering. */
 	void (*read_note)(struct blockdev *, uint64_t lba, uint32_t count, unsigned tries, bool ok);
+	/* Optional: the same for a write (stage2's state block, common/bootstate.h). */
+	void (*write_note)(struct blockdev *, uint64_t lba, uint32_t count, unsigned tries, bool ok);
 	void *priv;
 
 	/* Beyond the founding design's list (docs/DESIGN.md "The block layer"): what byte I/O and
@@ -50,7 +53,7 @@ struct blockdev {
  * smallest size any disk format allows), phys_size a power-of-two multiple of it, callbacks set. */
 bool bdev_geometry_valid(const struct blockdev *dev);
 
-/* Tries per transfer size before a failed read is split. */
+/* Tries per transfer size before a failed read or write is split. */
 #define BDEV_READ_TRIES 3
 
 /* Whole sectors. Refuses (AS_ERANGE) a range past the end; splits into max_io pieces; on a driver
@@ -58,7 +61,8 @@ bool bdev_geometry_valid(const struct blockdev *dev);
  * Reads: a piece that fails with AS_EIO is tried again (BDEV_READ_TRIES in all, dev->reset before
  * each retry), then read as two halves the same way, down to single sectors, so what still fails
  * is the one sector that cannot be read; the halving stops at the first such sector, so a dead
- * disk costs a few dozen calls, not one per sector. */
+ * disk costs a few dozen calls, not one per sector. Writes are retried by the same rule, with
+ * write_note in read_note's place: a sector that cannot be written is named the same way. */
 int bdev_read(struct blockdev *dev, uint64_t lba, uint64_t count, void *buf);
 int bdev_write(struct blockdev *dev, uint64_t lba, uint64_t count, const void *buf);
 

@@ -37,6 +37,7 @@ void stage2_identity_get(const uint8_t *image, struct stage2_identity *id)
 	memcpy(id->part_guid.b, image + STAGE2_PART_GUID_OFF, 16);
 	id->mbr_disk_sig = le32_load(image + STAGE2_MBR_SIG_OFF);
 	id->mbr_part = le32_load(image + STAGE2_MBR_PART_OFF);
+	id->state_offset = le32_load(image + STAGE2_STATE_OFF);
 	str_copy_n(id->config_path, sizeof id->config_path,
 		   (const char *)image + STAGE2_CONFIG_PATH_OFF, STAGE2_CONFIG_PATH_MAX);
 }
@@ -47,6 +48,7 @@ void stage2_identity_set(uint8_t *image, uint32_t len, const struct stage2_ident
 	memcpy(image + STAGE2_PART_GUID_OFF, id->part_guid.b, 16);
 	le32_store(image + STAGE2_MBR_SIG_OFF, id->mbr_disk_sig);
 	le32_store(image + STAGE2_MBR_PART_OFF, id->mbr_part);
+	le32_store(image + STAGE2_STATE_OFF, id->state_offset);
 	memset(image + STAGE2_CONFIG_PATH_OFF, 0, STAGE2_CONFIG_PATH_MAX);
 	str_copy((char *)image + STAGE2_CONFIG_PATH_OFF, STAGE2_CONFIG_PATH_MAX, id->config_path);
 	le32_store(image + STAGE2_CRC_OFF, stage2_image_crc(image, len));

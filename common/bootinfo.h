@@ -47,7 +47,8 @@
  * 0x30   4  u32 MBR disk signature (kind 2)
  * 0x34   4  u32 MBR partition number, 1-based (kind 2)
  * 0x38   4  u32 flags (reserved, 0)
- * 0x3C   4  u32 reserved
+ * 0x3C   4  u32 byte offset on the disk of the boot state block's first copy; the second
+ *           follows it (common/bootstate.h); 0: none (installer)
  * 0x40  64  config file path on the boot partition, NUL-terminated ("/anysector.cfg")
  * 0x80      end of header; code follows */
 #define STAGE2_MAGIC_OFF 0x08
@@ -60,6 +61,7 @@
 #define STAGE2_MBR_SIG_OFF 0x30
 #define STAGE2_MBR_PART_OFF 0x34
 #define STAGE2_FLAGS_OFF 0x38
+#define STAGE2_STATE_OFF 0x3C
 #define STAGE2_CONFIG_PATH_OFF 0x40
 #define STAGE2_CONFIG_PATH_MAX 64
 #define STAGE2_HDR_SIZE 0x80
@@ -76,6 +78,7 @@ struct stage2_identity {
 	struct guid part_guid;
 	uint32_t mbr_disk_sig;
 	uint32_t mbr_part;
+	uint32_t state_offset;        /* the boot state block's byte offset, 0: none */
 	char config_path[STAGE2_CONFIG_PATH_MAX];
 };
 

@@ -42,7 +42,10 @@ static int mem_write(struct blockdev *dev, uint64_t lba, uint32_t count, const v
 	if (md->readonly)
 		return AS_EUNSUPP;
 	if (md->fail_writes && hits_fault(md, lba, count)) {
-		dev->err_lba = md->fail_lba;
+		md->write_failures++;
+		if (md->fail_times && md->write_failures >= md->fail_times)
+			md->fail_writes = false;
+		dev->err_lba = md->fail_lba > lba ? md->fail_lba : lba;
 		return AS_EIO;
 	}
 	memcpy(md->data + lba * dev->sector_size, buf, (size_t)count * dev->sector_size);
@@ -56,7 +59,7 @@ static void mem_reset(struct blockdev *dev)
 
 	md->resets++;
 	if (md->reset_heals)
-		md->fail_reads = false;
+		md->fail_reads = md->fail_writes = false;
 }
 
 int memdisk_init(struct blockdev *dev, struct memdisk *md, uint32_t lss, uint32_t pss,

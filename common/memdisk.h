@@ -11,8 +11,8 @@ struct memdisk {
 	uint64_t size;          /* bytes; a whole number of sectors */
 	bool readonly;
 	/* Fault injection: every read (or write) touching fail_lba .. fail_lba + fail_span - 1
-	 * (span 0 counts as 1) fails with AS_EIO; with fail_times > 0 only that many reads fail
-	 * (a transient error), and with reset_heals a reset ends the fault. */
+	 * (span 0 counts as 1) fails with AS_EIO; with fail_times > 0 only that many reads (or
+	 * writes) fail (a transient error), and with reset_heals a reset ends the fault. */
 	bool fail_reads;
 	bool fail_writes;
 	uint64_t fail_lba;
@@ -22,6 +22,7 @@ struct memdisk {
 	/* What the driver was asked for, for tests that check the splitting and the retries. */
 	unsigned calls;
 	unsigned read_failures;
+	unsigned write_failures;
 	unsigned resets;
 	uint32_t max_count_seen;
 	uint64_t sectors_read;

@@ -120,7 +120,8 @@ static void test_stage2_header(void **state)
 	memcpy(img + STAGE2_MAGIC_OFF, STAGE2_MAGIC, 8);
 	le32_store(img + STAGE2_HDR_VERSION_OFF, STAGE2_HDR_VERSION);
 	le32_store(img + STAGE2_LENGTH_OFF, sizeof img);
-	struct stage2_identity id = { .kind = STAGE2_KIND_GPT, .config_path = "/anysector.cfg" };
+	struct stage2_identity id = { .kind = STAGE2_KIND_GPT, .config_path = "/anysector.cfg",
+				      .state_offset = 0x000FE000 };
 	guid_parse("01234567-89AB-CDEF-0123-456789ABCDEF", &id.part_guid);
 	stage2_identity_set(img, sizeof img, &id);
 	assert_true(stage2_image_valid(img, sizeof img));
@@ -129,6 +130,8 @@ static void test_stage2_header(void **state)
 	assert_int_equal(back.kind, STAGE2_KIND_GPT);
 	assert_true(guid_eq(&back.part_guid, &id.part_guid));
 	assert_string_equal(back.config_path, "/anysector.cfg");
+	assert_int_equal(back.state_offset, 0x000FE000);
+	assert_int_equal(le32_load(img + 0x3C), 0x000FE000);
 	/* one flipped byte anywhere is a torn image */
 	img[700] ^= 1;
 	assert_false(stage2_image_valid(img, sizeof img));

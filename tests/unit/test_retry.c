@@ -3,7 +3,9 @@
  * sectors: a transient error is read on a later try (with a reset before it, and the driver told
  * which try worked), a bad sector is found by halving and named exactly, the good sectors around
  * it are read, errors other than I/O are not retried, and a window of the disk resets and reports
- * on the whole disk in the disk's numbering. */
+ * on the whole disk in the disk's numbering. Writes (stage2's state block) follow the same rule
+ * and are told to write_note: a transient failure is written on a later try, a sector that
+ * never takes a write is named. */
 #include "tests/unit/helpers.h"
 
 #include <stdlib.h>
@@ -29,13 +31,23 @@ static void note(struct blockdev *dev, uint64_t lba, uint32_t count, unsigned tr
 		notes.at[notes.n++] = (typeof(notes.at[0])){ lba, count, tries, ok };
 }
 
+static unsigned write_notes;
+
+static void write_note(struct blockdev *dev, uint64_t lba, uint32_t count, unsigned tries, bool ok)
+{
+	write_notes++;
+	note(dev, lba, count, tries, ok);
+}
+
 static struct test_disk *disk(uint32_t ss, uint32_t sectors, uint32_t max_io)
 {
 	struct test_disk *d = test_disk_new((uint64_t)sectors * ss, ss, ss, 0, max_io);
 	for (size_t i = 0; i < (size_t)sectors * ss; i++)
 		d->md.data[i] = (uint8_t)(i * 7 + i / ss);
 	d->dev.read_note = note;
+	d->dev.write_note = write_note;
 	memset(&notes, 0, sizeof notes);
+	write_notes = 0;
 	return d;
 }
 
@@ -191,6 +203,58 @@ static void test_slice_retries_on_disk(void **state)
 	test_disk_free(d);
 }
 
+/* A write that fails twice is written on the third try, with a reset before each retry, and
+ * write_note (not read_note) hears it; through a window, in the disk's numbering. */
+static void test_transient_write_retried(void **state)
+{
+	(void)state;
+	static const uint32_t sizes[] = { 512, 4096 };
+	for (unsigned si = 0; si < 2; si++) {
+		uint32_t ss = sizes[si];
+		struct test_disk *d = disk(ss, 32, 8);
+		struct blockdev part;
+		uint8_t *buf = malloc(8 * (size_t)ss);
+		memset(buf, 0x5A, 8 * (size_t)ss);
+		assert_int_equal(bdev_slice(&d->dev, 16, 16, &part), 0);
+		d->md.fail_writes = true;
+		d->md.fail_lba = 19;
+		d->md.fail_times = 2;
+		assert_int_equal(bdev_write(&part, 0, 8, buf), 0);
+		assert_memory_equal(d->md.data + 16 * (size_t)ss, buf, 8 * (size_t)ss);
+		assert_int_equal(d->md.resets, 2);
+		assert_int_equal(d->md.write_failures, 2);
+		assert_int_equal(write_notes, 1);
+		assert_true(notes.at[0].ok);
+		assert_int_equal(notes.at[0].tries, 3);
+		assert_int_equal(notes.at[0].lba, 16);
+		assert_int_equal(notes.at[0].count, 8);
+		free(buf);
+		test_disk_free(d);
+	}
+}
+
+/* A sector that never takes a write: named after BDEV_READ_TRIES tries, the sectors before it
+ * written, the ones after it not. */
+static void test_bad_sector_write_named(void **state)
+{
+	(void)state;
+	struct test_disk *d = disk(512, 16, 0);
+	uint8_t buf[8 * 512], before[16 * 512];
+	memset(buf, 0xC3, sizeof buf);
+	memcpy(before, d->md.data, sizeof before);
+	d->md.fail_writes = true;
+	d->md.fail_lba = 5;
+	assert_int_equal(bdev_write(&d->dev, 2, 8, buf), AS_EIO);
+	assert_int_equal(d->dev.err_lba, 5);
+	assert_memory_equal(d->md.data + 2 * 512, buf, 3 * 512);
+	assert_memory_equal(d->md.data + 5 * 512, before + 5 * 512, 11 * 512);
+	assert_true(write_notes >= 1);
+	assert_false(notes.at[notes.n - 1].ok);
+	assert_int_equal(notes.at[notes.n - 1].lba, 5);
+	assert_int_equal(notes.at[notes.n - 1].tries, BDEV_READ_TRIES);
+	test_disk_free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -201,6 +265,8 @@ int main(void)
 		cmocka_unit_test(test_byte_reads_retry),
 		cmocka_unit_test(test_other_errors_not_retried),
 		cmocka_unit_test(test_slice_retries_on_disk),
+		cmocka_unit_test(test_transient_write_retried),
+		cmocka_unit_test(test_bad_sector_write_named),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -310,6 +310,49 @@ static void test_stage1_merge(void **state)
 	assert_int_equal(le32_load(lba0 + STAGE1_S2_LENGTH_OFF), 30000);
 }
 
+/* The state block: the last two 4 KiB at the room's end, on physical boundaries, after slot B;
+ * none in the legacy gap or where slot B's stage2 would reach it. */
+static void test_state_place(void **state)
+{
+	(void)state;
+	struct stage2_place p;
+	const char *why;
+
+	struct topology t = topo(512, 4096, 0);       /* 512e, BIOS boot partition at 1 MiB */
+	assert_int_equal(stage2_slots(&t, 4096, 2048, 4096, 30000, &p), 0);
+	assert_int_equal(stage2_state_place(&t, 4096, &p, &why), 4096 - 16);
+	t = topo(4096, 4096, 0);                      /* 4Kn */
+	assert_int_equal(stage2_slots(&t, 4096, 256, 512, 30000, &p), 0);
+	assert_int_equal(stage2_state_place(&t, 4096, &p, &why), 510);
+	t = topo(512, 512, 0);                        /* 512n MBR gap LBA 1..2047 */
+	assert_int_equal(stage2_slots(&t, 512, 1, 2048, 30000, &p), 0);
+	assert_int_equal(stage2_state_place(&t, 512, &p, &why), 2032);
+	t = topo(512, 4096, 3584);                    /* offset-by-one MBR gap LBA 1..2054 */
+	assert_int_equal(stage2_slots(&t, 4096, 1, 2055, 30000, &p), 0);
+	uint64_t at = stage2_state_place(&t, 4096, &p, &why);
+	assert_int_equal(at, 2039);
+	assert_int_equal((at * 512) % 4096, 3584);    /* a physical boundary of this drive */
+	assert_true(at + 16 <= p.end);
+	/* a 1 MiB BIOS boot partition far beyond the first MiB: the room is its first MiB */
+	t = topo(512, 4096, 0);
+	assert_int_equal(stage2_slots(&t, 4096, 100000, 104096, 30000, &p), 0);
+	assert_int_equal(stage2_state_place(&t, 4096, &p, &why), 100000 + 2048 - 16);
+	/* the legacy gap: one slot, no state block */
+	assert_int_equal(stage2_slots(&t, 512, 1, 63, 30000, &p), 0);
+	assert_int_equal(stage2_state_place(&t, 512, &p, &why), STAGE2_NO_LBA);
+	assert_non_null(strstr(why, "one copy"));
+	/* a stage2 in slot B that reaches the state block's place: none */
+	t = topo(512, 512, 0);
+	assert_int_equal(stage2_slots(&t, 512, 1, 2048, 520000, &p), 0);
+	assert_int_equal(p.nslots, 2);
+	assert_int_equal(stage2_state_place(&t, 512, &p, &why), STAGE2_NO_LBA);
+	assert_non_null(strstr(why, "after the second slot"));
+	/* physical sectors larger than a copy */
+	t = topo(512, 8192, 0);
+	assert_int_equal(stage2_slots(&t, 8192, 2048, 4096, 30000, &p), 0);
+	assert_int_equal(stage2_state_place(&t, 8192, &p, &why), STAGE2_NO_LBA);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -322,6 +365,7 @@ int main(void)
 		cmocka_unit_test(test_choose_unsafe),
 		cmocka_unit_test(test_foreign_bytes),
 		cmocka_unit_test(test_stage1_merge),
+		cmocka_unit_test(test_state_place),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

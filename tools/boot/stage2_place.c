@@ -5,6 +5,7 @@
 
 #include "common/bits.h"
 #include "common/bootinfo.h"
+#include "common/bootstate.h"
 #include "common/errors.h"
 #include "common/le.h"
 #include "common/mbr.h"
@@ -111,6 +112,29 @@ bool stage2_foreign_byte(const struct stage2_place *p, const uint8_t *room, uint
 		}
 	}
 	return false;
+}
+
+uint64_t stage2_state_place(const struct topology *t, uint64_t grain, const struct stage2_place *p,
+			    const char **why)
+{
+	uint32_t lss = t->lss;
+	uint64_t both = 2ull * BSTATE_COPY_BYTES / lss, at;
+
+	if (BSTATE_COPY_BYTES % lss || BSTATE_COPY_BYTES % t->pss || BSTATE_COPY_BYTES % grain) {
+		*why = "its copies of 4096 bytes are not whole sectors of this disk";
+		return STAGE2_NO_LBA;
+	}
+	if (p->nslots < 2) {
+		*why = "the region has room for one copy of stage2 only";
+		return STAGE2_NO_LBA;
+	}
+	at = p->end >= both ? align_down(t, p->end - both, grain) : STAGE2_NO_LBA;
+	if (at == STAGE2_NO_LBA || at < p->slot[1] + p->need) {
+		*why = "the region has no room for it after the second slot of stage2";
+		return STAGE2_NO_LBA;
+	}
+	*why = "";
+	return at;
 }
 
 void stage1_merge(uint8_t *lba0, const uint8_t *stage1, uint64_t s2_byte, uint32_t s2_len)

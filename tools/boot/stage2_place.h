@@ -60,6 +60,15 @@ void stage2_choose_slot(struct stage2_place *p, uint32_t lss);
 bool stage2_foreign_byte(const struct stage2_place *p, const uint8_t *room, uint32_t lss,
 			 uint64_t *at);
 
+/* Where the boot state block goes (common/bootstate.h): its two copies side by side at the end of
+ * the room the slots share, copy 0 at the last grain boundary (bytes; a physical sector, 4 KiB
+ * on a dual GPT) that leaves room for both, after slot B's stage2 (p->need sectors). Each copy
+ * must be whole logical and physical sectors. Returns the LBA of copy 0, or STAGE2_NO_LBA when
+ * there is none (one slot only, as in the legacy gap; no room after slot B; sectors that do
+ * not divide BSTATE_COPY_BYTES) with *why naming the reason. */
+uint64_t stage2_state_place(const struct topology *t, uint64_t grain, const struct stage2_place *p,
+			    const char **why);
+
 /* LBA 0 with stage1's code put in: bytes 0..439 from stage1 except the disk's timestamp, the
  * patch block pointing at stage2 (s2_byte, s2_len); signature, table and 0x55AA kept. */
 void stage1_merge(uint8_t *lba0, const uint8_t *stage1, uint64_t s2_byte, uint32_t s2_len);

@@ -3,6 +3,7 @@
  * partition's files (loaders, anysector.cfg, pinned hashes), as the loaders will find them. */
 #include "tools/ops/fwpath.h"
 #include "tools/ops/check_boot.h"
+#include "tools/ops/check_state.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -141,6 +142,7 @@ static void check_stage2(struct hostdev *h, struct disk_info *di, struct report 
 			      (unsigned)stage2_image_crc(img, (uint32_t)len));
 	} else {
 		check_identity(img, len, off, di, r);
+		check_state(h, di, le32_load(img + STAGE2_STATE_OFF), r);
 	}
 	free(img);
 }

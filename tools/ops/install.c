@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "common/bits.h"
+#include "common/bootstate.h"
 #include "common/errors.h"
 #include "tools/base/exit_codes.h"
 #include "tools/base/util.h"
@@ -192,10 +193,62 @@ static void warn_not_crash_safe(const struct stage2_place *pl, uint32_t lss, uin
 		       (unsigned long long)pl->live, (unsigned long long)(pl->live_end - 1), where);
 }
 
-/* Planning stage2: the image patched with the boot partition's identity, in the chosen slot.
+/* The boot state block (common/bootstate.h) at the end of the slots' room: kept when either copy
+ * there is valid, else written empty where the room holds only zeros (a foreign byte is refused
+ * unless --force), before stage2, whose header then records it (*offset; 0 when there is none).
  * Returns 0 or an exit code. */
+static int plan_state(struct txn *t, struct stage2_place *pl, const uint8_t *room,
+		      const char *where, uint32_t *offset)
+{
+	uint32_t lss = t->h->topo.lss;
+	const char *why;
+	uint64_t at = stage2_state_place(&t->h->topo, t->di.slot_grain, pl, &why);
+
+	*offset = 0;
+	if (at != STAGE2_NO_LBA && at * lss > UINT32_MAX - 2 * BSTATE_COPY_BYTES) {
+		at = STAGE2_NO_LBA;
+		why = "the region lies beyond the first 4 GiB of the disk, which stage2's header can name";
+	}
+	if (at == STAGE2_NO_LBA) {
+		txn_summary(t, "no boot state block: %s; one-shot boots and boot counting work under "
+			    "UEFI only", why);
+		return 0;
+	}
+	const uint8_t *cur = room + (at - pl->slot[0]) * lss;
+	*offset = (uint32_t)(at * lss);
+	if (pl->lba + pl->count > at)        /* clearing an older stage2's tail stops short of it */
+		pl->count = at - pl->lba;
+	if (bstate_valid(cur) || bstate_valid(cur + BSTATE_COPY_BYTES)) {
+		txn_summary(t, "boot state block kept at byte %llu", (unsigned long long)*offset);
+		return 0;
+	}
+	if (!all_zero(cur, 2 * BSTATE_COPY_BYTES)) {
+		if (!t->force) {
+			t_error("refuse.foreign_gap",
+				"the %s holds data that is not anysector's where the boot state block goes "
+				"(bytes %llu..%llu); use --force to overwrite it (the backup keeps a copy)",
+				where, (unsigned long long)*offset,
+				(unsigned long long)*offset + 2 * BSTATE_COPY_BYTES - 1);
+			return EXIT_REFUSED;
+		}
+		t_warn("install.foreign_gap", "--force: overwriting data that is not anysector's "
+		       "where the boot state block goes in the %s", where);
+	}
+	uint8_t fresh[2 * BSTATE_COPY_BYTES];
+	bstate_init(fresh, 0);
+	bstate_init(fresh + BSTATE_COPY_BYTES, 0);
+	char what[300];
+	snprintf(what, sizeof what, "boot state block, two empty copies of %u bytes, at the end "
+		 "of the %s", BSTATE_COPY_BYTES, where);
+	plan_add(&t->pre, at, 2 * BSTATE_COPY_BYTES / lss, fresh, what);
+	txn_summary(t, "boot state block at byte %llu", (unsigned long long)*offset);
+	return 0;
+}
+
+/* Planning stage2: the image patched with the boot partition's identity and the state block's
+ * place, in the chosen slot. Returns 0 or an exit code. */
 static int plan_stage2(struct txn *t, const struct stages *s, const struct stage2_place *pl,
-		       const char *where, char *slot_name, size_t cap)
+		       const char *where, uint32_t state, char *slot_name, size_t cap)
 {
 	const struct part_info *bp = &t->di.parts[t->di.esp];
 	uint32_t lss = t->h->topo.lss, len = s->stage2_len;
@@ -214,6 +267,7 @@ static int plan_stage2(struct txn *t, const struct stages *s, const struct stage
 			       "cannot tell which one holds its boot partition");
 	}
 	snprintf(id.config_path, sizeof id.config_path, "/%s", CFG_FILE_NAME);
+	id.state_offset = state;
 	uint8_t *img = xcalloc(1, (size_t)(pl->count * lss));
 	memcpy(img, s->stage2, len);
 	stage2_identity_set(img, len, &id);
@@ -241,6 +295,7 @@ int txn_install(struct txn *t, const struct stages *s)
 	struct stage2_place pl;
 	uint8_t *room = NULL, *lba0 = NULL;
 	uint64_t first, end;
+	uint32_t state;
 	char where[200], slot_name[40];
 	int rc;
 
@@ -252,7 +307,8 @@ int txn_install(struct txn *t, const struct stages *s)
 	    (rc = refuse_foreign_bytes(t, &pl, room, where)))
 		goto out;
 	warn_not_crash_safe(&pl, lss, len, where);
-	if ((rc = plan_stage2(t, s, &pl, where, slot_name, sizeof slot_name)))
+	if ((rc = plan_state(t, &pl, room, where, &state)) ||
+	    (rc = plan_stage2(t, s, &pl, where, state, slot_name, sizeof slot_name)))
 		goto out;
 	/* Planning stage1: LBA 0 with the new code, switched to the new stage2, written last. */
 	stage1_merge(lba0, s->stage1, pl.lba * lss, len);

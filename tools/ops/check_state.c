@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+#include "tools/ops/check_state.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/bootstate.h"
+#include "common/errors.h"
+#include "tools/boot/bstate_disk.h"
+
+/* The records of a valid copy as text ("one-shot 'x'; 'a' 1 tries left, 2 done; ..."), or
+ * "empty". */
+static void state_records_text(uint8_t *copy, char *out, size_t cap)
+{
+	char name[BSTATE_NAME_MAX + 1];
+	size_t n = 0;
+
+	out[0] = 0;
+	for (uint8_t *rec = bstate_next(copy, NULL); rec && n < cap; rec = bstate_next(copy, rec)) {
+		bstate_name(rec, name, sizeof name);
+		const char *sep = n ? "; " : "";
+		if (rec[0] == BSTATE_ONESHOT)
+			n += (size_t)snprintf(out + n, cap - n, "%sone-shot '%s'", sep, name);
+		else if (rec[0] == BSTATE_TRIES)
+			n += (size_t)snprintf(out + n, cap - n, "%s'%s' %u tries left, %u done", sep,
+					      name, rec[2], rec[3]);
+		else
+			n += (size_t)snprintf(out + n, cap - n, "%slast counted or one-shot boot '%s' "
+					      "(%s%s)", sep, name, rec[2] == BSTATE_FW_UEFI ? "UEFI"
+					      : "BIOS", rec[3] & BSTATE_BOOTED_COUNTED ? ", counted" : "");
+	}
+	if (!out[0])
+		snprintf(out, cap, "empty");
+}
+
+/* Whether [lba, lba + n) lies where stage2 may: the BIOS boot partition (GPT) or the gap before
+ * the first partition (MBR). */
+static bool in_boot_region(const struct disk_info *di, uint64_t lba, uint64_t n)
+{
+	if (di->label == LABEL_GPT) {
+		if (di->bios_boot < 0)
+			return false;
+		const struct part_info *p = &di->parts[di->bios_boot];
+		return lba >= p->first && lba + n <= p->first + p->sectors;
+	}
+	return lba >= 1 && lba + n <= di->first_part_lba;
+}
+
+void check_state(struct hostdev *h, const struct disk_info *di, uint32_t offset,
+		 struct report *r)
+{
+	struct bstate_disk *d;
+	const char *why = "";
+	char text[1500];
+
+	if (!offset) {
+		report_printf(r, DIAG_INFO, "boot.state",
+			      "stage2 records no boot state block: under BIOS there are no one-shot "
+			      "boots (set-default --once) and no boot counting (reinstall where the "
+			      "region has room for two slots of stage2; the legacy gap has not)");
+		return;
+	}
+	d = calloc(1, sizeof *d);
+	int rc = bstate_disk_read(&h->dev, d, &why);
+	if (rc || !in_boot_region(di, d->lba, 2ull * d->sectors)) {
+		report_printf(r, DIAG_ERROR, "boot.state_place",
+			      "stage2 records a boot state block at byte %u, %s", (unsigned)offset,
+			      rc ? why[0] ? why : as_strerror(rc) :
+			      "outside the BIOS boot partition or the gap where stage2 lives");
+		free(d);
+		return;
+	}
+	if (d->live < 0) {
+		report_printf(r, DIAG_WARN, "boot.state_damaged",
+			      "the boot state block at byte %u has no whole copy: the loaders boot "
+			      "with no one-shot and no boot counts until the next change rewrites it",
+			      (unsigned)offset);
+		free(d);
+		return;
+	}
+	unsigned other = d->live ^ 1;
+	state_records_text(d->copy[d->live], text, sizeof text);
+	report_printf(r, DIAG_INFO, "boot.state",
+		      "boot state block at byte %u: copy %d (sequence %llu) holds it: %s",
+		      (unsigned)offset, d->live, (unsigned long long)bstate_seq(d->copy[d->live]),
+		      text);
+	if (!bstate_valid(d->copy[other]))
+		report_printf(r, DIAG_WARN, "boot.state_copy",
+			      "copy %u of the boot state block (byte %llu) is not whole (a torn "
+			      "write?): copy %d holds the state, and the next change rewrites copy %u",
+			      other, (unsigned long long)offset + other * BSTATE_COPY_BYTES, d->live,
+			      other);
+	free(d);
+}

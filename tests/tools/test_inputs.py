@@ -412,6 +412,71 @@ def t_check_warns_install_refusal(s):
         os.unlink(img + ".b")
 
 
+def t_restore_order(s):
+    """Three adds, each with its backup: restoring the oldest first is refused, every changed
+    range is named once, and the newest backup that saved those sectors is named as the one to
+    restore first; restoring newest to oldest gives back the image before the first add."""
+    img = copy(s, "order.img")
+    k = kernel(s)
+    original = sha(img)
+    baks = [img + ".anysector-backup" + ("" if i == 0 else ".%d" % i) for i in range(3)]
+    for i, name in enumerate(("one", "two", "three")):
+        s.anysector("add", img, "--kernel", k, "--name", name, "--backup", baks[i])
+    for newest in (2, 1):
+        _, err = s.anysector("restore", img, baks[0], rc=3)
+        lines = err.splitlines()
+        changed = [ln for ln in lines if ln.endswith("changed since the backup was made")]
+        s.check(changed, "restore of the oldest named no changed range:\n" + err)
+        s.eq(len(changed), len(set(changed)), "each changed range said once")
+        s.check(("anysector: error: %s is a newer backup of %s that saved those sectors: "
+                 "restore it first (anysector restore %s %s), then this one"
+                 % (baks[newest], img, img, baks[newest])) in lines,
+                "restore of the oldest names %s first:\n%s" % (baks[newest], err))
+        s.anysector("restore", img, baks[newest])
+    s.anysector("restore", img, baks[0])
+    s.eq(sha(img), original, "the image after restoring newest to oldest")
+    for b in baks:
+        os.unlink(b)
+
+
+def t_restore_identity(s):
+    """A backup goes back only onto its own disk: another image of the same size and the same
+    installed bytes, with its own disk GUID, is refused with both GUIDs named (--force restores
+    anyway); a version-1 backup (no identity) still restores."""
+    a = copy(s, "ida.img")
+    b = s.path("idb.img")
+    s.anysector("mkimage", b, "--size", "48M", "--esp-size", "32M", "--kernel", kernel(s),
+                "--name", "first")
+    for img in (a, b):
+        s.anysector("install", img, "--backup", img + ".bak")
+    guid = {img: s.json("info", img)["gpt"]["disk_guid"] for img in (a, b)}
+    before = sha(b)
+    _, err = s.anysector("restore", b, a + ".bak", rc=3)
+    s.check(("anysector: error: %s is not the disk %s was made from: it has disk GUID %s, the "
+             "backup's had disk GUID %s (use --force to restore anyway)\n"
+             % (b, a + ".bak", guid[b], guid[a])) in err, "restore onto another disk:\n" + err)
+    s.eq(sha(b), before, "the other disk after the refused restore")
+    s.anysector("restore", a, a + ".bak")
+    s.anysector("restore", b, b + ".bak")
+    for img in (a, b):
+        os.unlink(img + ".bak")
+
+
+def t_backup_name(s):
+    """An image whose default backup name would be too long: install says so and how to name
+    one, and installs with --backup."""
+    img = s.path("L" * 245 + ".img")
+    shutil.copyfile(base_image(s), img)
+    before = sha(img)
+    s.anysector("install", img, rc=2,
+                has=["anysector: error: the backup file cannot be %s.anysector-backup: File name "
+                     "too long; name one with --backup FILE\n" % img])
+    s.eq(sha(img), before, "the image after the refused install")
+    s.anysector("install", img, "--backup", s.path("short.bak"))
+    os.unlink(img)
+    os.unlink(s.path("short.bak"))
+
+
 def t_long_messages(s):
     """A sentence is never cut: an error naming a 3,000-byte path comes out whole, on stderr
     and in --json."""
@@ -460,5 +525,6 @@ def t_man_examples(s):
 if __name__ == "__main__":
     s = Suite("inputs")
     sys.exit(s.run([t_names, t_titles_and_cmdlines, t_files, t_mkimage_checks_first,
-                    t_json_utf8, t_tool_reasons, t_stale_temp, t_long_messages,
+                    t_json_utf8, t_tool_reasons, t_stale_temp, t_restore_order, t_restore_identity,
+                    t_backup_name, t_long_messages,
                     t_info_check_agree, t_check_warns_install_refusal, t_man_examples]))

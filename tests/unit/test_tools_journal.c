@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/bits.h"
 #include "tools/plan/journal.h"
 #include "tools/base/util.h"
 #include "tools/base/fileio.h"
@@ -219,12 +220,44 @@ static void test_refusals(void **state)
 	plan_free(&p);
 }
 
+/* The sectors beside the saved ranges are the disk's fingerprint: all of them changed means
+ * another disk (refused, --force restores anyway); one changed is still this disk. */
+static void test_neighbours(void **state)
+{
+	(void)state;
+	struct hostdev h;
+	struct plan p;
+	uint8_t x = 0x5A;
+	const uint64_t last = (1 << 20) / 512 - 1;
+	/* build_plan saves 3..7, 0 and the last sector: beside them lie 1, 2, 8 and last - 1 */
+	const uint64_t beside[] = { 1, 2, 8, last - 1 };
+
+	make_disk(&h, 512);
+	build_plan(&p, 512);
+	unlink(jpath);
+	assert_int_equal(journal_write(jpath, &h, &p), 0);
+	assert_int_equal(plan_execute(&h, &p), 0);
+	assert_int_equal(pwrite_full(h.fd, &x, 1, 8 * 512 + 9), 0);
+	hostdev_close(&h);
+	assert_int_equal(hostdev_open(&h, img, true), 0);
+	assert_int_equal(journal_restore(&h, jpath, false, true), 0);   /* one changed: a dry run */
+	assert_false(report_has(&unit_report, "refuse.journal_disk"));
+	for (size_t i = 0; i < ARRAY_SIZE(beside); i++)
+		assert_int_equal(pwrite_full(h.fd, &x, 1, beside[i] * 512 + 9), 0);
+	assert_int_equal(journal_restore(&h, jpath, false, false), EXIT_REFUSED);
+	assert_true(report_has(&unit_report, "refuse.journal_disk"));
+	assert_int_equal(journal_restore(&h, jpath, true, false), 0);
+	hostdev_close(&h);
+	plan_free(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_twice_written_prefixes),
+		cmocka_unit_test(test_neighbours),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -4,20 +4,23 @@
 # starting a trivial EFI application), and anysector's own reads against the firmware's read path
 # for the same calls (the read floors, bench/floor/); same kernel/initrd/disk, every loader once
 # per round.
-# `make bench BENCH_RUNS=9 BENCH_CASES='bios-*'`.
+# `make bench BENCH_RUNS=9 BENCH_CASES='bios-*'`; the large-initrd cases (`*-512M`, `*-1G`) run
+# BENCH_LARGE_RUNS rounds.
 # Results: $(BUILD)/bench/{results.txt,samples.csv,logs/}; a full run (every case, at least 5
 # rounds, GPT) also rewrites bench/RESULTS.md, any other run writes $(BUILD)/bench/RESULTS.md.
 BENCH_RUNS ?= 5
 BENCH_CASES ?= *
 BENCH_TIMEOUT ?= 120
 BENCH_LABEL ?= gpt
+BENCH_LARGE_RUNS ?= 1
 
 # The command quoted in the report: make's own goal with the settings that differ from the defaults.
 BENCH_COMMAND = $(strip make$(if $(filter-out build,$(BUILD)), BUILD=$(BUILD)) bench \
 	$(if $(filter-out 5,$(BENCH_RUNS)),BENCH_RUNS=$(BENCH_RUNS)) \
 	$(if $(filter-out *,$(BENCH_CASES)),BENCH_CASES='$(BENCH_CASES)') \
 	$(if $(filter-out 120,$(BENCH_TIMEOUT)),BENCH_TIMEOUT=$(BENCH_TIMEOUT)) \
-	$(if $(filter-out gpt,$(BENCH_LABEL)),BENCH_LABEL=$(BENCH_LABEL)))
+	$(if $(filter-out gpt,$(BENCH_LABEL)),BENCH_LABEL=$(BENCH_LABEL)) \
+	$(if $(filter-out 1,$(BENCH_LARGE_RUNS)),BENCH_LARGE_RUNS=$(BENCH_LARGE_RUNS)))
 
 # The floor readers (bench/floor/): the BIOS one is loaded by stage1 in stage2's place, the UEFI
 # one started by the firmware in BOOTX64.EFI's; the bench appends or patches in the calls to make.
@@ -47,4 +50,5 @@ bench::
 	if [ -n "$$t" ]; then $(MAKE) --no-print-directory -s -k $$t || \
 		echo "bench: building anysector failed; benchmarking the peers only"; fi
 	@BENCH_RUNS='$(BENCH_RUNS)' BENCH_CASES='$(BENCH_CASES)' BENCH_TIMEOUT='$(BENCH_TIMEOUT)' \
-		BENCH_LABEL='$(BENCH_LABEL)' BENCH_COMMAND="$(BENCH_COMMAND)" python3 bench/bench.py
+		BENCH_LABEL='$(BENCH_LABEL)' BENCH_LARGE_RUNS='$(BENCH_LARGE_RUNS)' \
+		BENCH_COMMAND="$(BENCH_COMMAND)" python3 bench/bench.py

@@ -72,12 +72,18 @@ STAGE2_END = "starting the kernel"
 
 # profile name -> (logical, physical) sector size
 PROFILES = {"512e": (512, 4096), "4Kn": (4096, 4096)}
-# (firmware, front-end, profile): SeaBIOS boots IDE only with 512-byte sectors and 4Kn only from
-# NVMe; OVMF boots virtio-blk and NVMe at both sizes.
+# (firmware, front-end, profile, initrd size): SeaBIOS boots IDE only with 512-byte sectors and
+# 4Kn only from NVMe; OVMF boots virtio-blk and NVMe at both sizes. None is the 64 MiB workload
+# every loader and floor runs; the large initrds (LARGE) run on NVMe 4Kn with LARGE_MEMORY MiB of
+# RAM, anysector against GRUB and systemd-boot only, BENCH_LARGE_RUNS rounds.
+LARGE = [512 << 20, 1 << 30]
+LARGE_MEMORY = 4096     # with 3 GiB the kernel cannot unpack 1 GiB: its tmpfs takes half the RAM
+LARGE_TIMEOUT = 600     # seconds a large boot may take before it counts as failed
+LARGE_RUNS = 1          # rounds of the large cases (BENCH_LARGE_RUNS): a boot takes a minute
 CASES = [
-    ("bios", "ide", "512e"), ("bios", "nvme", "4Kn"),
-    ("uefi", "virtio", "512e"), ("uefi", "nvme", "4Kn"),
-]
+    ("bios", "ide", "512e", None), ("bios", "nvme", "4Kn", None),
+    ("uefi", "virtio", "512e", None), ("uefi", "nvme", "4Kn", None),
+] + [(fw, "nvme", "4Kn", size) for fw in ("bios", "uefi") for size in LARGE]
 ANYSECTOR = "anysector"
 PINNED = "pinned"          # anysector with every file pinned (mkimage --pin): hashed as read
 READ_FLOOR = "readfloor"   # the firmware's read path for the calls anysector made (floor.py)
@@ -85,8 +91,12 @@ READ_FLOOR = "readfloor"   # the firmware's read path for the calls anysector ma
 STAGE2_IO = re.compile(r"disk 0x([0-9a-fA-F]+): (\d+) int 13h AH=42h calls, (\d+) bytes read")
 
 
-def case_name(fw, fe, profile):
-    return f"{fw}-{fe}-{profile}"
+def size_label(size):
+    return f"{size >> 30}G" if size % (1 << 30) == 0 else f"{size >> 20}M"
+
+
+def case_name(fw, fe, profile, size=None):
+    return f"{fw}-{fe}-{profile}" + (f"-{size_label(size)}" if size else "")
 
 
 def pkg_version(pkg, upstream=False):
@@ -105,17 +115,21 @@ def find_kernel():
     return found[-1]
 
 
-def marker_check(md5):
-    """The marker line must show our command line and the initrd's md5: a loader that
-    truncated the initrd or lost the command line does not get a time."""
+def marker_check(md5, pad_md5=None):
+    """The marker line must show our command line and the initrd's md5 (and, for a large
+    initrd, the guest's md5 of its whole first archive): a loader that truncated the initrd or
+    lost the command line does not get a time."""
     def check(line):
-        m = re.search(r"cmdline=\[(.*)\] filler_md5=([0-9a-f]+)", line)
+        m = re.search(r"cmdline=\[(.*)\] filler_md5=([0-9a-f]+)(?: pad_md5=([0-9a-f]+))?", line)
         if not m:
             return f"marker line malformed: {line.strip()!r}"
         if CMDLINE not in m.group(1):
             return f"kernel command line is {m.group(1)!r}, not {CMDLINE!r}"
         if m.group(2) != md5:
             return f"initrd filler md5 {m.group(2)}, expected {md5} (initrd damaged)"
+        if pad_md5 and m.group(3) != pad_md5:
+            return f"the guest's md5 of the initrd's first archive is {m.group(3)}, expected " \
+                   f"{pad_md5} (initrd damaged)"
         return None
     return check
 
@@ -211,6 +225,7 @@ class Loader:
         self.phases = []    # anysector: read_phases per round
         self.calls = None   # the read floor: calls it makes
         self.pending = None  # the read floor: builds its disk from anysector's serial log
+        self.initrd_at = None  # anysector: where it put the initrd
         self.samples = []   # wall seconds, None for a failed run
         self.cpu = []       # QEMU cpu seconds, None for a failed run
         self.spans = []     # (wall, cpu) of the phase per successful run, when it shows
@@ -224,58 +239,56 @@ class Loader:
         return self.name.split(" (")[0].split()[0]
 
 
-def prepare(work, tmp, kernel, initrd_path, label, build, profiles, firmwares):
-    """Builds the disk images of each profile; returns {profile: {key: path or '!reason'}} with
-    keys anysector, base and one per peer or floor image."""
+def disk_sizes(size):
+    """(disk, ESP) bytes for a workload: the standard disk, or room for a large initrd."""
+    return (DISK_SIZE, ESP_SIZE) if size is None else (size + 512 * disks.MiB,
+                                                        size + 256 * disks.MiB)
+
+
+def prepare(work, tmp, kernel, initrds, label, build, workloads, firmwares):
+    """Builds the disk images of each workload (profile, initrd size); returns {workload: {key:
+    path or '!reason'}} with keys anysector, base and one per peer or floor image."""
     tool = os.path.join(build, "tools", "anysector")
     stages = os.path.join(build, "stages")
-    app = lib_paths.EFI_PAYLOAD
     images = {}
-    for prof in profiles:
+    for wl in workloads:
+        prof, size = wl
         lss, pss = PROFILES[prof]
-        img = images[prof] = {}
+        disk_size, esp_size = disk_sizes(size)
+        initrd_path = initrds[size]
+        tag = f"{label}-{prof}" + (f"-{size_label(size)}" if size else "")
+        img = images[wl] = {}
         paths = None
-        asimg = os.path.join(work, f"anysector-{label}-{prof}.img")
+        asimg = os.path.join(work, f"anysector-{tag}.img")
         if not os.path.exists(tool):
             img[ANYSECTOR] = f"!not available: {tool} is not built"
         else:
             try:
-                paths = disks.make_anysector(tool, stages, asimg, lss, pss, DISK_SIZE, label,
-                                             kernel, initrd_path, CMDLINE, tmp, ESP_SIZE)
+                paths = disks.make_anysector(tool, stages, asimg, lss, pss, disk_size, label,
+                                             kernel, initrd_path, CMDLINE, tmp, esp_size)
                 img[ANYSECTOR] = asimg
             except disks.DiskError as e:
                 img[ANYSECTOR] = f"!not available: {e}"
+        img[PINNED] = img[ANYSECTOR] if not paths else "!not measured with large initrds"
         if paths:
             img["kernel_path"] = paths["kernel"]
-            pimg = os.path.join(work, f"pinned-{label}-{prof}.img")
+        if paths and size is None:
+            pimg = os.path.join(work, f"pinned-{tag}.img")
             try:
-                disks.make_anysector(tool, stages, pimg, lss, pss, DISK_SIZE, label, kernel,
-                                     initrd_path, CMDLINE, tmp, ESP_SIZE, pin=True)
+                disks.make_anysector(tool, stages, pimg, lss, pss, disk_size, label, kernel,
+                                     initrd_path, CMDLINE, tmp, esp_size, pin=True)
                 img[PINNED] = pimg
             except disks.DiskError as e:
                 img[PINNED] = f"!not available: {e}"
-        else:
-            img[PINNED] = img[ANYSECTOR]
         if paths:
             base = asimg     # peers get anysector's very disk, loader swapped
         else:
-            base = os.path.join(work, f"base-{label}-{prof}.img")
-            paths = disks.make_base(base, lss, DISK_SIZE, label, kernel, initrd_path, tmp,
-                                    ESP_SIZE)
+            base = os.path.join(work, f"base-{tag}.img")
+            paths = disks.make_base(base, lss, disk_size, label, kernel, initrd_path, tmp,
+                                    esp_size)
         img["base"] = base
-        makers = []
-        if "bios" in firmwares[prof]:
-            makers += [
-                ("grub-fat", lambda out: disks.make_grub(base, out, paths, CMDLINE, tmp)),
-                ("grub-ext2", lambda out: disks.make_grub_ext2(base, out, kernel, initrd_path,
-                                                               CMDLINE, tmp)),
-                ("syslinux", lambda out: disks.make_syslinux(base, out, paths, CMDLINE, tmp))]
-        if "uefi" in firmwares[prof]:
-            makers += [
-                ("sdboot", lambda out: disks.make_sdboot(base, out, paths, CMDLINE, tmp)),
-                ("firmware", lambda out: disks.make_efi_floor(base, out, app))]
-        for key, make in makers:
-            out = os.path.join(work, f"{key}-{label}-{prof}.img")
+        for key, make in peer_makers(firmwares[wl], size, base, paths, kernel, initrd_path, tmp):
+            out = os.path.join(work, f"{key}-{tag}.img")
             try:
                 make(out)
                 img[key] = out
@@ -284,11 +297,34 @@ def prepare(work, tmp, kernel, initrd_path, label, build, profiles, firmwares):
     return images
 
 
-def loaders_for(fw, prof, images, kernel, initrd_path, work, tmp):
+def peer_makers(firmwares, size, base, paths, kernel, initrd_path, tmp):
+    """[(key, make(out))] of the peers' and floors' disks a workload needs: every peer on the
+    64 MiB workload; GRUB on FAT (BIOS), systemd-boot and GRUB (UEFI) with a large initrd."""
+    makers = []
+    if "bios" in firmwares:
+        makers.append(("grub-fat", lambda out: disks.make_grub(base, out, paths, CMDLINE, tmp)))
+        if size is None:
+            makers += [
+                ("grub-ext2", lambda out: disks.make_grub_ext2(base, out, kernel, initrd_path,
+                                                               CMDLINE, tmp)),
+                ("syslinux", lambda out: disks.make_syslinux(base, out, paths, CMDLINE, tmp))]
+    if "uefi" in firmwares:
+        makers += [
+            ("sdboot", lambda out: disks.make_sdboot(base, out, paths, CMDLINE, tmp)),
+            ("firmware", lambda out: disks.make_efi_floor(base, out, lib_paths.EFI_PAYLOAD))]
+        if size is not None:
+            makers.append(("grub-efi", lambda out: disks.make_grub_efi(base, out, paths,
+                                                                      CMDLINE, tmp)))
+    return makers
+
+
+def loaders_for(fw, wl, images, kernel, initrd_path, work, tmp):
     """The case's loaders in the order every round runs them: the floor and anysector first
     (their times bound how long a hanging peer is waited for), the read floor (built from
-    anysector's first boot) and pinned anysector, then the peers."""
-    img = images[prof]
+    anysector's first boot) and pinned anysector, then the peers. A large initrd's case has no
+    read floor or pinned anysector."""
+    img = images[wl]
+    prof, size = wl
 
     def from_image(name, key, role, **kw):
         v = img[key]
@@ -298,35 +334,40 @@ def loaders_for(fw, prof, images, kernel, initrd_path, work, tmp):
 
     kpath = img.get("kernel_path", "/")
     lw = load_window(fw, kpath)
-    rf = Loader("read floor", READ_FLOOR, READ_FLOOR, marker=floor.MARKER[fw], check=False,
-                load=(floor.first_line(fw), floor.pass_line(1)),
-                reason="not built: anysector did not boot, so its calls are not known")
-    if not img[ANYSECTOR].startswith("!"):
-        rf.pending = lambda log: build_read_floor(rf, fw, prof, img, log, work, tmp)
+    extra = []
+    if size is None:
+        rf = Loader("read floor", READ_FLOOR, READ_FLOOR, marker=floor.MARKER[fw], check=False,
+                    load=(floor.first_line(fw), floor.pass_line(1)),
+                    reason="not built: anysector did not boot, so its calls are not known")
+        if not img[ANYSECTOR].startswith("!"):
+            rf.pending = lambda log: build_read_floor(rf, fw, prof, img, log, work, tmp)
+        stage2 = (STAGE2_START, STAGE2_END) if fw == "bios" else (UEFI_LOADER_START,
+                                                                  UEFI_KERNEL_START)
+        extra = [rf, from_image("anysector, pinned", PINNED, PINNED, phase=stage2, load=lw)]
     if fw == "bios":
         grub = f"GRUB {pkg_version('grub-pc-bin', True)}"
+        peers = [from_image(f"{grub} (FAT)", "grub-fat", "peer")]
+        if size is None:
+            peers += [
+                from_image(f"{grub} (ext2)", "grub-ext2", "peer"),
+                from_image(f"syslinux {pkg_version('syslinux', True)} (FAT)", "syslinux", "peer")]
         return [
             Loader("-kernel", "kernel", "floor", disk=img["base"],
                    direct=(kernel, initrd_path, CMDLINE)),
             from_image(ANYSECTOR, ANYSECTOR, "anysector", phase=(STAGE2_START, STAGE2_END),
                        load=lw),
-            rf,
-            from_image("anysector, pinned", PINNED, PINNED, phase=(STAGE2_START, STAGE2_END),
-                       load=lw),
-            from_image(f"{grub} (FAT)", "grub-fat", "peer"),
-            from_image(f"{grub} (ext2)", "grub-ext2", "peer"),
-            from_image(f"syslinux {pkg_version('syslinux', True)} (FAT)", "syslinux", "peer"),
-        ]
+        ] + extra + peers
     uefi_phase = (UEFI_LOADER_START, UEFI_KERNEL_START)
+    peers = [from_image(f"systemd-boot {pkg_version('systemd-boot-efi', True)}", "sdboot", "peer",
+                        phase=uefi_phase)]
+    if size is not None:
+        peers.append(from_image(f"GRUB {pkg_version('grub-efi-amd64-bin', True)} (UEFI, FAT)",
+                                "grub-efi", "peer", phase=uefi_phase))
     return [
         from_image("firmware", "firmware", "floor", marker=FLOOR_MARKER, check=False,
                    phase=(UEFI_LOADER_START, FLOOR_MARKER)),
         from_image(ANYSECTOR, ANYSECTOR, "anysector", phase=uefi_phase, load=lw),
-        rf,
-        from_image("anysector, pinned", PINNED, PINNED, phase=uefi_phase, load=lw),
-        from_image(f"systemd-boot {pkg_version('systemd-boot-efi', True)}", "sdboot", "peer",
-                   phase=uefi_phase),
-    ]
+    ] + extra + peers
 
 
 def build_read_floor(rf, fw, prof, img, log, work, tmp):
@@ -377,15 +418,87 @@ class HostLoad:
         return max(0.0, (self._busy() - self.busy0 - own_cpu) / span) if span > 0 else 0.0
 
 
+def run_one(res, ld, r, check, timeout, logs, tmp, w, own_cpu):
+    """Round r of loader ld in case res: one timed boot, its spans and counts recorded on ld and
+    in the samples csv; returns "key seconds" for the round's line."""
+    fw, fe, name, loaders = res["fw"], res["fe"], res["name"], res["loaders"]
+    vars_copy = os.path.join(tmp, "OVMF_VARS.fd") if fw == "uefi" else None
+    mon = os.path.join(tmp, "qemu.mon") if fw == "bios" else None
+    if mon and os.path.exists(mon):
+        os.unlink(mon)
+    log = os.path.join(logs, f"{name}-{ld.key}-{r + 1}.serial")
+    trace = log + ".trace"
+    if os.path.exists(trace):
+        os.unlink(trace)
+    cmd = boot.qemu_cmd(fw, fe, res["lss"], res["pss"], ld.disk, vars_copy, ld.direct, mon,
+                        trace, memory=res["memory"])
+    load1 = os.getloadavg()[0]
+    secs, why, cpu = boot.timed_boot(cmd, ld.marker, run_timeout(loaders, timeout), log,
+                                     ld.check if callable(ld.check) else
+                                     check if ld.check else None, mon)
+    own_cpu[0] += cpu
+    ld.samples.append(secs)
+    ld.cpu.append(cpu if secs is not None else None)
+    ok = secs is not None
+    if fw == "bios" and ld.role == "anysector" and ok and ld.io is None:
+        ld.io = stage2_io(log)
+    if ld.role == "anysector" and ok:
+        ld.initrd_at = ld.initrd_at or initrd_address(log)
+        for other in loaders:
+            if other.pending:
+                other.pending(log)
+    if ld.load:
+        # one entry per round (None when missing), so rounds pair up across loaders
+        ld.lspans.append(span(log + ".times", *ld.load) if ok else None)
+        ld.passes.append(pass_spans(log + ".times", fw) if ok and ld.role == READ_FLOOR
+                         else None)
+        ld.phases.append(read_phases(log + ".times", fw, ld.load[0])
+                         if ok and ld.role != READ_FLOOR else None)
+    if ok and ld.phase:
+        sp = span(log + ".times", *ld.phase)
+        if sp:
+            ld.spans.append(sp)
+        if fw == "uefi" and ld.role != "floor":
+            sp = span(log + ".times", UEFI_KERNEL_START, MARKER)
+            if sp:
+                ld.kspans.append(sp)
+    n_reads = boot.count_reads(fe, trace)
+    if ok and n_reads is not None:
+        ld.reads.append(n_reads)
+    if os.path.exists(trace):
+        os.unlink(trace)
+    w.writerow([name, ld.name, r + 1, "" if secs is None else f"{secs:.4f}", f"{cpu:.3f}", why,
+                f"{load1:.2f}", log])
+    if secs is None and ld.why is None:
+        ld.why = f"{why}; serial: {boot.tail(log) or '(nothing)'}"
+        if r == 0:
+            # a loader that cannot boot here would only burn the timeout again
+            ld.reason = f"failed: {ld.why}"
+    return f"{ld.key} {report.fmt(secs)}"
+
+
+def initrd_address(log):
+    """Where anysector put the initrd, from its `initrd: ... at 0x...` line, or None."""
+    try:
+        with open(log, "rb") as f:
+            text = f.read().decode(errors="replace")
+    except OSError:
+        return None
+    m = re.search(r"^initrd: .* at (0x[0-9a-f]+)\s*$", text, re.M)
+    return int(m.group(1), 16) if m else None
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=int(os.environ.get("BENCH_RUNS", "5")))
     ap.add_argument("--cases", default=os.environ.get("BENCH_CASES", "*"))
     ap.add_argument("--timeout", type=float, default=float(os.environ.get("BENCH_TIMEOUT", "120")))
     ap.add_argument("--label", choices=["gpt", "mbr"], default=os.environ.get("BENCH_LABEL", "gpt"))
+    ap.add_argument("--large-runs", type=int,
+                    default=int(os.environ.get("BENCH_LARGE_RUNS", str(LARGE_RUNS))))
     a = ap.parse_args()
-    if a.runs < 1:
-        sys.exit("bench: BENCH_RUNS must be at least 1")
+    if a.runs < 1 or a.large_runs < 1:
+        sys.exit("bench: BENCH_RUNS and BENCH_LARGE_RUNS must be at least 1")
 
     build = os.environ.get("BUILD", "build")
     work = os.path.join(build, "bench")
@@ -400,7 +513,7 @@ def main():
     patterns = [p.strip() for p in a.cases.split(",") if p.strip()]
     cases = [c for c in CASES if any(fnmatch.fnmatch(case_name(*c), p) for p in patterns)]
     if a.label == "mbr":
-        cases = [c for c in cases if c[0] == "bios"]   # UEFI peers need an ESP
+        cases = [c for c in cases if c[0] == "bios" and c[3] is None]   # UEFI peers need an ESP
     if not cases:
         sys.exit(f"bench: no case matches {a.cases!r}; cases: "
                  + " ".join(case_name(*c) for c in CASES))
@@ -410,97 +523,52 @@ def main():
     started = datetime.datetime.now(datetime.timezone.utc)
     host = HostLoad()
     kernel = find_kernel()
+    initrds, checks = {}, {}
     initrd_path, md5, pad_len, _ = initrd.write(os.path.join(work, "initrd.img"))
-    check = marker_check(md5)
-    print(f"bench: kernel {kernel}, initrd {initrd_path} ({os.path.getsize(initrd_path)} bytes), "
-          f"cmdline \"{CMDLINE}\", {a.label} disks of {DISK_SIZE >> 20} MiB", flush=True)
+    initrds[None], checks[None] = initrd_path, marker_check(md5)
+    for size in sorted({c[3] for c in cases if c[3]}):
+        path, _, _, pad_md5 = initrd.write(os.path.join(work, f"initrd-{size_label(size)}.img"),
+                                           size, check_pad=True)
+        initrds[size], checks[size] = path, marker_check(md5, pad_md5)
+    print(f"bench: kernel {kernel}, initrds " + ", ".join(
+        f"{p} ({os.path.getsize(p)} bytes)" for p in initrds.values())
+        + f", cmdline \"{CMDLINE}\", {a.label} disks", flush=True)
     load1 = os.getloadavg()[0]
     if load1 > max(1, (os.cpu_count() or 1) - 1):
         print(f"bench: warning: load average {load1:.1f} on {os.cpu_count()} CPUs; other work "
               "will widen the spread (compare the minimums, or raise BENCH_RUNS)", flush=True)
-    profiles = sorted({c[2] for c in cases}, key=list(PROFILES).index)
-    firmwares = {p: {c[0] for c in cases if c[2] == p} for p in profiles}
-    images = prepare(work, tmp, kernel, initrd_path, a.label, build, profiles, firmwares)
-    if any(images[p][ANYSECTOR].startswith("!") for p in profiles):
+    workloads = sorted({(c[2], c[3]) for c in cases},
+                       key=lambda x: (list(PROFILES).index(x[0]), x[1] or 0))
+    firmwares = {wl: {c[0] for c in cases if (c[2], c[3]) == wl} for wl in workloads}
+    images = prepare(work, tmp, kernel, initrds, a.label, build, workloads, firmwares)
+    if any(images[wl][ANYSECTOR].startswith("!") for wl in workloads):
         full = False   # a table without anysector must not replace bench/RESULTS.md
 
     samples_path = os.path.join(work, "samples.csv")
     samples_f = open(samples_path, "w", newline="")
     w = csv.writer(samples_f)
     w.writerow(["case", "loader", "run", "seconds", "cpu_seconds", "status", "load1", "log"])
-    monitor = os.path.join(tmp, "qemu.mon")
-    own_cpu = 0.0
+    own_cpu = [0.0]
     results = []
-    for fw, fe, prof in cases:
-        name = case_name(fw, fe, prof)
-        lss, pss = PROFILES[prof]
-        loaders = loaders_for(fw, prof, images, kernel, initrd_path, work, tmp)
-        for r in range(a.runs):
-            line = []
-            for ld in loaders:
-                if ld.reason:
-                    continue
-                vars_copy = os.path.join(tmp, "OVMF_VARS.fd") if fw == "uefi" else None
-                mon = monitor if fw == "bios" else None
-                if mon and os.path.exists(mon):
-                    os.unlink(mon)
-                log = os.path.join(logs, f"{name}-{ld.key}-{r + 1}.serial")
-                trace = log + ".trace"
-                if os.path.exists(trace):
-                    os.unlink(trace)
-                cmd = boot.qemu_cmd(fw, fe, lss, pss, ld.disk, vars_copy, ld.direct, mon, trace)
-                load1 = os.getloadavg()[0]
-                secs, why, cpu = boot.timed_boot(cmd, ld.marker, run_timeout(loaders, a.timeout),
-                                                 log, ld.check if callable(ld.check) else
-                                                 check if ld.check else None, mon)
-                own_cpu += cpu
-                ld.samples.append(secs)
-                ld.cpu.append(cpu if secs is not None else None)
-                if fw == "bios" and ld.role == "anysector" and secs is not None and ld.io is None:
-                    ld.io = stage2_io(log)
-                if ld.role == "anysector" and secs is not None:
-                    for other in loaders:
-                        if other.pending:
-                            other.pending(log)
-                if ld.load:
-                    # one entry per round (None when missing), so rounds pair up across loaders
-                    ok = secs is not None
-                    ld.lspans.append(span(log + ".times", *ld.load) if ok else None)
-                    ld.passes.append(pass_spans(log + ".times", fw)
-                                     if ok and ld.role == READ_FLOOR else None)
-                    ld.phases.append(read_phases(log + ".times", fw, ld.load[0])
-                                     if ok and ld.role != READ_FLOOR else None)
-                if secs is not None and ld.phase:
-                    sp = span(log + ".times", *ld.phase)
-                    if sp:
-                        ld.spans.append(sp)
-                    if fw == "uefi" and ld.role != "floor":
-                        sp = span(log + ".times", UEFI_KERNEL_START, MARKER)
-                        if sp:
-                            ld.kspans.append(sp)
-                n_reads = boot.count_reads(fe, trace)
-                if secs is not None and n_reads is not None:
-                    ld.reads.append(n_reads)
-                if os.path.exists(trace):
-                    os.unlink(trace)
-                w.writerow([name, ld.name, r + 1, "" if secs is None else f"{secs:.4f}",
-                            f"{cpu:.3f}", why, f"{load1:.2f}", log])
-                samples_f.flush()
-                line.append(f"{ld.key} {report.fmt(secs)}")
-                if secs is None and ld.why is None:
-                    ld.why = f"{why}; serial: {boot.tail(log) or '(nothing)'}"
-                    if r == 0:
-                        # a loader that cannot boot here would only burn the timeout again
-                        ld.reason = f"failed: {ld.why}"
-            print(f"  {name} round {r + 1}/{a.runs}: " + ", ".join(line), flush=True)
-        res = {"name": name, "fw": fw, "fe": fe, "profile": prof, "lss": lss, "pss": pss,
-               "loaders": loaders, "payload": os.path.getsize(kernel) + os.path.getsize(
-                   initrd_path)}
-        print(report.case_text(res, a.runs), flush=True)
+    for fw, fe, prof, size in cases:
+        wl = (prof, size)
+        runs = a.runs if size is None else a.large_runs
+        loaders = loaders_for(fw, wl, images, kernel, initrds[size], work, tmp)
+        res = {"name": case_name(fw, fe, prof, size), "fw": fw, "fe": fe, "profile": prof,
+               "lss": PROFILES[prof][0], "pss": PROFILES[prof][1], "loaders": loaders,
+               "size": size, "runs": runs, "memory": 512 if size is None else LARGE_MEMORY,
+               "payload": os.path.getsize(kernel) + os.path.getsize(initrds[size])}
+        timeout = a.timeout if size is None else max(a.timeout, LARGE_TIMEOUT)
+        for r in range(runs):
+            line = [run_one(res, ld, r, checks[size], timeout, logs, tmp, w, own_cpu)
+                    for ld in loaders if not ld.reason]
+            samples_f.flush()
+            print(f"  {res['name']} round {r + 1}/{runs}: " + ", ".join(line), flush=True)
+        print(report.case_text(res, runs), flush=True)
         results.append(res)
     samples_f.close()
 
-    layout = disks.read_layout(images[profiles[0]]["base"], PROFILES[profiles[0]][0])
+    layout = disks.read_layout(images[workloads[0]]["base"], PROFILES[workloads[0][0]][0])
     size_rows = sizes.collect(build, a.label, layout, tmp)
     finished = datetime.datetime.now(datetime.timezone.utc)
     meta = {
@@ -511,9 +579,11 @@ def main():
         "git": subprocess.run(["git", "describe", "--always", "--dirty"], capture_output=True,
                               text=True).stdout.strip() or "?",
         "kernel": kernel, "initrd_size": os.path.getsize(initrd_path), "pad_len": pad_len,
+        "kernel_size": os.path.getsize(kernel),
         "cmdline": CMDLINE, "disk_size": DISK_SIZE,
         "load_start": host.load_start, "load_end": os.getloadavg(),
-        "others_cpu": host.others(own_cpu),
+        "others_cpu": host.others(own_cpu[0]),
+        "large_runs": a.large_runs, "large_memory": LARGE_MEMORY,
         "versions": {p: pkg_version(p) for p in report.PACKAGES},
     }
     text = report.text(meta, results, size_rows)

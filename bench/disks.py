@@ -15,6 +15,8 @@ kernel and initrd from the same partition table and file system:
   syslinux (BIOS): the syslinux installer (mtools) on the ESP, gptmbr.bin in LBA 0 and the ESP
   marked legacy-BIOS-bootable (sgdisk), /syslinux.cfg by mtools;
   systemd-boot: \\EFI\\BOOT\\BOOTX64.EFI replaced, /loader/loader.conf and an entry added by mtools;
+  GRUB (UEFI, large initrds only): \\EFI\\BOOT\\BOOTX64.EFI a grub-mkimage x86_64-efi image reading
+  /grub/grub.cfg on the ESP;
   the firmware floor (UEFI): \\EFI\\BOOT\\BOOTX64.EFI replaced by the test payload, which prints
   one line at once (how long the firmware takes to start any loader from this disk).
 """
@@ -38,6 +40,7 @@ DISK_GUID = uuid.UUID("5be0c0de-0000-4000-8000-000000000001")
 PART_GUIDS = [uuid.UUID("5be0c0de-0000-4000-8000-00000000001%d" % i) for i in range(4)]
 
 GRUB_DIR = "/usr/lib/grub/i386-pc"
+GRUB_EFI_DIR = "/usr/lib/grub/x86_64-efi"
 GRUB_SETUP = os.path.join(GRUB_DIR, "grub-bios-setup")
 SDBOOT_EFI = "/usr/lib/systemd/boot/efi/systemd-bootx64.efi"
 SYSLINUX_GPTMBR = "/usr/lib/SYSLINUX/gptmbr.bin"
@@ -290,7 +293,7 @@ def make_anysector(tool, stages, image, lss, pss, size, label, kernel, initrd, c
     run([tool, "mkimage", image, "--size", str(size), "--label", label, "--sector-size", str(lss),
          "--physical-size", str(pss), "--stages", stages, "--timeout", "0", "--kernel", kernel,
          "--initrd", initrd, "--cmdline", cmdline] + esp + (["--pin"] if pin else []),
-        env=dict(os.environ))
+        env=dict(os.environ, TMPDIR=os.path.abspath(tmpdir)))   # its scratch files: ours
     layout = read_layout(image, lss)
     cfg = fat_of(image, layout).get_text("/anysector.cfg")
     if not re.search(r"^\s*timeout\s+0\s*$", cfg, re.M):
@@ -465,6 +468,27 @@ def make_syslinux(base, image, paths, cmdline, tmpdir):
            + (f"  INITRD {paths['initrd']}\n" if paths.get("initrd") else "")
            + f"  APPEND {cmdline}\n")
     fat_of(image, layout).put_text(cfg, "/syslinux.cfg", tmpdir)
+
+
+def make_grub_efi(base, image, paths, cmdline, tmpdir):
+    """GRUB 2 for UEFI as the removable-media loader on a copy of base: a grub-mkimage -O
+    x86_64-efi image with part_gpt fat normal linux as \\EFI\\BOOT\\BOOTX64.EFI, its prefix /grub
+    on the device it was loaded from, and /grub/grub.cfg (the same menu entry as under BIOS)."""
+    layout = read_layout(base)
+    if layout["label"] != "gpt":
+        raise DiskError("GRUB for UEFI is set up on an EFI system partition (GPT) only")
+    if not os.path.isdir(GRUB_EFI_DIR):
+        raise DiskError(f"{GRUB_EFI_DIR} is missing (Debian package grub-efi-amd64-bin)")
+    copy_image(base, image)
+    core = os.path.join(tmpdir, "grubx64.efi")
+    run(["grub-mkimage", "-O", "x86_64-efi", "-d", GRUB_EFI_DIR, "-p", "/grub", "-o", core,
+         "part_gpt", "fat", "normal", "linux"])
+    fat = fat_of(image, layout)
+    fat.mkdirs("/EFI/BOOT")
+    fat.put(core, "/EFI/BOOT/BOOTX64.EFI")
+    fat.mkdirs("/grub")
+    fat.put_text(grub_cfg(paths, cmdline), "/grub/grub.cfg", tmpdir)
+    os.unlink(core)
 
 
 def make_efi_floor(base, image, app):

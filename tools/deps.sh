@@ -28,7 +28,7 @@ strace
 jq
 debhelper lintian
 mmdebstrap
-grub-pc-bin grub-common systemd-boot-efi syslinux syslinux-common
+grub-pc-bin grub-efi-amd64-bin grub-common systemd-boot-efi syslinux syslinux-common
 systemd
 "
 

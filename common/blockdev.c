@@ -27,20 +27,27 @@ static bool range_ok(const struct blockdev *dev, uint64_t lba, uint64_t count)
 	return lba <= dev->sectors && count <= dev->sectors - lba;
 }
 
-/* One piece (count <= max_io): tried again, then halved (bdev_read's comment). Reads and writes
- * alike: the buffer is only read from for a write. */
-static int xfer_retrying(struct blockdev *dev, uint64_t lba, uint32_t count, uint8_t *buf,
-			 bool write)
+/* The driver call of a transfer: a read, or a write (the driver only reads the buffer then). */
+typedef int (*xfer_fn)(struct blockdev *, uint64_t, uint32_t, void *);
+typedef void (*note_fn)(struct blockdev *, uint64_t, uint32_t, unsigned, bool);
+
+static int call_write(struct blockdev *dev, uint64_t lba, uint32_t count, void *buf)
 {
-	void (*note)(struct blockdev *, uint64_t, uint32_t, unsigned, bool) =
-		write ? dev->write_note : dev->read_note;
+	return dev->write(dev, lba, count, buf);
+}
+
+/* One piece (count <= max_io): tried again, then halved (bdev_read's comment); reads and writes
+ * alike, each with its own note. */
+static int xfer_retrying(struct blockdev *dev, uint64_t lba, uint32_t count, uint8_t *buf,
+			 xfer_fn io, note_fn note)
+{
 	int rc = AS_EIO;
 
 	for (unsigned t = 1; t <= BDEV_READ_TRIES; t++) {
 		if (t > 1 && dev->reset)
 			dev->reset(dev);
 		dev->err_lba = lba;
-		rc = write ? dev->write(dev, lba, count, buf) : dev->read(dev, lba, count, buf);
+		rc = io(dev, lba, count, buf);
 		if (rc > 0)
 			rc = AS_EIO;
 		if (rc != AS_EIO) {
@@ -51,9 +58,9 @@ static int xfer_retrying(struct blockdev *dev, uint64_t lba, uint32_t count, uin
 	}
 	if (count > 1) {
 		uint32_t half = count / 2;
-		rc = xfer_retrying(dev, lba, half, buf, write);
+		rc = xfer_retrying(dev, lba, half, buf, io, note);
 		return rc ? rc : xfer_retrying(dev, lba + half, count - half,
-					       buf + (size_t)half * dev->sector_size, write);
+					       buf + (size_t)half * dev->sector_size, io, note);
 	}
 	dev->err_lba = lba;
 	if (note)
@@ -61,17 +68,16 @@ static int xfer_retrying(struct blockdev *dev, uint64_t lba, uint32_t count, uin
 	return rc;
 }
 
-static int xfer(struct blockdev *dev, uint64_t lba, uint64_t count, uint8_t *p, bool write)
+static int xfer(struct blockdev *dev, uint64_t lba, uint64_t count, uint8_t *p, xfer_fn io,
+		note_fn note)
 {
 	uint64_t limit = chunk_limit(dev);
 
-	if (write && !dev->write)
-		return AS_EUNSUPP;
 	if (!range_ok(dev, lba, count))
 		return AS_ERANGE;
 	while (count) {
 		uint32_t n = (uint32_t)(count < limit ? count : limit);
-		int rc = xfer_retrying(dev, lba, n, p, write);
+		int rc = xfer_retrying(dev, lba, n, p, io, note);
 		if (rc)
 			return rc;
 		lba += n;
@@ -83,13 +89,15 @@ static int xfer(struct blockdev *dev, uint64_t lba, uint64_t count, uint8_t *p, 
 
 int bdev_read(struct blockdev *dev, uint64_t lba, uint64_t count, void *buf)
 {
-	return xfer(dev, lba, count, buf, false);
+	return xfer(dev, lba, count, buf, dev->read, dev->read_note);
 }
 
 /* The driver only reads the buffer of a write: the cast drops a const it keeps. */
 int bdev_write(struct blockdev *dev, uint64_t lba, uint64_t count, const void *buf)
 {
-	return xfer(dev, lba, count, (uint8_t *)(uintptr_t)buf, true);
+	if (!dev->write)
+		return AS_EUNSUPP;
+	return xfer(dev, lba, count, (uint8_t *)(uintptr_t)buf, call_write, dev->write_note);
 }
 
 static bool byte_range_ok(const struct blockdev *dev, uint64_t offset, size_t len)
@@ -208,12 +216,6 @@ static void slice_note(struct blockdev *part, uint64_t lba, uint32_t count, unsi
 	part->parent->read_note(part->parent, part->base_lba + lba, count, tries, ok);
 }
 
-static void slice_write_note(struct blockdev *part, uint64_t lba, uint32_t count, unsigned tries,
-			     bool ok)
-{
-	part->parent->write_note(part->parent, part->base_lba + lba, count, tries, ok);
-}
-
 static int slice_write(struct blockdev *part, uint64_t lba, uint32_t count, const void *buf)
 {
 	struct blockdev *disk = part->parent;
@@ -242,7 +244,6 @@ int bdev_slice(struct blockdev *disk, uint64_t first_lba, uint64_t sectors, stru
 		.write = disk->write ? slice_write : 0,
 		.reset = disk->reset ? slice_reset : 0,
 		.read_note = disk->read_note ? slice_note : 0,
-		.write_note = disk->write_note ? slice_write_note : 0,
 		.priv = disk->priv,
 		.scratch = disk->scratch,
 		.parent = disk,

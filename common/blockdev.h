@@ -34,7 +34,8 @@ struct blockdev {
 	 * its own status text: sectors lba..lba+count-1 were read on try `tries` (ok), or sector lba
 	 * stayed unreadable after `tries` tries (!ok, count 1). LBAs in this device's numbering. */
 	void (*read_note)(struct blockdev *, uint64_t lba, uint32_t count, unsigned tries, bool ok);
-	/* Optional: the same for a write (stage2's state block, common/bootstate.h). */
+	/* Optional: the same for a write (stage2's state block, common/bootstate.h, written on the
+	 * whole disk: a window of it does not pass this on). */
 	void (*write_note)(struct blockdev *, uint64_t lba, uint32_t count, unsigned tries, bool ok);
 	void *priv;
 

@@ -121,9 +121,11 @@ struct bls_scratch {
  * bls_menu_begin/add/finish over every *.conf file, each read into buf (cap bytes, at most
  * BLS_FILE_MAX are used). At most BLS_FILES_MAX directory entries are looked at. A file that
  * cannot be read or parsed is reported and left out; the menu is still made. Returns the number
- * of valid entry files read. */
+ * of valid entry files read. m (NULL: none) is told each file read, before it is parsed
+ * (common/measure.h). */
 struct fat_fs;
+struct measure;
 unsigned bls_load_fat(struct fat_fs *fs, struct cfg *c, char *buf, size_t cap,
-		      struct bls_scratch *s, struct diag *d);
+		      struct bls_scratch *s, struct measure *m, struct diag *d);
 
 #endif

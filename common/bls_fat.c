@@ -6,6 +6,7 @@
 #include "common/errors.h"
 #include "common/fat.h"
 #include "common/fmt.h"
+#include "common/measure.h"
 #include "common/str.h"
 
 struct bls_walk {
@@ -14,12 +15,15 @@ struct bls_walk {
 	char *buf;
 	size_t cap;
 	struct bls_scratch *s;
+	struct measure *m;
 	struct diag *d;
 	unsigned seen, added;
 };
 
-/* Reads a whole file of at most BLS_FILE_MAX bytes into w->buf; its length, or -1 (reported). */
-static long read_small(struct bls_walk *w, const char *path, const struct fat_file *f)
+/* Reads a whole file of at most BLS_FILE_MAX bytes into w->buf and measures it (what: its kind);
+ * its length, or -1 (reported). */
+static long read_small(struct bls_walk *w, const char *what, const char *path,
+		       const struct fat_file *f)
 {
 	size_t cap = w->cap < BLS_FILE_MAX ? w->cap : BLS_FILE_MAX;
 	int rc;
@@ -33,6 +37,7 @@ static long read_small(struct bls_walk *w, const char *path, const struct fat_fi
 		diag_error(w->d, "bls.read", "cannot read %s: %s", path, as_strerror(rc));
 		return -1;
 	}
+	measure_file(w->m, MEASURE_PCR_CONFIG, what, path, w->buf, f->size, 0, 0);
 	return (long)f->size;
 }
 
@@ -51,7 +56,7 @@ static int one_entry(void *ctx, const struct fat_dirent *ent)
 	if (ent->file.is_dir || n <= sl || str_casecmp(ent->name + n - sl, BLS_SUFFIX))
 		return 0;
 	fmt_snprintf(path, sizeof path, BLS_ENTRIES_DIR "/%s", ent->name);
-	if ((len = read_small(w, path, &ent->file)) < 0)
+	if ((len = read_small(w, "BLS entry", path, &ent->file)) < 0)
 		return 0;
 	if (bls_parse(w->buf, (size_t)len, path, &w->s->e, w->d))
 		return 0;
@@ -61,9 +66,9 @@ static int one_entry(void *ctx, const struct fat_dirent *ent)
 }
 
 unsigned bls_load_fat(struct fat_fs *fs, struct cfg *c, char *buf, size_t cap,
-		      struct bls_scratch *s, struct diag *d)
+		      struct bls_scratch *s, struct measure *m, struct diag *d)
 {
-	struct bls_walk w = { fs, c, buf, cap, s, d, 0, 0 };
+	struct bls_walk w = { fs, c, buf, cap, s, m, d, 0, 0 };
 	struct fat_file f;
 	long len;
 
@@ -71,7 +76,7 @@ unsigned bls_load_fat(struct fat_fs *fs, struct cfg *c, char *buf, size_t cap,
 	if (!fat_open(fs, BLS_ENTRIES_DIR, &f, 0) && f.is_dir)
 		fat_list(fs, &f, one_entry, &w, d);
 	bool conf = !fat_open(fs, BLS_LOADER_CONF, &f, 0) && !f.is_dir &&
-		    (len = read_small(&w, BLS_LOADER_CONF, &f)) >= 0;
+		    (len = read_small(&w, "BLS loader.conf", BLS_LOADER_CONF, &f)) >= 0;
 	if (conf)
 		bls_loader_parse(buf, (size_t)len, &s->l, d);
 	bls_menu_finish(&s->m, c, conf ? &s->l : 0);

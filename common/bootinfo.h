@@ -46,7 +46,7 @@
  * 0x20  16  GPT unique partition GUID of the boot partition (kind 1)
  * 0x30   4  u32 MBR disk signature (kind 2)
  * 0x34   4  u32 MBR partition number, 1-based (kind 2)
- * 0x38   4  u32 flags (reserved, 0)
+ * 0x38   4  u32 flags: STAGE2_FLAG_GAP_BUILD, set by the build of stage2-gap.bin
  * 0x3C   4  u32 byte offset on the disk of the boot state block's first copy; the second
  *           follows it (common/bootstate.h); 0: none (installer)
  * 0x40  64  config file path on the boot partition, NUL-terminated ("/anysector.cfg")
@@ -61,6 +61,8 @@
 #define STAGE2_MBR_SIG_OFF 0x30
 #define STAGE2_MBR_PART_OFF 0x34
 #define STAGE2_FLAGS_OFF 0x38
+/* the legacy-gap build: what it leaves out is common/features.h FEATURES_NOT_IN_GAP */
+#define STAGE2_FLAG_GAP_BUILD 0x1u
 #define STAGE2_STATE_OFF 0x3C
 #define STAGE2_CONFIG_PATH_OFF 0x40
 #define STAGE2_CONFIG_PATH_MAX 64

@@ -38,15 +38,18 @@ static int read_cfg_file(struct fat_fs *fs, const char *path, char *buf, uint32_
 }
 
 int cfg_load_fat(struct fat_fs *fs, const char *path, struct cfg *cfg, char *buf,
-		 struct bls_scratch *bls, struct diag *d)
+		 struct bls_scratch *bls, struct measure *m, struct diag *d)
 {
 	uint32_t size;
 	int rc = read_cfg_file(fs, path, buf, &size, d);
 
+	/* an absent file is measured as nothing: the PCR then differs from one with the file */
+	if (!rc && size)
+		measure_file(m, MEASURE_PCR_CONFIG, "config", path, buf, size, 0, 0);
 	if (!rc)
 		rc = cfg_parse_text(buf, size, cfg, d);
 	if (rc)
 		return rc;
-	bls_load_fat(fs, cfg, buf, CFG_FILE_MAX_BYTES, bls, d);
+	bls_load_fat(fs, cfg, buf, CFG_FILE_MAX_BYTES, bls, m, d);
 	return cfg_menu_check(cfg, d);
 }

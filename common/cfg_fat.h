@@ -8,11 +8,13 @@
 #include "common/bls.h"
 #include "common/config.h"
 #include "common/fat.h"
+#include "common/measure.h"
 
 /* Builds cfg from fs: the configuration file at path (no file there is an empty one, so the
  * menu is the BLS entries alone), parsed by cfg_parse_text; then bls_load_fat's entries; then
  * cfg_menu_check. buf holds CFG_FILE_MAX_BYTES: the file, then each BLS file in turn; bls is
- * bls_load_fat's scratch. Reports, naming path:
+ * bls_load_fat's scratch. m (NULL: none) is told each file's bytes as read, before they are
+ * parsed: the configuration file and every BLS file (common/measure.h). Reports, naming path:
  *   cfg.open     the file cannot be opened (after the FAT layer's own reason)
  *   cfg.is_dir   path is a directory
  *   cfg.too_big  the file is larger than CFG_FILE_MAX_BYTES
@@ -20,6 +22,6 @@
  * and whatever the parsers and cfg_menu_check report. Returns 0 or an AS_* code: the first
  * failure's. */
 int cfg_load_fat(struct fat_fs *fs, const char *path, struct cfg *cfg, char *buf,
-		 struct bls_scratch *bls, struct diag *d);
+		 struct bls_scratch *bls, struct measure *m, struct diag *d);
 
 #endif

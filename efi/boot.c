@@ -2,6 +2,7 @@
 #include "efi/boot.h"
 
 #include "efi/initrd.h"
+#include "efi/measure.h"
 #include "efi/secureboot.h"
 
 #include "common/errors.h"
@@ -109,17 +110,15 @@ static int read_initrds(struct boot_volume *v, const struct cfg_entry *e,
 	return initrd_join_pins(&rd->j, e, rd->data, d);
 }
 
-/* The command line as LoadOptions wants it: UCS-2, NUL-terminated (pool memory). */
+/* The command line as LoadOptions wants it: UCS-2, NUL-terminated (pool memory), in the one
+ * encoding the loaders measure (common/measure.h). */
 static CHAR16 *widen(const char *s, UINT32 *bytes)
 {
-	size_t n = str_len(s);
-	CHAR16 *w = efi_alloc((n + 1) * sizeof(CHAR16));
+	size_t cap = (str_len(s) + 1) * sizeof(CHAR16);
+	CHAR16 *w = efi_alloc(cap);
 	if (!w)
 		return NULL;
-	for (size_t i = 0; i < n; i++)
-		w[i] = (unsigned char)s[i];
-	w[n] = 0;
-	*bytes = (UINT32)((n + 1) * sizeof(CHAR16));
+	*bytes = (UINT32)measure_utf16(s, (uint8_t *)w, cap);
 	return w;
 }
 
@@ -183,6 +182,8 @@ static int start_image(struct boot_volume *v, const struct cfg_entry *e, const c
 		}
 		li->LoadOptions = options;
 		li->LoadOptionsSize = obytes;
+		/* what the image gets, after any edit at the menu, as systemd-boot measures it */
+		measure_cmdline(efi_measure(d), options, obytes);
 	}
 	con_printf("Starting %s (%u bytes)\n", e->kernel, size);
 	s = g_bs->StartImage(child, NULL, NULL);

@@ -302,7 +302,8 @@ int bootvol_read_file(struct boot_volume *v, const char *path, uint64_t max_byte
 	return 0;
 }
 
-int bootvol_load_config(struct boot_volume *v, struct cfg *c, struct diag *d)
+int bootvol_load_config(struct boot_volume *v, struct cfg *c, struct measure *m,
+			struct diag *d)
 {
 	UINTN pages = 0;
 	char *buf = efi_alloc_pages(CFG_FILE_MAX_BYTES, &pages);
@@ -310,7 +311,7 @@ int bootvol_load_config(struct boot_volume *v, struct cfg *c, struct diag *d)
 	int rc = AS_ENOMEM;
 
 	if (s && buf)
-		rc = cfg_load_fat(v->fs, "/" CFG_FILE_NAME, c, buf, s, d);
+		rc = cfg_load_fat(v->fs, "/" CFG_FILE_NAME, c, buf, s, m, d);
 	else
 		diag_error(d, "efi.nomem", "no memory to read the boot menu");
 	if (buf)

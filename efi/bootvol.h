@@ -12,6 +12,7 @@
 #include "common/config.h"
 #include "common/fat.h"
 #include "common/gpt.h"
+#include "common/measure.h"
 
 struct boot_volume {
 	struct efi_blockdev disk;     /* the parent disk (or the device itself: no partition) */
@@ -49,7 +50,9 @@ int bootvol_read(struct boot_volume *v, const char *path, const struct fat_file 
 		 struct diag *d);
 
 /* The menu of the volume: /anysector.cfg (when there is one; errors carry line numbers), then
- * the Boot Loader Specification's entries, read as stage2 reads them (common/cfg_fat.h). */
-int bootvol_load_config(struct boot_volume *v, struct cfg *c, struct diag *d);
+ * the Boot Loader Specification's entries, read as stage2 reads them (common/cfg_fat.h); each
+ * file measured into m (NULL: the shell's check, which boots nothing). */
+int bootvol_load_config(struct boot_volume *v, struct cfg *c, struct measure *m,
+			struct diag *d);
 
 #endif

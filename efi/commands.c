@@ -4,6 +4,7 @@
 #include "efi/boot.h"
 #include "efi/bootvol.h"
 #include "efi/disks.h"
+#include "efi/measure.h"
 #include "efi/menu.h"
 
 #include "common/bits.h"
@@ -113,7 +114,7 @@ static EFI_STATUS cmd_check(void)
 	disks_check(&cd.d);
 	con_puts("this partition:\n");
 	if (c && bootvol_open(&v, &cd.d) == 0) {
-		if (bootvol_load_config(&v, c, &cd.d) == 0) {
+		if (bootvol_load_config(&v, c, NULL, &cd.d) == 0) {
 			int def = cfg_default_index(c);
 			con_printf("  the menu is valid: entries %u, default %s, timeout %u s\n",
 				   c->nentries, def >= 0 ? c->entries[def].name : "(none)", c->timeout);
@@ -206,7 +207,8 @@ static EFI_STATUS cmd_cat(const char *path)
 	return status_of(rc);
 }
 
-/* Opens the volume and its config; the caller closes v and frees *c. */
+/* Opens the volume and its config, measured (it chooses what boots); the caller closes v and
+ * frees *c. */
 static int open_config(struct boot_volume *v, struct cfg **c, struct diag *d)
 {
 	int rc;
@@ -214,7 +216,7 @@ static int open_config(struct boot_volume *v, struct cfg **c, struct diag *d)
 		return AS_ENOMEM;
 	if ((rc = bootvol_open(v, d)))
 		return rc;
-	if ((rc = bootvol_load_config(v, *c, d)))
+	if ((rc = bootvol_load_config(v, *c, efi_measure(d), d)))
 		bootvol_close(v);
 	return rc;
 }

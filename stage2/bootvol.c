@@ -119,12 +119,12 @@ int bootvol_find(struct blockdev *disk, const struct stage2_identity *id, struct
 	return from_mbr(disk, want_mbr ? id : 0, part);
 }
 
-int bootvol_config(struct fat_fs *fs, const char *path, struct cfg *cfg)
+int bootvol_config(struct fat_fs *fs, const char *path, struct cfg *cfg, struct measure *m)
 {
 	static struct bls_scratch bls;
 
 	/* The kernel's real-mode area is free until a kernel is loaded, and holds 64 KiB. */
-	return cfg_load_fat(fs, path, cfg, (char *)__linux_rm, &bls, &con_diag);
+	return cfg_load_fat(fs, path, cfg, (char *)__linux_rm, &bls, m, &con_diag);
 }
 
 int bootvol_partition(unsigned number, uint64_t *first, uint64_t *sectors, uint8_t *mbr_type)

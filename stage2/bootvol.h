@@ -7,6 +7,7 @@
 #include "common/blockdev.h"
 #include "common/bootinfo.h"
 #include "common/config.h"
+#include "common/measure.h"
 #include "common/fat.h"
 
 /* Finds the partition `id` names on disk (GPT unique GUID, or MBR disk signature + number; with
@@ -19,7 +20,8 @@ int bootvol_find(struct blockdev *disk, const struct stage2_identity *id, struct
 int bootvol_partition(unsigned number, uint64_t *first, uint64_t *sectors, uint8_t *mbr_type);
 
 /* The menu: the configuration file at path on fs (when there is one), then the Boot Loader
- * Specification's entries, read as BOOTX64.EFI reads them (common/cfg_fat.h). */
-int bootvol_config(struct fat_fs *fs, const char *path, struct cfg *cfg);
+ * Specification's entries, read as BOOTX64.EFI reads them (common/cfg_fat.h), each file
+ * measured into m (NULL: none). */
+int bootvol_config(struct fat_fs *fs, const char *path, struct cfg *cfg, struct measure *m);
 
 #endif

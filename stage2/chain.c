@@ -20,7 +20,8 @@
 static uint8_t record[BDEV_MAX_SECTOR_SIZE];
 static struct blockdev other;
 
-int chain_boot(struct blockdev *boot_disk, uint8_t boot_drive, const struct cfg_entry *e)
+int chain_boot(struct blockdev *boot_disk, uint8_t boot_drive, const struct cfg_entry *e,
+	       struct measure *m)
 {
 	struct blockdev *dev = boot_disk;
 	uint8_t drive = boot_drive, type = 0;
@@ -66,6 +67,8 @@ int chain_boot(struct blockdev *boot_disk, uint8_t boot_drive, const struct cfg_
 	};
 	mbr_entry_encode(&me, pe);
 	memcpy(__bounce, record, dev->sector_size);
+	measure_file(m, MEASURE_PCR_FILES, "boot record of entry", e->name, record, dev->sector_size,
+		     0, 0);
 	con_printf("starting the boot record at LBA %llu of disk 0x%02x (%u bytes)\n",
 		   (unsigned long long)lba, drive, dev->sector_size);
 	con_sync_bios_cursor();

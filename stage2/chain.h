@@ -6,12 +6,14 @@
 
 #include "common/blockdev.h"
 #include "common/config.h"
+#include "common/measure.h"
 #include "stage2/bioscall.h"
 
 /* Starts the boot record a chainload entry names (partition N of the boot disk, or LBA 0 of
  * BIOS disk 0x80 + N). Returns only when it cannot, after saying why: unreadable, or no 0x55AA
- * at bytes 510..511. */
-int chain_boot(struct blockdev *boot_disk, uint8_t boot_drive, const struct cfg_entry *e);
+ * at bytes 510..511. The record is measured into m (NULL: none) before it runs. */
+int chain_boot(struct blockdev *boot_disk, uint8_t boot_drive, const struct cfg_entry *e,
+	       struct measure *m);
 
 /* head.asm: copies `bytes` from segment src_seg:0 to 0000:7C00 and jumps there in real mode with
  * DL = drive, DS:SI = 0000:si, SS:SP = 0000:7C00, interrupts on. */

@@ -52,6 +52,12 @@ _start:
         dd      0                       ; CRC32: written by the seal program (and the installer)
         times   STAGE2_KIND_OFF - ($ - $$) db 0
         dd      0                       ; boot partition identity: the installer's
+        times   STAGE2_FLAGS_OFF - ($ - $$) db 0
+%ifdef ANYSECTOR_GAP_BUILD
+        dd      STAGE2_FLAG_GAP_BUILD   ; the legacy-gap build (common/features.h)
+%else
+        dd      0
+%endif
         times   STAGE2_CONFIG_PATH_OFF - ($ - $$) db 0
         db      "/anysector.cfg", 0
         times   STAGE2_HDR_SIZE - ($ - $$) db 0

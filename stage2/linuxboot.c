@@ -22,6 +22,7 @@
 #include "stage2/disk.h"
 #include "stage2/layout.h"
 #include "stage2/memmap.h"
+#include "stage2/tpm.h"
 
 #define SETUP_MAX 0x8000u
 #define HEAP_END 0xE000u
@@ -74,7 +75,8 @@ static int load_initrd(void *fs, const char *path, const struct fat_file *f, voi
 	return load(fs, path, f, 0, (uintptr_t)at, f->size);
 }
 
-int linux_boot(struct fat_fs *fs, const struct cfg_entry *e, const char *cmdline)
+int linux_boot(struct fat_fs *fs, const struct cfg_entry *e, const char *cmdline,
+	       struct measure *m)
 {
 	struct fat_file kf;
 	struct linux_header h;
@@ -153,6 +155,13 @@ int linux_boot(struct fat_fs *fs, const struct cfg_entry *e, const char *cmdline
 	    (rc = initrd_join_read(&rd, e, (uint8_t *)(uintptr_t)initrd_addr, load_initrd, fs)) ||
 	    (rc = initrd_join_pins(&rd, e, (const uint8_t *)(uintptr_t)initrd_addr, &con_diag)))
 		return rc;
+	/* Measured once nothing can fail any more: the PCRs then hold what runs (common/measure.h). */
+	measure_file(m, MEASURE_PCR_FILES, "kernel", e->kernel, rm, h.setup_bytes,
+		     (const void *)LINUX_KERNEL_ADDR, (size_t)h.kernel_bytes);
+	for (unsigned i = 0; i < e->ninitrd; i++)
+		measure_file(m, MEASURE_PCR_FILES, "initrd", e->initrd[i],
+			     (const uint8_t *)(uintptr_t)initrd_addr + rd.off[i], rd.f[i].size, 0, 0);
+	tpm_measure_cmdline(m, cmdline);
 
 	memcpy(rm + CMDLINE_OFF, cmdline, cmdline_len + 1);
 	rm[LINUX_OFF_TYPE_OF_LOADER] = LOADER_TYPE_UNDEFINED;

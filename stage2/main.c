@@ -14,6 +14,7 @@
 #include "stage2/layout.h"
 #include "stage2/linuxboot.h"
 #include "stage2/menu.h"
+#include "stage2/tpm.h"
 
 void stage2_main(uint32_t drive, uint32_t stage1_bps);
 
@@ -31,6 +32,8 @@ void stage2_main(uint32_t drive, uint32_t stage1_bps)
 	con_init();
 	con_printf("\nanysector stage2 (drive 0x%02x, stage1 read %u-byte sectors)\n", drive,
 		   stage1_bps);
+	/* stage2 itself is measured before it reads anything it acts on */
+	struct measure *m = tpm_measure();
 	if (!(how = a20_enable()))
 		halt_with("cannot enable the A20 gate (BIOS, keyboard controller and port 0x92 all "
 			  "failed), so memory above 1 MiB is out of reach");
@@ -50,7 +53,7 @@ void stage2_main(uint32_t drive, uint32_t stage1_bps)
 	if ((rc = fat_mount(&part, &fs, &con_diag)))
 		halt_with("the boot partition has no FAT filesystem stage2 can read (%s)",
 			  as_strerror(rc));
-	if (bootvol_config(&fs, id.config_path, &cfg))
+	if (bootvol_config(&fs, id.config_path, &cfg, m))
 		halt_with("no usable configuration in %s", id.config_path);
 	con_serial(cfg.serial_baud);
 
@@ -58,9 +61,9 @@ void stage2_main(uint32_t drive, uint32_t stage1_bps)
 		const char *cmdline;
 		int i = menu_choose(&cfg, first, &cmdline);
 		if (cfg.entries[i].kind == CFG_KIND_CHAIN)
-			rc = chain_boot(&disk, (uint8_t)drive, &cfg.entries[i]);
+			rc = chain_boot(&disk, (uint8_t)drive, &cfg.entries[i], m);
 		else
-			rc = linux_boot(&fs, &cfg.entries[i], cmdline);
+			rc = linux_boot(&fs, &cfg.entries[i], cmdline, m);
 		/* Never the same failing entry again by itself: the menu now waits for a key. */
 		con_printf("booting %u) failed: %s\n", i + 1, as_strerror(rc));
 	}

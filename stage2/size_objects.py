@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-2-Clause
-"""What each object costs stage2 packed: the body (build/stage2/body.bin) compressed as
-pack.py does, once whole and once without each object's code and read-only data (placed by
-the link map), largest cost first. This is the table docs/DESIGN.md "stage2's size budget"
+"""What each object costs stage2 packed: the gap build's body (build/stage2-gap/body.bin: its
+size is the one bound) compressed as pack.py does, once whole and once without each object's
+code and read-only data (placed by the link map), largest cost first. This is the table docs/DESIGN.md "stage2's size budget"
 keeps; run it with `make size-objects`.
 
 usage: size_objects.py BODY MAP BUILD

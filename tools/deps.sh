@@ -18,6 +18,7 @@ fdisk gdisk util-linux
 e2fsprogs mount
 xfsprogs btrfs-progs ntfs-3g cryptsetup-bin lvm2 mdadm xorriso
 qemu-system-x86 ovmf seabios
+swtpm swtpm-tools tpm2-tools
 sbsigntool shim-unsigned openssl
 python3
 busybox-static cpio gzip

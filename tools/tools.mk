@@ -57,6 +57,12 @@ $(STAGES_DIR)/stage2.bin: $(STAGE2_BIN)
 	@mkdir -p $(@D)
 	$(Q)cp $< $@
 endif
+ifneq ($(STAGE2_GAP_BIN),)
+STAGE_FILES += $(STAGES_DIR)/stage2-gap.bin
+$(STAGES_DIR)/stage2-gap.bin: $(STAGE2_GAP_BIN)
+	@mkdir -p $(@D)
+	$(Q)cp $< $@
+endif
 ifneq ($(EFI_BIN),)
 STAGE_FILES += $(STAGES_DIR)/BOOTX64.EFI
 $(STAGES_DIR)/BOOTX64.EFI: $(EFI_BIN)

@@ -105,13 +105,15 @@ def placeholder_stage1():
     return bytes(b)
 
 
-def placeholder_stage2(size):
-    """A sealed stage2: a jump over the header, the magic, header version, length, CRC32;
-    identity unset; filler after the header."""
+def placeholder_stage2(size, flags=0):
+    """A sealed stage2: a jump over the header, the magic, header version, length, flags
+    (B.STAGE2_FLAG_GAP_BUILD: a legacy-gap build), CRC32; identity unset; filler after the
+    header."""
     b = bytearray(size)
     b[0:2] = b"\xeb\x7e"
     b[B.STAGE2_MAGIC_OFF:B.STAGE2_MAGIC_OFF + len(STAGE2_MAGIC)] = STAGE2_MAGIC
     struct.pack_into("<I", b, B.STAGE2_HDR_VERSION_OFF, B.STAGE2_HDR_VERSION)
+    struct.pack_into("<I", b, B.STAGE2_FLAGS_OFF, flags)
     for i in range(B.STAGE2_HDR_SIZE, size):
         b[i] = (i * 13 + 5) % 253
     return reseal(b)

@@ -58,6 +58,13 @@ test-qemu-mbr-logical: qemu-prereqs
 	@python3 tests/qemu/mbr_logical.py
 TEST_SUITES += 63:test-qemu-mbr-logical
 
+# Measured boot with a swtpm TPM 2.0 under OVMF and SeaBIOS (tests/qemu/tpm.py): the replayed
+# event log equals the PCRs, anysector's events carry the host's digests, and what changes what.
+.PHONY: test-qemu-tpm
+test-qemu-tpm: qemu-prereqs
+	@python3 tests/qemu/tpm.py
+TEST_SUITES += 82:test-qemu-tpm
+
 # memtest86+ (Debian's package) under SeaBIOS (--kernel .bin) and OVMF (--efi .efi): its banner
 # on the serial console (tests/qemu/memtest.py).
 .PHONY: test-qemu-memtest

@@ -610,6 +610,44 @@ def t_stage2_slots(s):
         s.eq(off, 512, "legacy gap: stage2 at LBA 1")
 
 
+def t_gap_build(s):
+    """The legacy-gap build of stage2 (common/features.h) goes only where stage2.bin does not fit
+    and it does: the LBA 63 gap, with the warning naming what it leaves out and check saying so;
+    a 1 MiB gap gets stage2.bin; a stage2-gap.bin without the gap build's flag is refused."""
+    d = s.path("gapbuild-stages")
+    stages.write_placeholders(d, stage2_size=40000)
+    with open(os.path.join(d, "stage2-gap.bin"), "wb") as f:
+        f.write(stages.placeholder_stage2(24576, B.STAGE2_FLAG_GAP_BUILD))
+    left_out = "measured boot: not in the legacy-gap stage2"
+    img = s.path("gapbuild.img")
+    sparse(img, 64 * MIB)
+    s.anysector("partition", img, "--label", "mbr", "--dos-compat",
+                lacks=["does not fit"])
+    s.anysector("install", img, "--sector-size", "512", "--stages", d, "--backup", img + ".b",
+                has=["holds the legacy-gap build of stage2 (24576 bytes) but not stage2.bin "
+                     "(40000 bytes): measured boot is left out"])
+    off, s2 = stages.installed_stage2(img)
+    s.eq((off, len(s2), stages.stage2_field(s2, B.STAGE2_FLAGS_OFF)),
+         (512, 24576, B.STAGE2_FLAG_GAP_BUILD), "LBA 63 gap: the gap build at LBA 1")
+    s.anysector("check", img, "--sector-size", "512", rc=None,
+                has=["boot.gap_build", left_out])
+    img2 = s.path("gapbuild-1m.img")
+    sparse(img2, 64 * MIB)
+    s.anysector("partition", img2, "--label", "mbr")
+    s.anysector("install", img2, "--sector-size", "512", "--stages", d, "--backup",
+                img2 + ".b", lacks=["legacy-gap build"])
+    _, s2 = stages.installed_stage2(img2)
+    s.eq((len(s2), stages.stage2_field(s2, B.STAGE2_FLAGS_OFF)), (40000, 0),
+         "1 MiB gap: stage2.bin")
+    s.anysector("check", img2, "--sector-size", "512", rc=None, lacks=[left_out])
+    with open(os.path.join(d, "stage2-gap.bin"), "wb") as f:
+        f.write(stages.placeholder_stage2(24576))
+    before = sha(img)
+    s.anysector("install", img, "--sector-size", "512", "--stages", d, "--backup", img + ".c",
+                rc=2, has=["stage2-gap.bin is not a sealed legacy-gap build of stage2"])
+    s.eq(sha(img), before, "refused install changed the image")
+
+
 def sfdisk_image(s, name, script, size=64 * MIB):
     """An image partitioned by sfdisk (512-byte sectors) for layouts we would never make."""
     if not have("sfdisk"):
@@ -931,8 +969,8 @@ def main():
     s = Suite("tools")
     s.cleanup = []
     rc = s.run([t_cli, t_mocked_topologies, t_gpt_worked_numbers, t_mbr_limit, t_fat_types,
-                t_dos_compat, t_check_misaligned, t_gpt_rules, t_mbr_rules, t_detection,
-                t_install_layouts, t_reinstall_and_backups, t_backup_durable, t_foreign_gap, t_stage2_slots,
+                t_dos_compat, t_gap_build, t_check_misaligned, t_gpt_rules, t_mbr_rules,
+                t_detection, t_install_layouts, t_reinstall_and_backups, t_backup_durable, t_foreign_gap, t_stage2_slots,
                 t_refusals, t_restore_safety, t_stage2_damage, t_add, t_esp_chains,
                 t_add_invalid_config, t_mkimage, t_mkimage_timeout, t_garbage, t_real_stages])
     for p in s.cleanup:

@@ -242,7 +242,7 @@ static void test_load_from_fat(void **state)
 	assert_int_equal(fat_open(&fs, "/anysector.cfg", &f, NULL), 0);
 	assert_int_equal(fat_read(&fs, &f, 0, buf, f.size, NULL), 0);
 	assert_int_equal(cfg_parse_text(buf, f.size, &cfg, &cap.diag), 0);
-	assert_int_equal(bls_load_fat(&fs, &cfg, buf, sizeof buf, &scratch, &cap.diag), 2);
+	assert_int_equal(bls_load_fat(&fs, &cfg, buf, sizeof buf, &scratch, NULL, &cap.diag), 2);
 	assert_int_equal(cfg_menu_check(&cfg, &cap.diag), 0);
 	static const char *const want[] = { "mine", "mid-6.1.0-18-amd64", "mid-6.1.0-9-amd64" };
 	expect_order(want, 3);
@@ -256,7 +256,7 @@ static void test_load_from_fat(void **state)
 	/* the same through a buffer smaller than a file: that file alone is left out */
 	capture_init(&cap);
 	cfg_parse_text("", 0, &cfg, NULL);
-	assert_int_equal(bls_load_fat(&fs, &cfg, buf, 60, &scratch, &cap.diag), 0);
+	assert_int_equal(bls_load_fat(&fs, &cfg, buf, 60, &scratch, NULL, &cap.diag), 0);
 	assert_reported(&cap, "bls.too_big", "mid-6.1.0-18-amd64.conf is");
 	test_disk_free(d);
 	run_cmd("rm -rf '%s'", workdir);

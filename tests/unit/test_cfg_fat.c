@@ -93,7 +93,7 @@ static int load(struct test_disk *d, const char *path, struct capture *cap)
 	assert_int_equal(fat_mount(&d->dev, &fs, NULL), 0);
 	capture_init(cap);
 	memset(&cfg, 0, sizeof cfg);
-	return cfg_load_fat(&fs, path, &cfg, buf, &bls, &cap->diag);
+	return cfg_load_fat(&fs, path, &cfg, buf, &bls, NULL, &cap->diag);
 }
 
 static void expect_menu(const char *const *names, unsigned n)
@@ -204,12 +204,91 @@ static void test_failures(void **state)
 	test_disk_free(d);
 }
 
+/* What a loader's measurer is told (common/measure.h): each file as read, in reading order. */
+struct recorder {
+	struct measure m;
+	unsigned n;
+	unsigned pcr[8];
+	char event[8][MEASURE_DESC_MAX];
+	size_t len[8];
+	uint8_t data[8][128];
+};
+
+static void record(struct measure *m, unsigned pcr, const void *a, size_t alen, const void *b,
+		   size_t blen, const void *event, size_t event_len)
+{
+	struct recorder *r = (struct recorder *)m;
+	assert_true(r->n < 8 && alen <= sizeof r->data[0] && blen == 0 && !b);
+	assert_true(event_len > 0 && event_len <= MEASURE_DESC_MAX);
+	assert_int_equal(((const char *)event)[event_len - 1], 0);   /* logged with its NUL */
+	r->pcr[r->n] = pcr;
+	memcpy(r->event[r->n], event, event_len);
+	memcpy(r->data[r->n], a, alen);
+	r->len[r->n++] = alen;
+}
+
+static void expect_event(const struct recorder *r, unsigned i, const char *event,
+			 const char *data)
+{
+	assert_int_equal(r->pcr[i], MEASURE_PCR_CONFIG);
+	assert_string_equal(r->event[i], event);
+	assert_int_equal(r->len[i], strlen(data));
+	assert_memory_equal(r->data[i], data, strlen(data));
+}
+
+/* The configuration file, then each BLS file, each measured into the config PCR with its bytes
+ * as read and a description naming it; an absent file is no event; a loader that passes no
+ * measurer (the installer, the shell's check) measures nothing. */
+static void test_measured(void **state)
+{
+	(void)state;
+	if (!have_tools())
+		skip();
+	struct test_disk *d = fat_disk("measure", true, fill_files);
+	static struct fat_fs fs;
+	struct recorder r = { .m.extend = record };
+	struct capture cap;
+
+	assert_int_equal(fat_mount(&d->dev, &fs, NULL), 0);
+	capture_init(&cap);
+	assert_int_equal(cfg_load_fat(&fs, "/anysector.cfg", &cfg, buf, &bls, &r.m, &cap.diag), 0);
+	assert_int_equal(r.n, 2);
+	expect_event(&r, 0, "anysector config /anysector.cfg", "entry mine\nkernel /vmlinuz\n");
+	expect_event(&r, 1, "anysector BLS entry /loader/entries/deb.conf",
+		     "title Debian\nlinux /deb/vmlinuz\noptions ro\n");
+	r.n = 0;
+	assert_int_equal(cfg_load_fat(&fs, "/none.cfg", &cfg, buf, &bls, &r.m, &cap.diag), 0);
+	assert_int_equal(r.n, 1);
+	expect_event(&r, 0, "anysector BLS entry /loader/entries/deb.conf",
+		     "title Debian\nlinux /deb/vmlinuz\noptions ro\n");
+	test_disk_free(d);
+}
+
+/* The command line in the form LoadOptions holds and systemd-boot measures: one UTF-16LE unit
+ * per byte and a NUL unit; a short buffer cuts it. */
+static void test_utf16(void **state)
+{
+	(void)state;
+	uint8_t out[16];
+	static const uint8_t want[] = { 'r', 0, 'o', 0, ' ', 0, 0xE9, 0, 0, 0 };
+
+	memset(out, 0xAA, sizeof out);
+	assert_int_equal(measure_utf16("ro \xE9", out, sizeof out), sizeof want);
+	assert_memory_equal(out, want, sizeof want);
+	assert_int_equal(out[sizeof want], 0xAA);
+	assert_int_equal(measure_utf16("", out, sizeof out), 2);
+	assert_int_equal(out[0] | out[1], 0);
+	assert_int_equal(measure_utf16("abc", out, 5), 4);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sequence),
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_failures),
+		cmocka_unit_test(test_measured),
+		cmocka_unit_test(test_utf16),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,13 +61,17 @@ const char *stages_dir(const char *opt, char *out, size_t cap)
 	return out;
 }
 
-static int load_file(const char *dir, const char *name, uint8_t **buf, size_t *len, size_t max)
+/* optional: a missing file is no error (*buf stays NULL). */
+static int load_file(const char *dir, const char *name, uint8_t **buf, size_t *len, size_t max,
+		     bool optional)
 {
 	char path[4200];
 	FILE *f;
 	struct stat st;
 
 	snprintf(path, sizeof path, "%s/%s", dir, name);
+	if (optional && access(path, F_OK) && errno == ENOENT)
+		return 0;
 	if (!(f = fopen(path, "rb")) || fstat(fileno(f), &st)) {
 		t_error("stages.missing", "%s: %s (the stages directory is %s; see --stages)", path,
 			strerror(errno), dir);
@@ -98,7 +103,7 @@ int stages_load(const char *opt, struct stages *s)
 
 	memset(s, 0, sizeof *s);
 	stages_dir(opt, s->dir, sizeof s->dir);
-	if ((rc = load_file(s->dir, "stage1.bin", &s->stage1, &len, MBR_RECORD_SIZE)))
+	if ((rc = load_file(s->dir, "stage1.bin", &s->stage1, &len, MBR_RECORD_SIZE, false)))
 		return rc;
 	if (len != MBR_RECORD_SIZE || memcmp(s->stage1 + STAGE1_MAGIC_OFF, STAGE1_MAGIC, 4) ||
 	    s->stage1[MBR_SIGNATURE_OFF] != 0x55 || s->stage1[MBR_SIGNATURE_OFF + 1] != 0xAA) {
@@ -108,7 +113,7 @@ int stages_load(const char *opt, struct stages *s)
 			s->dir, MBR_RECORD_SIZE, STAGE1_MAGIC, STAGE1_MAGIC_OFF, MBR_SIGNATURE_OFF);
 		return EXIT_ERRORS;
 	}
-	if ((rc = load_file(s->dir, "stage2.bin", &s->stage2, &len, STAGE2_MAX_SIZE)))
+	if ((rc = load_file(s->dir, "stage2.bin", &s->stage2, &len, STAGE2_MAX_SIZE, false)))
 		return rc;
 	s->stage2_len = (uint32_t)len;
 	if (!stage2_image_valid(s->stage2, s->stage2_len)) {
@@ -118,8 +123,20 @@ int stages_load(const char *opt, struct stages *s)
 			s->dir);
 		return EXIT_ERRORS;
 	}
+	if ((rc = load_file(s->dir, "stage2-gap.bin", &s->stage2_gap, &len, STAGE2_MAX_SIZE,
+			    true)))
+		return rc;
+	s->stage2_gap_len = (uint32_t)len;
+	if (s->stage2_gap && (!stage2_image_valid(s->stage2_gap, s->stage2_gap_len) ||
+			      !(le32_load(s->stage2_gap + STAGE2_FLAGS_OFF) & STAGE2_FLAG_GAP_BUILD))) {
+		t_error("stages.stage2",
+			"%s/stage2-gap.bin is not a sealed legacy-gap build of stage2 (header magic, "
+			"version, length, CRC32 or the gap build's flag wrong)",
+			s->dir);
+		return EXIT_ERRORS;
+	}
 	uint8_t *efi;
-	if ((rc = load_file(s->dir, "BOOTX64.EFI", &efi, &len, 64u << 20)))
+	if ((rc = load_file(s->dir, "BOOTX64.EFI", &efi, &len, 64u << 20, false)))
 		return rc;
 	bool pe = len >= 2 && efi[0] == 'M' && efi[1] == 'Z';
 	free(efi);
@@ -135,5 +152,6 @@ void stages_free(struct stages *s)
 {
 	free(s->stage1);
 	free(s->stage2);
-	s->stage1 = s->stage2 = NULL;
+	free(s->stage2_gap);
+	s->stage1 = s->stage2 = s->stage2_gap = NULL;
 }

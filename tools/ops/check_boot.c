@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common/errors.h"
+#include "common/features.h"
 #include "common/le.h"
 #include "common/pin.h"
 #include "tools/base/util.h"
@@ -143,6 +144,10 @@ static void check_stage2(struct hostdev *h, struct disk_info *di, struct report 
 	} else {
 		check_identity(img, len, off, di, r);
 		check_state(h, di, le32_load(img + STAGE2_STATE_OFF), r);
+		if (le32_load(img + STAGE2_FLAGS_OFF) & STAGE2_FLAG_GAP_BUILD)
+			report_printf(r, DIAG_INFO, "boot.gap_build",
+				      "stage2 is its legacy-gap build (the disk has no room for all "
+				      "of it): %s: not in the legacy-gap stage2", FEATURES_NOT_IN_GAP);
 	}
 	free(img);
 }

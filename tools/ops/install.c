@@ -16,6 +16,7 @@
 #include "common/bits.h"
 #include "common/bootstate.h"
 #include "common/errors.h"
+#include "common/features.h"
 #include "tools/base/exit_codes.h"
 #include "tools/base/util.h"
 #include "tools/boot/stage2_place.h"
@@ -245,13 +246,38 @@ static int plan_state(struct txn *t, struct stage2_place *pl, const uint8_t *roo
 	return 0;
 }
 
-/* Planning stage2: the image patched with the boot partition's identity and the state block's
- * place, in the chosen slot. Returns 0 or an exit code. */
-static int plan_stage2(struct txn *t, const struct stages *s, const struct stage2_place *pl,
-		       const char *where, uint32_t state, char *slot_name, size_t cap)
+/* Which build of stage2 goes in: stage2.bin wherever it fits; the legacy-gap build only where
+ * the region holds it and not stage2.bin (the 31 KiB gap before a partition at LBA 63), saying
+ * what it leaves out (common/features.h). */
+static void pick_stage2(struct txn *t, const struct stages *s, uint64_t first, uint64_t end,
+			const char *where, const uint8_t **img, uint32_t *len)
+{
+	struct stage2_place probe;
+
+	*img = s->stage2;
+	*len = s->stage2_len;
+	if (!s->stage2_gap ||
+	    !stage2_slots(&t->h->topo, t->di.slot_grain, first, end, s->stage2_len, &probe) ||
+	    stage2_slots(&t->h->topo, t->di.slot_grain, first, end, s->stage2_gap_len, &probe))
+		return;
+	*img = s->stage2_gap;
+	*len = s->stage2_gap_len;
+	t_warn("install.gap_build",
+	       "the %s holds the legacy-gap build of stage2 (%u bytes) but not stage2.bin (%u "
+	       "bytes): %s is left out; a partition 1 at 1 MiB (partition without --dos-compat) "
+	       "has room for all of stage2",
+	       where, (unsigned)*len, (unsigned)s->stage2_len, FEATURES_NOT_IN_GAP);
+}
+
+/* Planning stage2 (stage2[0..len), the build pick_stage2 chose): the image patched with the
+ * boot partition's identity and the state block's place, in the chosen slot. Returns 0 or an
+ * exit code. */
+static int plan_stage2(struct txn *t, const uint8_t *stage2, uint32_t len,
+		       const struct stage2_place *pl, const char *where, uint32_t state,
+		       char *slot_name, size_t cap)
 {
 	const struct part_info *bp = &t->di.parts[t->di.esp];
-	uint32_t lss = t->h->topo.lss, len = s->stage2_len;
+	uint32_t lss = t->h->topo.lss;
 	struct stage2_identity id = { 0 };
 
 	if (t->di.label == LABEL_GPT) {
@@ -269,7 +295,7 @@ static int plan_stage2(struct txn *t, const struct stages *s, const struct stage
 	snprintf(id.config_path, sizeof id.config_path, "/%s", CFG_FILE_NAME);
 	id.state_offset = state;
 	uint8_t *img = xcalloc(1, (size_t)(pl->count * lss));
-	memcpy(img, s->stage2, len);
+	memcpy(img, stage2, len);
 	stage2_identity_set(img, len, &id);
 	if (!stage2_image_valid(img, len)) {
 		t_error("install.stage2", "the patched stage2 does not verify (CRC32)");
@@ -291,7 +317,8 @@ static int plan_stage2(struct txn *t, const struct stages *s, const struct stage
 int txn_install(struct txn *t, const struct stages *s)
 {
 	const struct part_info *bp = &t->di.parts[t->di.esp];
-	uint32_t lss = t->h->topo.lss, len = s->stage2_len;
+	uint32_t lss = t->h->topo.lss, len = 0;
+	const uint8_t *stage2 = NULL;
 	struct stage2_place pl;
 	uint8_t *room = NULL, *lba0 = NULL;
 	uint64_t first, end;
@@ -301,14 +328,16 @@ int txn_install(struct txn *t, const struct stages *s)
 
 	if (t->uefi_only)
 		return txn_install_efi(t, s);
-	if ((rc = stage1_check(s)) || (rc = stage2_region(t, &first, &end, where, sizeof where)) ||
-	    (rc = choose_stage2_place(t, len, where, first, end, &pl, &room, &lba0)) ||
+	if ((rc = stage1_check(s)) || (rc = stage2_region(t, &first, &end, where, sizeof where)))
+		goto out;
+	pick_stage2(t, s, first, end, where, &stage2, &len);
+	if ((rc = choose_stage2_place(t, len, where, first, end, &pl, &room, &lba0)) ||
 	    (rc = foreign_signatures(t, &pl, first, end, where, lba0)) ||
 	    (rc = refuse_foreign_bytes(t, &pl, room, where)))
 		goto out;
 	warn_not_crash_safe(&pl, lss, len, where);
 	if ((rc = plan_state(t, &pl, room, where, &state)) ||
-	    (rc = plan_stage2(t, s, &pl, where, state, slot_name, sizeof slot_name)))
+	    (rc = plan_stage2(t, stage2, len, &pl, where, state, slot_name, sizeof slot_name)))
 		goto out;
 	/* Planning stage1: LBA 0 with the new code, switched to the new stage2, written last. */
 	stage1_merge(lba0, s->stage1, pl.lba * lss, len);

@@ -233,7 +233,8 @@ static int write_lba0(struct hostdev *h, const struct layout *l)
 }
 
 /* --dos-compat leaves stage2 only the gap before LBA 63: say now, not at install, when the
- * stage2 install would use does not fit there (the slots install places, stage2_place.h). */
+ * stage2 install would use does not fit there (the slots install places, stage2_place.h): its
+ * legacy-gap build (common/features.h), else stage2.bin. */
 static void dos_compat_stage2_fit(const struct hostdev *h, const struct layout *l)
 {
 	char dir[4096], path[4096 + 16];
@@ -241,7 +242,9 @@ static void dos_compat_stage2_fit(const struct hostdev *h, const struct layout *
 	struct stage2_place pl;
 	struct stat st;
 
-	snprintf(path, sizeof path, "%s/stage2.bin", stages_dir(NULL, dir, sizeof dir));
+	snprintf(path, sizeof path, "%s/stage2-gap.bin", stages_dir(NULL, dir, sizeof dir));
+	if (stat(path, &st))
+		snprintf(path, sizeof path, "%s/stage2.bin", dir);
 	if (stat(path, &st) || st.st_size <= 0 || st.st_size > UINT32_MAX) {
 		t_info("partition.dos_compat_stage2", "--dos-compat: no stage2 at %s to measure; "
 		       "install needs it to fit the %llu bytes before partition 1", path,

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* What a build of anysector leaves out: the one switch for it. stage2 is built twice
+ * (stage2/stage2.mk): stage2.bin with everything, and stage2-gap.bin, built with
+ * ANYSECTOR_GAP_BUILD, for the one place where its size is bound, the legacy 62-sector gap
+ * before a partition at LBA 63 (31,744 bytes; docs/DESIGN.md "stage2's size budget"). A
+ * feature that cannot fit there is a FEATURE_* here, 0 in the gap build, and is named in
+ * FEATURES_NOT_IN_GAP (what `check` says such a disk leaves out). Everything else (BOOTX64.EFI,
+ * the installer, the tests) is built with every feature. */
+#ifndef ANYSECTOR_FEATURES_H
+#define ANYSECTOR_FEATURES_H
+
+#ifdef ANYSECTOR_GAP_BUILD
+#define FEATURE_MEASURE 0    /* measured boot through the TPM (common/measure.h) */
+#else
+#define FEATURE_MEASURE 1
+#endif
+
+/* The features the gap build leaves out, as one phrase per feature for `check`. */
+#define FEATURES_NOT_IN_GAP "measured boot"
+
+#endif

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* TPM 2.0 measurement without a firmware that does it for us (stage2 under SeaBIOS, whose own
- * hash-log-extend builds SHA-1-only digests: docs/FIRMWARE.md "SeaBIOS's TCG interface"): the
+ * hash-log-extend builds SHA-1-only digests: docs/FIRMWARE.md "TPM 2.0 and measured boot"): the
  * two commands it sends through the firmware's pass-through, TPM2_GetCapability(TPM_CAP_PCRS)
  * and TPM2_PCR_Extend with a digest per active bank, and the crypto-agile event log (TCG PC
  * Client Platform Firmware Profile) it appends to. Pure functions over buffers; every length

@@ -3,7 +3,7 @@
  * the firmware's event log, through SeaBIOS's TCG interface (int 1Ah, AH=BBh): its status
  * check for the log, its pass-through for TPM2_PCR_Extend with one digest per active bank
  * (its own hash-log-extend builds SHA-1-only digests a TPM 2.0 refuses: docs/FIRMWARE.md
- * "SeaBIOS's TCG interface"), and the log area the ACPI TPM2 table gives (where Linux reads
+ * "TPM 2.0 and measured boot"), and the log area the ACPI TPM2 table gives (where Linux reads
  * it). Not in the legacy-gap build (common/features.h). */
 #ifndef ANYSECTOR_STAGE2_TPM_H
 #define ANYSECTOR_STAGE2_TPM_H

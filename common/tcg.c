@@ -274,5 +274,8 @@ int tcg_log_append(struct tcg_log *l, unsigned pcr, uint32_t type, const struct 
 	le32_store(p, (uint32_t)event_len);
 	memcpy(p + 4, event, event_len);
 	l->end += len;
+	/* the log ends at the first entry that does not parse: make sure one follows, whatever the
+	 * area held there (the firmware zeroes it, but a reader must not take old bytes for ours) */
+	memset(l->area + l->end, 0, l->size - l->end < 12 ? l->size - l->end : 12);
 	return 0;
 }

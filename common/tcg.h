@@ -73,7 +73,8 @@ struct tcg_log {
 int tcg_log_open(struct tcg_log *l, uint8_t *area, size_t size, size_t last);
 
 /* Appends a TCG_PCR_EVENT2 with d's digests in the order of the log's algorithms, which d must
- * all have (AS_EINVAL otherwise). AS_ENOSPC when it does not fit the area. */
+ * all have (AS_EINVAL otherwise), and zeroes the next entry's head (up to 12 bytes inside the
+ * area), so the log ends right after it. AS_ENOSPC when it does not fit the area. */
 int tcg_log_append(struct tcg_log *l, unsigned pcr, uint32_t type, const struct tcg_digests *d,
 		   const void *event, size_t event_len);
 

@@ -177,6 +177,28 @@ def make_guid():
             f.write(data)
 
 
+def make_tcg():
+    """fuzz_tcg: a mode byte, then a GetCapability(TPM_CAP_PCRS) response (after a PCR byte)
+    selecting four banks, or an event log area (after the last entry's offset): the Spec ID event
+    for sha1 and sha256, one entry, zeros."""
+    body = b"\x00" + struct.pack(">II", 5, 4) + b"".join(
+        struct.pack(">HB", alg, 3) + b"\xff\xff\xff" for alg in (0x4, 0xB, 0xC, 0xD))
+    rsp = struct.pack(">HII", 0x8001, 10 + len(body), 0) + body
+    spec = (b"Spec ID Event03\0" + struct.pack("<IBBBBI", 0, 0, 2, 0, 2, 2)
+            + struct.pack("<HHHH", 0x4, 20, 0xB, 32) + b"\0")
+    head = struct.pack("<II", 0, 3) + bytes(20) + struct.pack("<I", len(spec))
+    entry = (struct.pack("<III", 4, 0x80000001, 2) + struct.pack("<H", 0x4) + bytes(20)
+             + struct.pack("<H", 0xB) + bytes(32) + struct.pack("<I", 3) + b"abc")
+    seeds = {
+        "getcap-4banks": b"\x00\x05" + rsp,
+        "log-one-entry": b"\x01" + struct.pack("<H", len(head + spec)) + head + spec + entry
+                         + bytes(300),
+    }
+    for name, data in seeds.items():
+        with open(os.path.join(HERE, "tcg", name), "wb") as f:
+            f.write(data)
+
+
 def make_fat_path():
     # two paths split at the first NUL; one path alone is compared with a respelling of itself
     seeds = {
@@ -316,7 +338,7 @@ def make_uki():
 
 def main(argv):
     which = argv or ["fat", "linux", "bootinfo", "guid", "align", "sha256", "pe", "fat_path",
-                     "uki"]
+                     "uki", "tcg"]
     for d in which:
         os.makedirs(os.path.join(HERE, d), exist_ok=True)
     if "fat" in which:
@@ -338,6 +360,8 @@ def main(argv):
         make_fat_path()
     if "uki" in which:
         make_uki()
+    if "tcg" in which:
+        make_tcg()
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 #include "efi/boot.h"
 
+#include "efi/bli.h"
 #include "efi/initrd.h"
 #include "efi/measure.h"
 #include "efi/secureboot.h"
@@ -186,6 +187,7 @@ static int start_image(struct boot_volume *v, const struct cfg_entry *e, const c
 		measure_cmdline(efi_measure(d), options, obytes);
 	}
 	con_printf("Starting %s (%u bytes)\n", e->kernel, size);
+	bli_exec_time();
 	s = g_bs->StartImage(child, NULL, NULL);
 	/* Only an image that failed (or an application that ended) comes back. */
 	diag_error(d, "efi.start_image", "entry %s: %s %s returned to the loader (%s)", e->name, what,

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 #include "efi/commands.h"
 
+#include "efi/bli.h"
+
 #include "efi/boot.h"
 #include "efi/bootvol.h"
 #include "efi/disks.h"
@@ -235,7 +237,7 @@ static EFI_STATUS cmd_boot(const char *which)
 		return status_of(rc);
 	}
 	if (!which) {
-		s = menu_run(&v, c, &cd.d);
+		s = menu_run(&v, c, false, &cd.d);
 	} else {
 		int i = cfg_find(c, which);
 		unsigned long long num;
@@ -260,10 +262,14 @@ EFI_STATUS cmd_boot_default(void)
 	struct cfg *c = NULL;
 	int rc;
 
+	bli_start();
 	con_puts("anysector\n");
 	con_diag_init(&cd, false);
 	if ((rc = open_config(&v, &c, &cd.d)) == 0) {
-		EFI_STATUS s = menu_run(&v, c, &cd.d);
+		bli_volume(&v);
+		bli_requests(c);
+		bli_entries(c);
+		EFI_STATUS s = menu_run(&v, c, true, &cd.d);
 		bootvol_close(&v);
 		efi_free(c);
 		return s;

@@ -5,10 +5,11 @@
 
 #include "common/errors.h"
 #include "common/menu.h"
+#include "efi/bli.h"
 #include "efi/boot.h"
 #include "efi/secureboot.h"
 
-EFI_STATUS menu_run(struct boot_volume *v, const struct cfg *c, struct diag *d)
+EFI_STATUS menu_run(struct boot_volume *v, const struct cfg *c, bool firmware, struct diag *d)
 {
 	struct menu *m = efi_alloc(sizeof *m);
 	enum menu_action a;
@@ -31,6 +32,8 @@ EFI_STATUS menu_run(struct boot_volume *v, const struct cfg *c, struct diag *d)
 		}
 		if (a == MENU_BOOT) {
 			unsigned i = m->boot;
+			if (firmware)
+				bli_selected(&c->entries[i]);
 			int rc = boot_entry(v, &c->entries[i], m->cmdline, d);
 			/* Only a failed boot comes back; never the same entry again by itself. */
 			con_printf("booting %u) failed: %s\n", i + 1, as_strerror(rc));

@@ -7,7 +7,8 @@
 
 /* Runs until an entry boots (never returns then) or the user presses Esc (returns
  * EFI_ABORTED). A failed boot says "booting N) failed: reason" and comes back to the menu,
- * without the countdown. */
-EFI_STATUS menu_run(struct boot_volume *v, const struct cfg *c, struct diag *d);
+ * without the countdown. firmware: started by the firmware (not the shell's "boot"), so each
+ * boot is told to the running system through the Boot Loader Interface (efi/bli.h). */
+EFI_STATUS menu_run(struct boot_volume *v, const struct cfg *c, bool firmware, struct diag *d);
 
 #endif

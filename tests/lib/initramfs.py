@@ -59,9 +59,9 @@ class _Cpio:
         return self.out.getvalue()
 
 
-def build(busybox="/bin/busybox", init=INIT, with_filler=True):
+def build(busybox="/bin/busybox", init=INIT, with_filler=True, extra=()):
     """The cpio.gz; init: another /init script (it must end the run itself), with_filler:
-    whether /filler.bin goes in."""
+    whether /filler.bin goes in; extra: more files, (name, bytes), at the root."""
     with open(busybox, "rb") as f:
         bb = f.read()
     c = _Cpio()
@@ -73,6 +73,8 @@ def build(busybox="/bin/busybox", init=INIT, with_filler=True):
     c.entry("init", stat.S_IFREG | 0o755, init.encode())
     if with_filler:
         c.entry("filler.bin", stat.S_IFREG | 0o644, filler())
+    for name, data in extra:
+        c.entry(name, stat.S_IFREG | 0o644, data)
     return gzip.compress(c.finish(), compresslevel=6, mtime=0)
 
 

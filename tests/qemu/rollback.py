@@ -1,0 +1,271 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
+"""test-qemu-rollback: a kernel that does not come up is not the end (issue 25). Debian's cloud
+kernel with a busybox initramfs whose /init reads its role from the command line ("rb=NAME",
+"rbact=reboot|oneshot|off"), prints every Boot Loader Interface variable it finds in efivarfs
+("RB-VAR NAME HEX", attributes first) and "RB-BOOT role=NAME", then reboots or powers off. The
+firmware restarts the guest (no -no-reboot), so one QEMU run is a sequence of boots, read back
+from Linux's own "Command line:" lines. Scenarios:
+
+  bli      OVMF: the variables of systemd's Boot Loader Interface after a boot (LoaderInfo,
+           firmware, features, entries, the selected entry, the ESP's GUID, the image's path,
+           the two times); the entry sets LoaderEntryOneShot=other (and a mark of its own) and
+           reboots: "other" boots once, with the one-shot gone, then the default again.
+
+usage: rollback.py [--only GLOB] [--keep]
+"""
+import argparse
+import fnmatch
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from lib import console, initramfs, paths, payloads, qemu, results  # noqa: E402
+
+GUID = "4a67b082-0a4c-41cf-b6c7-440b29bb8c4f"
+EFIVARFS = "/lib/modules/{}/kernel/fs/efivarfs/efivarfs.ko"
+TIMEOUT = 300           # seconds for a run of up to four Linux boots under TCG on a loaded host
+MAX_BOOTS = 6           # a run that boots more often than this loops
+
+INIT = r"""#!/bin/sh
+bb=/bin/busybox
+$bb mount -t proc proc /proc
+$bb mount -t sysfs sysfs /sys
+role=; act=
+for w in $($bb cat /proc/cmdline); do
+  case "$w" in rb=*) role="${w#rb=}";; rbact=*) act="${w#rbact=}";; esac
+done
+V=/sys/firmware/efi/efivars
+G=%(guid)s
+if [ -d /sys/firmware/efi ]; then
+  $bb insmod /efivarfs.ko
+  $bb mount -t efivarfs efivarfs $V
+  for f in $V/Loader*-$G; do
+    [ -e "$f" ] && echo "RB-VAR $($bb basename $f -$G) $($bb od -An -v -tx1 $f | $bb tr -d ' \n')"
+  done
+fi
+echo "RB-BOOT role=$role act=$act"
+case "$act" in
+oneshot)
+  if [ ! -e $V/AnysectorTestMark-$G ]; then
+    $bb printf '%(mark)s' > $V/AnysectorTestMark-$G
+    $bb printf '%(oneshot)s' > $V/LoaderEntryOneShot-$G
+    echo "RB-ONESHOT set"
+    $bb reboot -f
+  fi
+  $bb poweroff -f;;
+reboot) $bb reboot -f;;
+*) $bb poweroff -f;;
+esac
+"""
+
+ONESHOT_TARGET = "other"
+
+
+def octal(data):
+    return "".join(f"\\{b:03o}" for b in data)
+
+
+def efi_string(text, attributes=7):
+    """An efivarfs file's bytes: the attributes (NV, boot service, runtime), then UCS-2."""
+    return attributes.to_bytes(4, "little") + (text + "\0").encode("utf-16-le")
+
+
+def build_initramfs(kernel, out):
+    version = os.path.basename(kernel)[len("vmlinuz-"):]
+    with open(EFIVARFS.format(version), "rb") as f:
+        ko = f.read()
+    init = INIT % {"guid": GUID, "mark": octal(efi_string("1")),
+                   "oneshot": octal(efi_string(ONESHOT_TARGET))}
+    with open(out, "wb") as f:
+        f.write(initramfs.build(init=init, with_filler=False, extra=[("efivarfs.ko", ko)]))
+
+
+class Run:
+    """One QEMU run: boots until the guest powers off (or MAX_BOOTS, or TIMEOUT)."""
+
+    def __init__(self, text, rc, why):
+        self.text, self.rc, self.why = text, rc, why
+        self.roles = re.findall(r"Command line: .*?\brb=(\S+)", text)
+        self.boots = [b for b in re.split(r"(?=Command line: )", text)[1:]]
+
+    def vars_of(self, i):
+        """The RB-VAR lines of boot i: name -> bytes (attributes dropped)."""
+        out = {}
+        for name, hexs in re.findall(r"RB-VAR (\w+) ([0-9a-f]*)", self.boots[i]):
+            out[name] = bytes.fromhex(hexs)[4:]
+        return out
+
+
+def utf16(value):
+    return value.decode("utf-16-le").rstrip("\0")
+
+
+def guest(firmware, frontend, image, lss, pss, work, tag):
+    """Boots image until the guest stops; the OVMF variables persist in work/vars.fd across
+    the runs of one case."""
+    serial = os.path.join(work, f"{tag}.serial.log")
+    qlog = os.path.join(work, f"{tag}.qemu.log")
+    for f in (serial, qlog):
+        if os.path.exists(f):
+            os.unlink(f)
+    cmd = [a for a in qemu.base_args(serial, 512) if a != "-no-reboot"]
+    vars_path = os.path.join(work, "vars.fd")
+    fresh = os.path.join(work, "vars-fresh.fd")
+    fw = qemu.firmware_args(firmware, fresh, None)
+    if firmware == "ovmf":
+        if not os.path.exists(vars_path):
+            shutil.copyfile(fresh, vars_path)
+        fw = [a.replace(fresh, vars_path) for a in fw]
+    cmd += fw + qemu.disk_args(frontend, image, lss, pss, snapshot=False)
+    with open(os.path.join(work, f"{tag}.cmd"), "w") as f:
+        f.write(" ".join(cmd) + "\n")
+
+    def watch():
+        text = console.read_log(serial)
+        n = len(re.findall(r"Command line: ", text))
+        return f"the guest booted {n} times" if n > MAX_BOOTS else None
+
+    r = qemu.Guests().run(cmd, qlog, TIMEOUT, watch, 5)
+    why = f"timeout: still running after {TIMEOUT} s" if r.timed_out else r.why
+    return Run(console.read_log(serial), r.rc, why)
+
+
+def tool(*args, rc=0):
+    r = subprocess.run([paths.ANYSECTOR] + [str(a) for a in args], capture_output=True,
+                       text=True, errors="replace")
+    if r.returncode != rc:
+        raise RuntimeError(f"anysector {' '.join(map(str, args))}: exit {r.returncode}, not "
+                           f"{rc}\n{r.stdout}{r.stderr}")
+    return r
+
+
+def make_image(work, label, lss, pss, kernel, initrd, entries):
+    """A GPT/MBR image whose anysector.cfg holds entries [(name, cmdline, extra args)], the
+    first the default."""
+    image = os.path.join(work, "disk.img")
+    args = ["mkimage", image, "--size", "96M", "--label", label, "--sector-size", lss]
+    if pss != lss:
+        args += ["--physical-size", pss]
+    name, cmdline, extra = entries[0]
+    tool(*args, "--stages", paths.STAGES, "--kernel", kernel, "--initrd", initrd, "--name",
+         name, "--cmdline", cmdline, "--timeout", "1", *extra)
+    topo = ["--sector-size", lss] if label == "mbr" else []
+    for name, cmdline, extra in entries[1:]:
+        tool("add", image, *topo, "--kernel", kernel, "--initrd", initrd, "--name", name,
+             "--cmdline", cmdline, *extra)
+    return image
+
+
+def cmdline(role, act="off"):
+    return f"console=ttyS0 rb={role} rbact={act}"
+
+
+def esp_guid(image):
+    info = json.loads(tool("info", "--json", image).stdout)
+    for p in info.get("partitions", []):
+        if p.get("boot_partition"):
+            return p["uuid"]
+    raise RuntimeError("info --json names no ESP")
+
+
+def expect(cond, why):
+    if not cond:
+        raise AssertionError(why)
+
+
+def case_bli(work, inputs):
+    kernel, initrd = inputs
+    image = make_image(work, "gpt", 4096, 4096, kernel, initrd,
+                       [("setter", cmdline("setter", "oneshot"), ()),
+                        (ONESHOT_TARGET, cmdline(ONESHOT_TARGET, "reboot"), ())])
+    run = guest("ovmf", "nvme", image, 4096, 4096, work, "run1")
+    expect(run.roles == ["setter", ONESHOT_TARGET, "setter"],
+           f"boots {run.roles}, not setter, {ONESHOT_TARGET} (the one-shot), setter")
+    v = run.vars_of(0)
+    expect(utf16(v.get("LoaderInfo", b"")) == "anysector 0.1",
+           f"LoaderInfo {v.get('LoaderInfo')!r}")
+    expect(utf16(v.get("LoaderFirmwareType", b"")).startswith("UEFI 2."),
+           f"LoaderFirmwareType {v.get('LoaderFirmwareType')!r}")
+    expect(utf16(v.get("LoaderFirmwareInfo", b"")).startswith("EDK II "),
+           f"LoaderFirmwareInfo {v.get('LoaderFirmwareInfo')!r}")
+    expect(int.from_bytes(v.get("LoaderFeatures", b"\0"), "little") == 0x11F,
+           f"LoaderFeatures {v.get('LoaderFeatures')!r}, not 0x11F")
+    entries = [e for e in utf16(v.get("LoaderEntries", b"")).split("\0") if e]
+    expect(entries == ["setter", ONESHOT_TARGET], f"LoaderEntries {entries}")
+    expect(utf16(v.get("LoaderEntrySelected", b"")) == "setter",
+           f"LoaderEntrySelected {v.get('LoaderEntrySelected')!r}")
+    expect(utf16(v.get("LoaderImageIdentifier", b"")).upper() == "\\EFI\\BOOT\\BOOTX64.EFI",
+           f"LoaderImageIdentifier {v.get('LoaderImageIdentifier')!r}")
+    part = utf16(v.get("LoaderDevicePartUUID", b""))
+    want = esp_guid(image)
+    expect(part.lower() == str(want).lower(), f"LoaderDevicePartUUID {part!r}, not {want}")
+    t0, t1 = (int(utf16(v.get(n, "0".encode("utf-16-le"))) or 0)
+              for n in ("LoaderTimeInitUSec", "LoaderTimeExecUSec"))
+    expect(0 < t0 < t1, f"LoaderTimeInitUSec {t0}, LoaderTimeExecUSec {t1}")
+    v1 = run.vars_of(1)
+    expect(utf16(v1.get("LoaderEntrySelected", b"")) == ONESHOT_TARGET,
+           f"boot 2: LoaderEntrySelected {v1.get('LoaderEntrySelected')!r}")
+    expect("LoaderEntryOneShot" not in v1, "boot 2: LoaderEntryOneShot is still set")
+    expect(utf16(run.vars_of(2).get("LoaderEntrySelected", b"")) == "setter",
+           "boot 3: LoaderEntrySelected is not the default again")
+
+
+CASES = [
+    ("ovmf-nvme-4Kn-gpt-bli", case_bli),
+]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--only", default="*")
+    ap.add_argument("--keep", action="store_true")
+    a = ap.parse_args()
+    kernel = payloads.debian_kernel()
+    gone = qemu.missing() + [p for p in (paths.ANYSECTOR, paths.STAGES, "/bin/busybox")
+                             if not os.path.exists(p)]
+    if not kernel:
+        gone.append("/boot/vmlinuz-*-cloud-amd64")
+    elif not os.path.exists(EFIVARFS.format(os.path.basename(kernel)[len("vmlinuz-"):])):
+        gone.append("the cloud kernel's efivarfs.ko")
+    cases = [c for c in CASES if fnmatch.fnmatch(c[0], a.only)]
+    if gone:
+        for name, _ in cases:
+            print(f"SKIP         {name}: missing {', '.join(gone)} (Debian packages "
+                  "linux-image-cloud-amd64, busybox-static, qemu-system-x86, ovmf, seabios; "
+                  "run make deps)")
+        return results.finish("qemu-rollback", 0, 0, len(cases))
+    root = paths.build("qemu")
+    os.makedirs(root, exist_ok=True)
+    initrd = os.path.join(root, "rollback-initramfs.cpio.gz")
+    build_initramfs(kernel, initrd)
+    npass = nfail = 0
+    for name, fn in cases:
+        work = tempfile.mkdtemp(dir=root, prefix=name + ".")
+        start = time.time()
+        try:
+            fn(work, (kernel, initrd))
+            why = None
+        except (AssertionError, RuntimeError, OSError, subprocess.SubprocessError) as e:
+            why = f"{type(e).__name__}: {e}"
+        took = time.time() - start
+        if why:
+            nfail += 1
+            print(f"FAIL  {took:5.1f}s  {name}\n    {why}\n    logs: {work}")
+        else:
+            npass += 1
+            print(f"PASS  {took:5.1f}s  {name}")
+            if not a.keep:
+                shutil.rmtree(work, ignore_errors=True)
+    return results.finish("qemu-rollback", npass, nfail, 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -201,9 +201,25 @@ def t_mounted_esp(s):
         s.check(not os.path.exists(os.path.join(mnt, "first")), "removed dir in the mount")
         efi = os.path.join(mnt, "EFI", "BOOT", "BOOTX64.EFI")
         os.truncate(efi, 100)
-        s.anysector("install", lo.dev, "--backup", s.path("esp-live.bak"),
-                    has=["not in it", "stage1 in LBA 0"])
-        s.check(os.path.getsize(efi) > 100, "install did not replace BOOTX64.EFI in the mount")
+        with open(efi, "rb") as f:
+            cut = f.read()
+        # changed since anysector wrote it: no longer anysector's (anysector(8) OWNERSHIP), so
+        # refused as foreign boot code is, and replaced with --force, a copy beside the backup
+        bak = s.path("esp-live.bak")
+        before = sha(img)
+        s.anysector("install", lo.dev, "--backup", bak, rc=3,
+                    has=["\\EFI\\BOOT\\BOOTX64.EFI on partition 2 holds a file that is not "
+                         "an EFI program", "it changed since anysector wrote it", "use --force"])
+        with open(efi, "rb") as f:
+            s.eq(f.read(), cut, "refused install: BOOTX64.EFI in the mount")
+        s.eq(sha(img), before, "refused install: the image")
+        s.anysector("install", lo.dev, "--force", "--backup", bak,
+                    has=["not in it", "stage1 in LBA 0",
+                         "saved %s to %s.BOOTX64.EFI" % (efi, bak)])
+        with open(bak + ".BOOTX64.EFI", "rb") as f:
+            s.eq(f.read(), cut, "the replaced BOOTX64.EFI's copy beside the backup")
+        with open(os.path.join(s.stages, "BOOTX64.EFI"), "rb") as f, open(efi, "rb") as g:
+            s.check(f.read() == g.read(), "install did not replace BOOTX64.EFI in the mount")
         s.eq(part_sha(esp), raw, "the mounted ESP's sectors were written")
         s.check(open(img, "rb").read(512) != lba0, "LBA 0 not written by install")
         # refused: read-only, a subdirectory mounted

@@ -190,7 +190,15 @@ def t_migration(s):
     put(s, img, off, OWN, "# comment\nnot a hash  /x\n")
     before = sha256(img)
     s.anysector("remove", img, "hand", rc=2, has=["anysector.own line 2 is not 'SHA256 /PATH'"])
-    s.eq(sha256(img), before, "refused remove changed the image")
+    s.anysector("install", img, rc=2, has=["anysector.own line 2 is not 'SHA256 /PATH'"])
+    s.eq(sha256(img), before, "refused remove and install changed the image")
+    # check says so, a warning only: the loaders never read the list
+    s.anysector("check", img, rc=1,
+                has=["warning boot.owned               partition 2: anysector.own line 2 is not 'SHA256 /PATH': install, "
+                     "add and remove change nothing on it until the list is fixed or deleted "
+                     "(the loaders do not read it)"])
+    mtools.run(["mdel", "::" + OWN], img, off)
+    s.anysector("check", img, rc=0, lacks=["anysector.own"])
 
 
 def t_uefi_only(s):

@@ -77,6 +77,32 @@ void esp_fat_take(const struct esp_geom *g, uint8_t *dst, const uint8_t *src, ui
 	}
 }
 
+void esp_fat_set(const struct esp_geom *g, uint8_t *fat, uint32_t i, uint32_t v)
+{
+	uint64_t o;
+	switch (g->type) {
+	case FAT_TYPE_12:
+		o = (uint64_t)i + i / 2;
+		if (o + 2 > g->fat_bytes)
+			return;
+		if (i & 1)
+			le16_store(fat + o, (uint16_t)((le16_load(fat + o) & 0x000Fu) | (v & 0xFFFu) << 4));
+		else
+			le16_store(fat + o, (uint16_t)((le16_load(fat + o) & 0xF000u) | (v & 0xFFFu)));
+		return;
+	case FAT_TYPE_16:
+		o = (uint64_t)i * 2;
+		if (o + 2 <= g->fat_bytes)
+			le16_store(fat + o, (uint16_t)v);
+		return;
+	default:
+		o = (uint64_t)i * 4;
+		if (o + 4 <= g->fat_bytes)
+			le32_store(fat + o, (le32_load(fat + o) & 0xF0000000u) | (v & 0x0FFFFFFFu));
+		return;
+	}
+}
+
 void esp_fat_states(const struct esp_geom *g, const uint8_t *old, const uint8_t *new,
 		    uint8_t *mid0, uint8_t *mid)
 {

@@ -27,7 +27,8 @@
  * Assumed: a one-sector write lands whole or not at all (what drives promise per physical
  * sector; a 512e drive's read-modify-write of its 4 KiB sector is the drive's to make safe).
  * Not covered: a cluster in use in S0 that is not a directory but changed in place (esp_put
- * never does that; such sectors would go with step 3, unordered).
+ * never does that, and the fence of esp_fence.h keeps mtools from giving a new file clusters
+ * the change freed; such sectors would go with step 3, unordered).
  *
  * A FAT sector may be written up to three times (SI0, SI, S2); the journal accepts any of
  * those contents for it. Each directory sector is its own op, so tests/crash stops after each
@@ -76,6 +77,9 @@ void esp_geom_of(const struct fat_fs *fs, struct esp_geom *g);
 uint32_t esp_fat_get(const struct esp_geom *g, const uint8_t *fat, uint32_t i);
 /* Copies the bits of entry i from src to dst (one FAT copy each). */
 void esp_fat_take(const struct esp_geom *g, uint8_t *dst, const uint8_t *src, uint32_t i);
+/* Sets entry i of one FAT copy to v (FAT32's four reserved top bits kept); nothing past its
+ * end. */
+void esp_fat_set(const struct esp_geom *g, uint8_t *fat, uint32_t i, uint32_t v);
 
 /* The FAT's intermediate states, from old (S0) and new (S2), every copy (fats_end - fats
  * bytes each): mid0 is SI0, mid is SI (see above). */

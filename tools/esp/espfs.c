@@ -15,6 +15,7 @@
 #include "tools/dev/hostdev_open.h"
 #include "tools/dev/lock.h"
 #include "tools/esp/esp_chains.h"
+#include "tools/esp/esp_fence.h"
 #include "tools/esp/esp_order.h"
 #include "tools/esp/esp_read.h"
 #include "tools/esp/espdir_write.h"
@@ -78,6 +79,14 @@ int esp_open(struct esp_session *s, struct hostdev *h, uint64_t first_lba, uint6
 		return EXIT_ERRORS;
 	}
 	report_free(&q);
+	/* what is in use on the disk, for the fence around each mtools command (esp_fence.h) */
+	s->fat0_len = s->fs->fat_bytes;
+	s->fat0 = xmalloc((size_t)(s->fat0_len > (1ull << 30) ? 1 : s->fat0_len));
+	if (s->fat0_len > (1ull << 30) || pread_full(s->img.fd, s->fat0, (size_t)s->fat0_len,
+						     s->fs->fat_offset)) {
+		t_error("esp.temp", "%s: reading the FAT of the copy failed", s->path);
+		return EXIT_ERRORS;
+	}
 	return esp_check_chains(s);
 }
 
@@ -119,17 +128,34 @@ void esp_close(struct esp_session *s)
 	if (!s->view || s->own_fs)
 		free(s->fs);
 	s->fs = NULL;
+	free(s->fat0);
+	s->fat0 = NULL;
 	s->open = false;
 }
 
-/* Runs an mtools command on the copy; a failure names the path on the ESP it was about (its
- * last "::" argument) and mtools' reason. Returns 0 or an exit code. */
-static int mtool(const char *what, const char *const argv[])
+/* Runs an mtools command on the copy of s, inside the fence that keeps the clusters the
+ * change freed from being taken again (esp_fence.h); a failure names the path on the ESP it was
+ * about (its last "::" argument) and mtools' reason. Returns 0 or an exit code. */
+static int mtool(struct esp_session *s, const char *what, const char *const argv[])
 {
 	char out[2048], why[2200];
 	const char *path = "";
-	int rc = run_capture(argv, out, sizeof out);
+	struct esp_fence f = { 0 };
+	int err = esp_fence_up(s, &f);
 
+	if (err) {
+		t_error("esp.temp", "%s: marking the clusters freed so far failed: %s", s->path,
+			as_strerror(err));
+		esp_fence_free(&f);
+		return EXIT_ERRORS;
+	}
+	int rc = run_capture(argv, out, sizeof out);
+	if ((err = esp_fence_down(s, &f)))
+		t_error("esp.temp", "%s: freeing the marked clusters again failed: %s", s->path,
+			as_strerror(err));
+	esp_fence_free(&f);
+	if (err)
+		return EXIT_ERRORS;
 	if (!rc)
 		return 0;
 	for (unsigned i = 1; argv[i]; i++)
@@ -146,7 +172,7 @@ static int mtool_on(struct esp_session *s, const char *tool, const char *path, c
 	char target[1100];
 	snprintf(target, sizeof target, "::%s", path);
 	const char *argv[] = { tool, "-i", s->path, target, NULL };
-	return mtool(what, argv);
+	return mtool(s, what, argv);
 }
 
 int esp_mkdir_p(struct esp_session *s, const char *dir)
@@ -207,7 +233,7 @@ int esp_put(struct esp_session *s, const char *src, const char *dst)
 	snprintf(source, sizeof source, "%s%.4000s", src[0] == '-' ? "./" : "", src);
 	if (!esp_exists(s, dst, &is_dir) || is_dir) {
 		const char *argv[] = { "mcopy", "-o", "-i", s->path, source, target, NULL };
-		return mtool("copying a file to the ESP", argv);
+		return mtool(s, "copying a file to the ESP", argv);
 	}
 	snprintf(dir, sizeof dir, "%s", dst);
 	char *slash = strrchr(dir, '/');
@@ -227,31 +253,31 @@ int esp_put(struct esp_session *s, const char *src, const char *dst)
 	const char *copy[] = { "mcopy", "-i", s->path, source, tmp_target, NULL };
 	const char *del[] = { "mdel", "-i", s->path, target, NULL };
 	const char *ren[] = { "mren", "-i", s->path, tmp_target, target, NULL };
-	if ((rc = mtool("copying a file to the ESP", copy)) ||
-	    (rc = mtool("deleting the file it replaces on the ESP", del)) ||
-	    (rc = mtool("renaming the new file on the ESP", ren)))
+	if ((rc = mtool(s, "copying a file to the ESP", copy)) ||
+	    (rc = mtool(s, "deleting the file it replaces on the ESP", del)) ||
+	    (rc = mtool(s, "renaming the new file on the ESP", ren)))
 		return rc;
 	return 0;
 }
 
 int esp_put_text(struct esp_session *s, const char *text, const char *dst)
 {
-	const char *tmp = getenv("TMPDIR");
 	char path[4200];
+	int fd = -1;
 
-	snprintf(path, sizeof path, "%.4000s/anysector-cfg-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	int fd = mkstemp(path);
-	if (fd < 0 || pwrite_full(fd, text, strlen(text), 0)) {
-		t_error("add.temp", "cannot write a temporary file: %s", strerror(errno));
+	/* made by temp_create: locked, so a run beside this one does not sweep it away */
+	if (temp_create("cfg", path, sizeof path, &fd) || pwrite_full(fd, text, strlen(text), 0)) {
+		t_error("add.temp", "cannot write a temporary file in %s: %s", temp_dir(),
+			strerror(errno));
 		if (fd >= 0) {
 			close(fd);
-			unlink(path);
+			temp_remove(path);
 		}
 		return EXIT_ERRORS;
 	}
 	close(fd);
 	int rc = esp_put(s, path, dst);
-	unlink(path);
+	temp_remove(path);
 	return rc;
 }
 

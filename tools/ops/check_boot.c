@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* check's second half: the boot code in LBA 0 and the stage2 it points at, and the boot
- * partition's files (loaders, anysector.cfg, pinned hashes), as the loaders will find them. */
+ * partition's files (loaders, anysector.cfg, pinned hashes, the ownership list), as the loaders
+ * will find them. */
 #include "tools/ops/fwpath.h"
 #include "tools/ops/check_boot.h"
 #include "tools/ops/check_state.h"
@@ -20,6 +21,7 @@
 #include "tools/esp/esp_chains.h"
 #include "tools/esp/espfs.h"
 #include "tools/esp/hashfile.h"
+#include "tools/ops/owned.h"
 
 /* --- boot code --- */
 
@@ -320,6 +322,27 @@ static void check_config(struct hostdev *h, const struct disk_info *di,
 	esp_close(&s);
 }
 
+/* The ownership list (tools/ops/owned.h): the loaders never read it, but install, add and
+ * remove refuse to change the partition while it cannot be read or parsed, so check says so. */
+static void check_owned(struct hostdev *h, const struct part_info *bp, struct part_fs *c,
+			struct report *r)
+{
+	struct esp_session s;
+	struct owned o;
+	char why[300];
+
+	if (esp_view(&s, h, bp->first, bp->sectors, bp->number, &c->fs))
+		return;
+	memset(&o, 0, sizeof o);
+	if (!owned_read(&o, &s, why, sizeof why))
+		report_printf(r, DIAG_WARN, "boot.owned",
+			      "partition %u: %s: install, add and remove change nothing on it until "
+			      "the list is fixed or deleted (the loaders do not read it)", bp->number,
+			      why);
+	owned_free(&o);
+	esp_close(&s);
+}
+
 void check_boot(struct hostdev *h, struct disk_info *di, struct report *r)
 {
 	if (di->has_stage1) {
@@ -378,6 +401,7 @@ void check_boot(struct hostdev *h, struct disk_info *di, struct report *r)
 				      "not boot this disk",
 				      bp->number);
 		check_config(h, di, bp, c, di->has_stage1 || efi, r);
+		check_owned(h, bp, c, r);
 	}
 	report_free(&q);
 	free(c);

@@ -302,30 +302,37 @@ static void migrate_entries(struct owned *o, struct esp_session *s, const struct
 	}
 }
 
-int owned_load(struct owned *o, struct esp_session *s, const struct boot_menu *m)
+bool owned_read(struct owned *o, struct esp_session *s, char *why, size_t cap)
 {
-	char *text = NULL, why[200];
+	char *text = NULL;
 	size_t len = 0;
-
-	memset(o, 0, sizeof *o);
 	int rc = esp_read_file(s, "/" OWNED_FILE_NAME, &text, &len, NULL);
-	if (rc == AS_ENOENT) {
-		migrate_loader(o, s);
-		migrate_entries(o, s, m);
-		return 0;
-	}
+
+	if (rc == AS_ENOENT)
+		return true;
 	if (rc) {
-		t_error("esp.owned", "%s on partition %u cannot be read: %s", OWNED_FILE_NAME,
-			s->number, as_strerror(rc));
-		return EXIT_ERRORS;
+		snprintf(why, cap, "%s cannot be read: %s", OWNED_FILE_NAME, as_strerror(rc));
+		return false;
 	}
 	o->present = true;
-	bool ok = owned_parse(text, len, o, why, sizeof why);
+	bool ok = owned_parse(text, len, o, why, cap);
 	free(text);
-	if (!ok) {
+	return ok;
+}
+
+int owned_load(struct owned *o, struct esp_session *s, const struct boot_menu *m)
+{
+	char why[300];
+
+	memset(o, 0, sizeof *o);
+	if (!owned_read(o, s, why, sizeof why)) {
 		t_error("esp.owned", "partition %u: %s; fix or delete it (anysector then takes its "
 			"files again by the rule of anysector(8) \"OWNERSHIP\")", s->number, why);
 		return EXIT_ERRORS;
+	}
+	if (!o->present) {
+		migrate_loader(o, s);
+		migrate_entries(o, s, m);
 	}
 	return 0;
 }

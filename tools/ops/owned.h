@@ -46,6 +46,11 @@ char *owned_text(const struct owned *o);
  * /NAME/FILE, as add puts them (NAME not EFI or loader); each with the SHA-256 it has now.
  * Returns 0 or an exit code (a list that does not parse: EXIT_ERRORS, naming its line). */
 int owned_load(struct owned *o, struct esp_session *s, const struct boot_menu *m);
+/* Reads /anysector.own of s and parses it into o (zeroed by the caller; o->present when it is
+ * there). Whether it is absent or parses; else why is a sentence (it cannot be read, or the
+ * line that does not parse). The loaders never read the list: check warns about it
+ * (boot.owned), the commands that change the partition refuse (owned_load). */
+bool owned_read(struct owned *o, struct esp_session *s, char *why, size_t cap);
 void owned_free(struct owned *o);
 
 /* The first line of path (case as FAT compares), or NULL. */

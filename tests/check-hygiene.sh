@@ -14,7 +14,8 @@
 #  9. every source file (C, headers, linker script, asm, Python, shell, make) carries the
 #     licence's SPDX line in its first two lines (LICENSE: BSD-2-Clause);
 # 10. tests/run-suites.sh fails a run whose suites leave a file in the source tree, and a signal
-#     stops the running suite and removes its TMPDIR (probes in a throwaway git repository).
+#     stops the running suite and removes its TMPDIR (probes in a throwaway git repository);
+# 12. tools/ makes its temporary files through tools/base/tempfile.c (temp_create locks them).
 set -u
 cd "$(dirname "$0")/.."
 fail=0; pass=0
@@ -366,6 +367,20 @@ elif [ -n "$long" ]; then
 	fail=$((fail + 1))
 else
 	echo "ok   every function of common/ and tools/ is at most 100 lines or says why it is one piece"
+	pass=$((pass + 1))
+fi
+
+# 12. The installer makes its temporary files only through tools/base/tempfile.c, which locks each
+#     one: the next run removes every unlocked $TMPDIR/anysector-KIND-XXXXXX as a killed run's, so
+#     one made by a bare mkstemp could vanish while in use. (espdir_write.c's temporary name lives
+#     beside its target on a mounted ESP, not in $TMPDIR.)
+bare=$(grep -rnE '\bmk(o?s)?temps?\(' tools --include=*.c | grep -vE '^tools/base/tempfile\.c:|^tools/esp/espdir_write\.c:.*mkstemp\(tmp\)' || true)
+if [ -n "$bare" ]; then
+	echo "FAIL a temporary file made around tools/base/tempfile.c (temp_create locks it):"
+	printf '%s\n' "$bare" | sed 's/^/  /'
+	fail=$((fail + 1))
+else
+	echo "ok   tools/ makes its temporary files through tools/base/tempfile.c"
 	pass=$((pass + 1))
 fi
 

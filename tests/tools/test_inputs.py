@@ -477,6 +477,57 @@ def t_backup_name(s):
     os.unlink(s.path("short.bak"))
 
 
+def origin(s, img, rc=0):
+    """The line of info's text that says where the sector size came from."""
+    out, _ = s.anysector("info", img, rc=rc)
+    lines = out.splitlines()
+    return lines[2].strip() if len(lines) > 2 else ""
+
+
+def t_mbr_sector_size(s):
+    """An image holding only an MBR needs no --sector-size when its contents tell the size: the
+    FAT boot sector of its boot partition (every MBR image mkimage makes, 512 and 4096), else
+    anysector's stage1 and stage2, else the one size its partitions fit; otherwise the sentence
+    names the sizes that fit, exit 64."""
+    k = kernel(s)
+    for lss in (512, 4096):
+        img = s.path("mbr%d.img" % lss)
+        s.anysector("mkimage", img, "--size", "64M", "--label", "mbr", "--sector-size", lss,
+                    "--kernel", k)
+        s.eq(origin(s, img), "from the FAT boot sector of MBR partition 1, which declares %d "
+             "bytes per sector; %d sectors" % (lss, (64 << 20) // lss), "info's origin, %d" % lss)
+        s.eq(s.json("check", img).get("topology", {}).get("logical_sector_size"), lss,
+             "check's sector size, %d" % lss)
+        s.anysector("add", img, "--kernel", k, "--name", "second", has=["entry 'second'"])
+        s.anysector("list", img, has=["second"])
+    # 512: the FAT's boot sector gone, then stage1's magic too
+    img = s.path("mbr512.img")
+    write_at(img, 2048 * 512, bytes(512))
+    s.eq(origin(s, img), "from anysector's stage1, whose stage2 lies on a 512-byte sector "
+         "boundary before the first partition only at that size; 131072 sectors", "stage1's")
+    write_at(img, 0x1A4, b"xxxx")
+    s.eq(origin(s, img), "from the MBR's partitions, which fit the image only at 512-byte "
+         "sectors; 131072 sectors", "the partitions'")
+    # 4096 without its FAT: every size fits, nothing tells one
+    img = s.path("mbr4096.img")
+    write_at(img, 256 * 4096, bytes(4096))
+    _, err = s.anysector("info", img, rc=64)
+    s.eq(err, "anysector: error: %s holds an MBR partition table whose sector size the image "
+         "does not tell: its partitions fit 512, 1024, 2048 or 4096-byte sectors, and neither a "
+         "FAT boot sector on its boot partition nor anysector's boot code tells which; give "
+         "--sector-size\n" % img, "info on an MBR image that tells nothing")
+    s.anysector("info", img, "--sector-size", "4096")
+    # cut short: a partition ends past the image at every size
+    with open(img, "r+b") as f:
+        f.truncate(1 << 20)
+    _, err = s.anysector("check", img, rc=64)
+    s.eq(err, "anysector: error: %s holds an MBR partition table that fits no sector size from "
+         "512 to 4096 (a partition ends past the end of the image at every size: is it cut "
+         "short?); give --sector-size to examine it\n" % img, "check of a cut MBR image")
+    for lss in (512, 4096):
+        os.unlink(s.path("mbr%d.img" % lss))
+
+
 def t_long_messages(s):
     """A sentence is never cut: an error naming a 3,000-byte path comes out whole, on stderr
     and in --json."""
@@ -526,5 +577,5 @@ if __name__ == "__main__":
     s = Suite("inputs")
     sys.exit(s.run([t_names, t_titles_and_cmdlines, t_files, t_mkimage_checks_first,
                     t_json_utf8, t_tool_reasons, t_stale_temp, t_restore_order, t_restore_identity,
-                    t_backup_name, t_long_messages,
+                    t_backup_name, t_mbr_sector_size, t_long_messages,
                     t_info_check_agree, t_check_warns_install_refusal, t_man_examples]))

@@ -11,6 +11,7 @@
 #include "tools/base/exit_codes.h"
 #include "tools/base/fileio.h"
 #include "tools/base/util.h"
+#include "tools/disk/mbr_size.h"
 #include "tools/disk/topology.h"
 
 static const struct {
@@ -224,18 +225,6 @@ static const char *sizes_text(unsigned bits, char *buf, size_t cap)
 	return buf;
 }
 
-/* The bytes per sector a FAT boot sector at byte off declares; 0 when no boot sector is there. */
-static unsigned fat_bps_at(struct hostdev *h, uint64_t off)
-{
-	uint8_t b[MBR_RECORD_SIZE];
-
-	if (off > h->size_bytes || h->size_bytes - off < sizeof b || pread_full(h->fd, b, sizeof b, off))
-		return 0;
-	if ((b[0] != 0xEB && b[0] != 0xE9) || b[510] != 0x55 || b[511] != 0xAA)
-		return 0;
-	return le16_load(b + 11);
-}
-
 /* An MBR's LBAs mean nothing without the sector size, which the image cannot tell. When the boot
  * partition holds no FAT boot sector at the sector size in use, but does at another size and
  * declares that size itself, the size in use is wrong: say so before anything is written. */
@@ -247,11 +236,11 @@ static void mbr_sector_size_hint(struct hostdev *h, struct disk_info *di, struct
 	if (!number)
 		return;
 	const struct mbr_entry *e = &di->mbr.part[number - 1];
-	if (fat_bps_at(h, (uint64_t)e->lba_first * lss) == lss)
+	if (fat_bps_at(h->fd, h->size_bytes, (uint64_t)e->lba_first * lss) == lss)
 		return;
 	for (uint32_t c = 512; c <= 4096; c <<= 1) {
 		uint64_t off = (uint64_t)e->lba_first * c;
-		if (c == lss || fat_bps_at(h, off) != c)
+		if (c == lss || fat_bps_at(h->fd, h->size_bytes, off) != c)
 			continue;
 		char why[REPORT_MSG_MAX], fix[96];
 		if (h->is_block)

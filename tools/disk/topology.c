@@ -14,6 +14,7 @@
 #include "tools/dev/hostdev_topo.h"
 #include "tools/dev/probe.h"
 #include "tools/disk/dual.h"
+#include "tools/disk/mbr_size.h"
 
 static bool valid_sector_size(uint32_t v)
 {
@@ -190,6 +191,55 @@ static int damaged_gpt_topology(struct hostdev *h, uint32_t *lss)
 	return EXIT_ERRORS;
 }
 
+/* "512", "512 or 4096", "512, 1024, 2048 or 4096": the sizes of a bit set of sector sizes. */
+static const char *sizes_text(unsigned set, char *buf, size_t cap)
+{
+	unsigned n = 0, total = (unsigned)__builtin_popcount(set);
+	size_t len = 0;
+
+	buf[0] = 0;
+	for (uint32_t s = 512; s <= 4096; s <<= 1) {
+		if (!(set & s))
+			continue;
+		n++;
+		len += (size_t)snprintf(buf + len, len < cap ? cap - len : 0, "%s%u",
+					n == 1 ? "" : n == total ? " or " : ", ", (unsigned)s);
+	}
+	return buf;
+}
+
+/* An image with only an MBR: its sector size from what it holds (tools/disk/mbr_size.h), or
+ * a usage error naming the sizes that fit. Returns 0 or an exit code. */
+static int mbr_topology(struct hostdev *h, uint32_t *lss)
+{
+	uint8_t rec[MBR_RECORD_SIZE];
+	struct mbr m;
+	unsigned fits;
+	char how[200], sizes[64];
+
+	if (pread_full(h->fd, rec, sizeof rec, 0))
+		memset(rec, 0, sizeof rec);
+	mbr_decode(rec, &m);
+	mbr_image_sector_size(h->fd, h->size_bytes, rec, &m, lss, &fits, how, sizeof how);
+	if (*lss) {
+		h->origin = TOPO_DETECTED;
+		snprintf(h->origin_text, sizeof h->origin_text, "%s", how);
+		return 0;
+	}
+	if (!fits)
+		t_error("topology.mbr_only",
+			"%s holds an MBR partition table that fits no sector size from 512 to 4096 "
+			"(a partition ends past the end of the image at every size: is it cut short?); "
+			"give --sector-size to examine it", h->path);
+	else
+		t_error("topology.mbr_only",
+			"%s holds an MBR partition table whose sector size the image does not tell: its "
+			"partitions fit %s-byte sectors, and neither a FAT boot sector on its boot "
+			"partition nor anysector's boot code tells which; give --sector-size", h->path,
+			sizes_text(fits, sizes, sizeof sizes));
+	return EXIT_USAGE;
+}
+
 /* A blank image, or one that holds nothing to tell its sector size by: say which. */
 static void default_origin(struct hostdev *h, const struct probe_result *sigs)
 {
@@ -259,11 +309,9 @@ static int image_topology(struct hostdev *h, const struct topo_flags *f)
 				if (rc)
 					return rc;
 			} else if (k == LBA0_MBR) {
-				t_error("topology.mbr_only",
-					"%s holds an MBR partition table, whose sector size cannot be detected "
-					"from the image; give --sector-size",
-					h->path);
-				return EXIT_USAGE;
+				int rc = mbr_topology(h, &lss);
+				if (rc)
+					return rc;
 			} else {
 				default_origin(h, &sigs);
 			}

@@ -15,7 +15,8 @@
  * than one size: the smallest with a warning, or EXIT_ERRORS when opened for writing), else for
  * a protective MBR without a valid header the one size its remains point to ("EFI PART" where a
  * header belongs, else the 0xEE entry's size; EXIT_ERRORS when there is none), else 512 for a
- * blank image; an image holding only an MBR needs --sector-size and saying so is the error.
+ * blank image; for an image holding only an MBR the one size its contents tell
+ * (tools/disk/mbr_size.h), else EXIT_USAGE with a sentence naming the sizes that fit.
  * Returns 0 or an exit code. */
 int topology_find(struct hostdev *h, const struct topo_flags *f);
 

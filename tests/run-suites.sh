@@ -73,8 +73,9 @@ for s in "$@"; do
 	nsuites=$((nsuites + 1))
 	echo "=== suite $target"
 	t0=$(date +%s)
-	TMPDIR=$BUILD/suite-tmp/$target
-	mkdir -p "$TMPDIR"
+	# absolute: a suite runs the installer in other directories (test-crash in its case folders)
+	mkdir -p "$BUILD/suite-tmp/$target"
+	TMPDIR=$(cd "$BUILD/suite-tmp/$target" && pwd)
 	export TMPDIR
 	# its own session and process group, so that a signal stops the suite's every process
 	setsid $make_cmd --no-print-directory "$target" &

@@ -5,6 +5,7 @@ add --replace and --timeout, check of /loader/entries, info's partition GUIDs an
 Every outcome is asserted as bytes on the boot partition (read back with mtools), exit codes
 and the image's SHA-256 where nothing may change. The ASan+UBSan anysector, placeholder stages.
 """
+import hashlib
 import os
 import subprocess
 import sys
@@ -214,14 +215,27 @@ def t_remove(s):
     s.anysector("check", img, rc=2, has=["no entry to boot"])
 
 
+def own(s, img, off, *paths):
+    """Lists the files at paths in /anysector.own as anysector's (tools/ops/owned.h), with the
+    SHA-256 they have: as if anysector had written them."""
+    lines = text(img, off, "/anysector.own")
+    for p in paths:
+        lines += "%s  %s\n" % (hashlib.sha256(mtools.read(img, off, p)).hexdigest(), p)
+    put(s, img, off, "/anysector.own", lines)
+
+
 def t_remove_path_spelling(s):
     """remove keeps a file another entry names in another spelling the loaders open as the same
-    file (common/fat_path.h: "." parts, '\\', case); the last user's remove deletes it."""
+    file (common/fat_path.h: "." parts, '\\', case); the last user's remove deletes it, the list
+    of anysector's files naming it in yet another spelling."""
     img = make(s, "rmsp.img", ("a", "one"))
     off = esp(s, img)
     add_bls(s, img, off)
     put(s, img, off, "/loader/entries/%s-6.1.0-9-amd64.conf" % MID,
         bls_entry("6.1.0-9-amd64", "v=9", initrd="/%s/./\\SHARED.img" % MID.upper()))
+    # kernel-install's files are not anysector's (t_remove): these are
+    own(s, img, off, "/%s/shared.img" % MID,
+        *("/%s/%s/linux" % (MID, v) for v in ("6.1.0-9-amd64", "6.1.0-18-amd64")))
     s.anysector("check", img, lacks=["initrd"])
     s.anysector("remove", img, MID + "-6.1.0-18-amd64",
                 has=["kept /%s/shared.img: entry '%s-6.1.0-9-amd64' uses it" % (MID, MID)],

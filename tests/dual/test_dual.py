@@ -253,7 +253,10 @@ def t_slot_grain(s):
             _, h = D.header_at(d, lss, lba)
             d.put(h["entries_lba"] * lss + G.ENTRY_LAST_OFF, struct.pack("<Q", end // lss - 1))
             G.rewrite_crcs(img, lss, lba)
-    s.anysector("check", img, rc=0, has=["both GPTs valid and agreeing"])
+    # mkimage's stage2 keeps its boot state block at the end of the 1 MiB partition: cut to
+    # 132 KiB, that place is outside it, and check must say so until install places it again.
+    s.anysector("check", img, rc=2, has=["both GPTs valid and agreeing", "boot.state_place",
+                                         "boot state block at byte %d" % (2 * MIB - 8192)])
     with Loop(img, D.SMALL) as lo:
         s.anysector("install", lo.dev, "--backup", s.path("slot.bak"), has=["slot B of 2"])
     offset, _ = stages.stage1_target(read_at(img, 0, 512))

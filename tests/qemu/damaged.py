@@ -126,10 +126,12 @@ DAMAGES = {
     # A 40 MiB initrd in a 32 MiB (SeaBIOS) or 64 MiB (OVMF) guest: refused before any of it
     # is read.
     "initrd-too-big": dict(end="stop", expect={
-        "seabios": [r"no room for {initrd_kib} KiB of initrd in the RAM the BIOS reports "
-                    r"between the kernel's end "
-                    r"\(0x[0-9a-f]+\) and initrd_addr_max \(0x[0-9a-f]+\)\n"],
-        "ovmf": [r"error: entry d: no memory for {initrd_size} bytes of initrd\n"]}),
+        "seabios": [r"the initrd is {initrd_kib} KiB, but the largest that fits in the RAM the "
+                    r"BIOS reports between the kernel's end \(0x[0-9a-f]+\) and initrd_addr_max "
+                    r"\(0x[0-9a-f]+\) is \d+ KiB\n"],
+        "ovmf": [r"error: entry d: the initrd is {initrd_size} bytes, but the largest that fits "
+                 r"in the free memory the firmware reports(?: below initrd_addr_max)? is \d+ "
+                 r"bytes\n"]}),
 }
 
 END_SIGNS = [

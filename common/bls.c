@@ -5,10 +5,21 @@
 #include "common/bls.h"
 
 #include "common/errors.h"
+#include "common/features.h"
 #include "common/mem.h"
+#include "common/name.h"
 #include "common/str.h"
+#include "common/utf8.h"
 
-enum field_kind { F_TEXT, F_PATH, F_INITRD, F_OPTIONS, F_UNSUPPORTED, F_ARCH };
+enum field_kind {
+	F_TEXT,         /* shown or compared: cut past its field (a warning) */
+	F_WORD,         /* loader.conf's: too long is a warning, the key ignored */
+	F_PATH,         /* too long leaves the entry out (F_PATH and below) */
+	F_INITRD,
+	F_OPTIONS,
+	F_UNSUPPORTED,
+	F_ARCH,
+};
 
 struct field {
 	const char *key;
@@ -18,13 +29,13 @@ struct field {
 
 #define E(m) offsetof(struct bls_entry, m)
 static const struct field entry_fields[] = {
-	{ "title", F_TEXT, E(e.title), CFG_TITLE_MAX },
-	{ "version", F_TEXT, E(key.version), BLS_VERSION_MAX },
-	{ "machine-id", F_TEXT, E(key.machine_id), BLS_MACHINE_ID_MAX },
-	{ "sort-key", F_TEXT, E(key.sort_key), BLS_SORT_KEY_MAX },
-	{ "linux", F_PATH, E(e.kernel), CFG_PATH_MAX },
-	{ "initrd", F_INITRD, E(e.initrd), CFG_PATH_MAX },
-	{ "options", F_OPTIONS, E(e.cmdline), CFG_CMDLINE_MAX },
+	{ "title", F_TEXT, E(title), BLS_TEXT_MAX },
+	{ "version", F_TEXT, E(version), BLS_TEXT_MAX },
+	{ "machine-id", F_TEXT, E(machine_id), BLS_TEXT_MAX },
+	{ "sort-key", F_TEXT, E(sort_key), BLS_TEXT_MAX },
+	{ "linux", F_PATH, E(kernel), BLS_PATH_MAX },
+	{ "initrd", F_INITRD, E(initrd), BLS_PATH_MAX },
+	{ "options", F_OPTIONS, E(cmdline), CFG_CMDLINE_MAX },
 	{ "efi", F_UNSUPPORTED, 0, 0 },
 	{ "devicetree", F_UNSUPPORTED, 0, 0 },
 	{ "devicetree-overlay", F_UNSUPPORTED, 0, 0 },
@@ -38,8 +49,8 @@ struct loader_text {
 	char timeout[24];
 };
 static const struct field loader_fields[] = {
-	{ "default", F_TEXT, offsetof(struct loader_text, def), BLS_PATTERN_MAX },
-	{ "timeout", F_TEXT, offsetof(struct loader_text, timeout), 24 },
+	{ "default", F_WORD, offsetof(struct loader_text, def), BLS_PATTERN_MAX },
+	{ "timeout", F_WORD, offsetof(struct loader_text, timeout), 24 },
 	{ 0, 0, 0, 0 },
 };
 
@@ -53,10 +64,15 @@ struct parse {
 	unsigned unsupported_line;
 };
 
+static void say(struct parse *ps, enum diag_level level, const char *what, const char *key)
+{
+	diag_report(ps->d, level, "bls.bad_line", "%s line %u: %s%s", ps->file, ps->line, key,
+		    what);
+}
+
 static void bad(struct parse *ps, const char *what, const char *key)
 {
-	diag_report(ps->d, ps->level, "bls.bad_line", "%s line %u: %s%s", ps->file, ps->line, key,
-		    what);
+	say(ps, ps->level, what, key);
 	ps->bad = true;
 }
 
@@ -90,6 +106,22 @@ static void value(struct parse *ps, const struct field *f, char *base, const cha
 	case F_ARCH:
 		ps->other_arch = n != 3 || str_ncasecmp(v, "x64", 3);
 		return;
+	case F_TEXT:
+		/* shown or compared only: kept whole up to its field, cut past it, never refused */
+#if !FEATURE_NOTICES
+		/* stage2: its consoles show a byte that is not UTF-8 as one character anyway (VGA
+		 * in code page 437; COM1's terminal its replacement character), and what leaves
+		 * nothing out is said by check and list, not at boot */
+		str_copy_n(dst, f->cap, v, n);
+#else
+		{
+			unsigned r = utf8_copy(dst, f->cap, v, n);
+			if (r)
+				say(ps, DIAG_WARN, r & 1 ? " is not UTF-8 (shown with U+FFFD)" :
+					" is cut to 255 bytes", f->key);
+		}
+#endif
+		return;
 	case F_PATH:
 		ps->has_linux = true;
 		if (!n) {
@@ -100,21 +132,22 @@ static void value(struct parse *ps, const struct field *f, char *base, const cha
 	case F_INITRD:
 		if (!n)
 			return;
-		if (e->e.ninitrd == CFG_MAX_INITRDS) {
+		if (e->ninitrd == CFG_MAX_INITRDS) {
 			bad(ps, " given more than 4 times", f->key);
 			return;
 		}
-		dst += e->e.ninitrd++ * (size_t)f->cap;
+		dst += e->ninitrd++ * (size_t)f->cap;
 		break;
 	default:
 		break;
 	}
-	if (!put(dst, f->cap, v, n, f->kind == F_OPTIONS ? ' ' : f->kind == F_TEXT ? 0 : '/'))
+	if (!put(dst, f->cap, v, n, f->kind == F_OPTIONS ? ' ' : f->kind == F_WORD ? 0 : '/'))
 		bad(ps, " is too long", f->key);
 }
 
 /* Each "key value" line of [p, p+len) to the field of that key (unknown keys are ignored, a key
- * given again replaces the value). A NUL or control character makes the file unusable. */
+ * given again replaces the value). A comment line is ignored whatever it holds; elsewhere a NUL
+ * or control character makes the file unusable. */
 static void parse_lines(struct parse *ps, const char *p, size_t len, const struct field *fields,
 			char *base)
 {
@@ -125,14 +158,16 @@ static void parse_lines(struct parse *ps, const char *p, size_t len, const struc
 		while (e < end && *e != '\n')
 			e++;
 		const char *next = e + 1;
+		while (p < e && (*p == ' ' || *p == '\t'))
+			p++;
+		if (p < e && *p == '#')
+			e = p;
 		for (const char *c = p; c < e; c++)
 			if (((unsigned char)*c < 0x20 && *c != '\t' && (*c != '\r' || c + 1 != e)) ||
 			    *c == 0x7F) {
 				bad(ps, "a control character or NUL byte", "");
 				e = p;
 			}
-		while (p < e && chr_is_space(*p))
-			p++;
 		while (e > p && chr_is_space(e[-1]))
 			e--;
 		for (k = p; p < e && !chr_is_space(*p); p++)
@@ -140,7 +175,7 @@ static void parse_lines(struct parse *ps, const char *p, size_t len, const struc
 		size_t nk = (size_t)(p - k);
 		while (p < e && chr_is_space(*p))
 			p++;
-		for (const struct field *f = fields; f->key && nk && *k != '#'; f++)
+		for (const struct field *f = fields; f->key && nk; f++)
 			if (str_len(f->key) == nk && !str_ncmp(f->key, k, nk)) {
 				value(ps, f, base, p, (size_t)(e - p));
 				break;
@@ -149,70 +184,83 @@ static void parse_lines(struct parse *ps, const char *p, size_t len, const struc
 	}
 }
 
-/* ".../NAME.conf", NAME+L.conf or NAME+L-D.conf: the id and the boot counter. */
-static bool entry_id(const char *path, struct bls_key *k)
+/* The file's name (the last component of path) by the rule of common/bls.h: its id and boot
+ * counter into out. False when the file is left out. */
+static bool entry_name(const char *path, struct bls_entry *out)
 {
+	memset(out, 0, sizeof *out);
 	const char *file = path;
 	for (const char *p = path; *p; p++)
 		if (*p == '/' || *p == '\\')
 			file = p + 1;
 	size_t n = str_len(file), sl = sizeof BLS_SUFFIX - 1;
-	if (n <= sl || str_casecmp(file + n - sl, BLS_SUFFIX))
+	str_copy(out->file, sizeof out->file, file);
+	if (n > BLS_NAME_MAX || n < sl || str_casecmp(file + n - sl, BLS_SUFFIX))
 		return false;
 	n -= sl;
-	k->tries_left = k->tries_done = -1;
-	/* digits, optionally '-' digits, after a '+' that is not the first character */
+	if (name_portable_span(file, n) < n)
+		return false;
+	out->tries_left = out->tries_done = -1;
+	/* "+LEFT" or "+LEFT-DONE" (at most 9 digits each) right before ".conf", its '+' not the
+	 * first character: read backwards, it is what follows NAME's last '+' (systemd-boot's
+	 * rule) */
 	size_t i = n;
-	int v[2], nums = 0;
-	while (nums < 2) {
-		size_t j = i;
-		int x = 0;
-		while (j > 1 && chr_is_digit(file[j - 1]) && i - j < 9)
-			j--;
-		if (j == i)
+	int32_t v[2];
+	for (unsigned k = 0; k < 2; k++) {
+		size_t e = i;
+		uint32_t x = 0, m = 1;
+		for (; i > 1 && chr_is_digit(file[i - 1]) && e - i < 9; m *= 10)
+			x += (uint32_t)(file[--i] - '0') * m;
+		if (i == e || i < 2)
 			break;
-		for (size_t q = j; q < i; q++)
-			x = x * 10 + (file[q] - '0');
-		v[nums++] = x;
-		if (file[j - 1] == '+' && j > 1) {
-			k->tries_left = x;
-			k->tries_done = nums == 2 ? v[0] : 0;
-			n = j - 1;
+		v[k] = (int32_t)x;
+		if (file[i - 1] == '+') {
+			out->tries_left = v[k];
+			out->tries_done = k ? v[0] : 0;
+			n = i - 1;
 			break;
 		}
-		if (file[j - 1] != '-')
+		if (file[--i] != '-')
 			break;
-		i = j - 1;
 	}
-	return n && str_copy_n(k->id, sizeof k->id, file, n);
+	str_copy_n(out->id, sizeof out->id, file, n);
+	return n;
+}
+
+bool bls_name_check(const char *path, struct bls_entry *out, struct diag *d)
+{
+	if (entry_name(path, out))
+		return true;
+#if !FEATURE_NOTICES
+	(void)d;   /* stage2 leaves it out as the tool does; check and list say why */
+#else
+	diag_error(d, "bls.name", "%s: not NAME.conf of at most 255 characters A-Z a-z 0-9 + - _ .; "
+		   "left out", path);
+#endif
+	return false;
 }
 
 int bls_parse(const char *text, size_t len, const char *file, struct bls_entry *out,
 	      struct diag *d)
 {
 	struct parse ps = { .file = file, .d = d, .level = DIAG_ERROR };
-
-	memset(out, 0, sizeof *out);
-	if (!entry_id(file, &out->key)) {
-		diag_error(d, "bls.name", "%s: not NAME.conf with NAME of up to 63 characters; left out",
-			   file);
+	if (!bls_name_check(file, out, d))
 		return AS_EINVAL;
-	}
-	str_copy(out->e.name, sizeof out->e.name, out->key.id);
 	parse_lines(&ps, text, len, entry_fields, (char *)out);
 	if (ps.bad)
 		return AS_ECORRUPT;
-	if (ps.unsupported) {
-		ps.line = ps.unsupported_line;
+	/* The specification: entries for another platform are hidden. stage2 hides them
+	 * silently; check and list (and BOOTX64.EFI) say why. */
+#if FEATURE_NOTICES
+	if (ps.unsupported)
 		diag_warn(d, "bls.unsupported", "%s line %u: anysector does not support '%s'; left out",
-			  file, ps.line, ps.unsupported);
-		return AS_EUNSUPP;
-	}
-	if (ps.other_arch) {
+			  file, ps.unsupported_line, ps.unsupported);
+	else if (ps.other_arch)
 		diag_warn(d, "bls.unsupported", "%s: for another architecture than x64; left out",
 			  file);
+#endif
+	if (ps.unsupported || ps.other_arch)
 		return AS_EUNSUPP;
-	}
 	if (!ps.has_linux) {
 		diag_error(d, "bls.no_linux", "%s: no linux line", file);
 		return AS_ECORRUPT;
@@ -229,13 +277,16 @@ void bls_loader_parse(const char *text, size_t len, struct bls_loader *out, stru
 	memset(out, 0, sizeof *out);
 	memset(&t, 0, sizeof t);
 	parse_lines(&ps, text, len, loader_fields, (char *)&t);
-	/* "@saved" is an EFI variable anysector does not keep; systemd-boot's ids end in ".conf",
-	 * ours do not */
+	/* systemd-boot's ids end in ".conf", ours do not */
 	size_t n = str_len(t.def), sl = sizeof BLS_SUFFIX - 1;
 	if (n > sl && !str_casecmp(t.def + n - sl, BLS_SUFFIX))
 		t.def[n - sl] = 0;
 	if (str_cmp(t.def, "@saved"))
 		str_copy(out->default_pattern, sizeof out->default_pattern, t.def);
+#if FEATURE_NOTICES
+	else
+		diag_warn(d, "bls.saved", BLS_LOADER_CONF ": default @saved is not supported; ignored");
+#endif
 	if (!*v)
 		return;
 	out->has_timeout = true;
@@ -332,7 +383,7 @@ int bls_vercmp(const char *a, const char *b)
 	}
 }
 
-int bls_compare(const struct bls_key *a, const struct bls_key *b)
+int bls_compare(const struct cfg_entry *a, const struct cfg_entry *b)
 {
 	int r = (a->tries_left == 0) - (b->tries_left == 0);
 	if (!r)
@@ -341,10 +392,15 @@ int bls_compare(const struct bls_key *a, const struct bls_key *b)
 	    !(r = sign(str_cmp(a->machine_id, b->machine_id))))
 		r = -bls_vercmp(a->version, b->version);
 	if (!r)
-		r = -bls_vercmp(a->id, b->id);
-	if (!r)
-		r = sign(b->tries_left - a->tries_left);
-	return r ? r : sign(a->tries_done - b->tries_done);
+		r = -bls_vercmp(a->name, b->name);
+	/* Variants of one id: systemd-boot's rules where both count boots (more tries left first,
+	 * then fewer done); where it keeps the directory's order, no counter first (as if it had
+	 * the most tries left), then the file name. */
+	int32_t la = a->tries_left < 0 ? 0x7FFFFFFF : a->tries_left;
+	int32_t lb = b->tries_left < 0 ? 0x7FFFFFFF : b->tries_left;
+	if (!r && !(r = sign(lb - la)))
+		r = sign(a->tries_done - b->tries_done);
+	return r ? r : sign(str_cmp(a->file, b->file));
 }
 
 /* --- globs --- */

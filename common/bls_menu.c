@@ -1,71 +1,131 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* The boot menu: anysector.cfg's entries, then the Boot Loader Specification's in its order
  * (common/bls.h). Both loaders and the installer's list build it with these functions, so they
- * show the same entries in the same order with the same default. */
+ * show the same entries in the same order with the same default.
+ *
+ * The /loader/entries entries are kept sorted as they come; each one's strings are one block of
+ * the cfg's text arena, so the entry that sorts last can be taken out again (its block closed
+ * up) when a better one needs its place. */
 #include "common/bls.h"
 
-#include "common/fmt.h"
+#include <stddef.h>
+
+#include "common/bits.h"
+#include "common/features.h"
 #include "common/mem.h"
 #include "common/str.h"
 
-void bls_menu_begin(struct bls_menu *m, const struct cfg *c)
+void bls_menu_begin(struct cfg *c)
 {
-	m->first = c->nentries;
+	c->first_bls = c->nentries;
+	c->text_cfg = c->text_used;
 }
 
-/* Swaps two slots byte by byte: a cfg entry is ~2 KiB, too big for a temporary on stage2's
- * stack. */
-static void swap_bytes(void *a, void *b, size_t n)
+/* Where each string of a menu entry (cfg_entry.str[]) is in a parsed file: its initrds past
+ * the ones given are "" (bls_parse cleared them). */
+#define B(m) (uint16_t)offsetof(struct bls_entry, m)
+static const uint16_t strings[] = { B(id), B(title), B(kernel), B(initrd[0]), B(initrd[1]),
+				    B(initrd[2]), B(initrd[3]), B(cmdline), B(file), B(sort_key),
+				    B(machine_id), B(version) };
+
+/* e as a menu entry whose strings are still e's own. */
+static void view(struct cfg_entry *v, const struct bls_entry *e)
 {
-	uint8_t *x = a, *y = b;
-	for (size_t i = 0; i < n; i++) {
-		uint8_t t = x[i];
-		x[i] = y[i];
-		y[i] = t;
-	}
+	cfg_entry_clear(v);
+	for (unsigned k = 0; k < ARRAY_SIZE(strings); k++)
+		v->str[k] = (const char *)e + strings[k];
+	v->ninitrd = (uint8_t)e->ninitrd;
+	v->tries_left = e->tries_left;
+	v->tries_done = e->tries_done;
+	v->bls = 1;
 }
 
-void bls_menu_add(struct bls_menu *m, struct cfg *c, const struct bls_entry *e, struct diag *d)
+static void left_out(struct diag *d, const char *file)
 {
-	const char *why = 0;
+#if !FEATURE_NOTICES
+	/* stage2 leaves naming them to check and list (a boot would print dozens of lines) */
+	(void)d;
+	(void)file;
+#else
+	diag_warn(d, "bls.left_out", BLS_ENTRIES_DIR "/%s left out: the menu is full of entries "
+		  "sorting before it", file);
+#endif
+}
+/* Takes out entry j, a /loader/entries one: its block of the arena is closed up, and the
+ * strings after it and the entries after it move down. */
+static void drop(struct cfg *c, unsigned j, struct diag *d)
+{
+	struct cfg_entry *x = &c->entries[j];
+	char *b = (char *)(uintptr_t)x->name;    /* its block starts with its name */
+	uint16_t size = x->text_size;
+	char *from = b + size;
 
-	if (cfg_find(c, e->key.id) >= 0)
-		why = "has the name of an entry already in the menu";
-	else if (c->nentries == CFG_MAX_ENTRIES)
-		why = "does not fit: the menu holds 16 entries";
-	if (why) {
-		diag_warn(d, "bls.left_out", "loader entry %s%s %s; left out", e->key.id, BLS_SUFFIX,
-			  why);
+	left_out(d, x->file);
+	memmove(b, from, (size_t)(c->text + c->text_used - from));
+	c->text_used -= size;
+	memmove(x, x + 1, (--c->nentries - j) * sizeof *x);
+	/* every string of a /loader/entries entry lies in its block (bls_menu_add copies them
+	 * all), so a block after this one moves down whole */
+	for (unsigned i = c->first_bls; i < c->nentries; i++)
+		if (c->entries[i].name >= from)
+			for (unsigned k = 0; k < ARRAY_SIZE(x->str); k++)
+				c->entries[i].str[k] -= size;
+}
+
+void bls_menu_add(struct cfg *c, const struct bls_entry *e, struct diag *d)
+{
+	struct cfg_entry v;
+	unsigned p = c->first_bls;
+	uint32_t need = 0, used = c->text_cfg;
+
+	view(&v, e);
+	for (unsigned k = 0; k < ARRAY_SIZE(v.str); k++)
+		need += (uint32_t)str_len(v.str[k]) + 1;
+	/* Sort, then cut, in the specification's order: an entry is in the menu when it fits (one
+	 * more entry, its text) beside the better ones that are. So the menu does not depend on the
+	 * order the directory lists the files. */
+	for (; p < c->nentries && bls_compare(&c->entries[p], &v) <= 0; p++)
+		used += c->entries[p].text_size;
+	if (p >= CFG_MENU_MAX || used + need > CFG_TEXT_MAX) {
+		left_out(d, e->file);
 		return;
 	}
-	struct cfg_entry *ce = &c->entries[c->nentries];
-	m->keys[c->nentries++] = e->key;
-	*ce = e->e;
-	/* Kernels of one system share a title: the version tells them apart (systemd-boot adds it
-	 * when titles repeat). Cut only on screen, never in what boots. */
-	const char *t = e->e.title[0] ? e->e.title : e->key.id;
-	if (e->key.version[0])
-		fmt_snprintf(ce->title, sizeof ce->title, "%s (%s)", t, e->key.version);
-	else
-		str_copy(ce->title, sizeof ce->title, t);
+	used += need;
+	for (unsigned j = p, n = p + 1; j < c->nentries;)
+		if (n < CFG_MENU_MAX && used + c->entries[j].text_size <= CFG_TEXT_MAX)
+			used += c->entries[j++].text_size, n++;
+		else
+			drop(c, j, d);
+	for (unsigned k = 0; k < ARRAY_SIZE(v.str); k++)
+		v.str[k] = cfg_text_add(c, v.str[k], str_len(v.str[k]));
+	v.text_size = (uint16_t)need;
+	memmove(&c->entries[p + 1], &c->entries[p], (c->nentries - p) * sizeof v);
+	c->entries[p] = v;
+	c->nentries++;
 }
 
-void bls_menu_finish(struct bls_menu *m, struct cfg *c, const struct bls_loader *l)
+/* Whether a and b would show the same title and version. */
+static bool same_show(const struct cfg_entry *a, const struct cfg_entry *b)
 {
-	/* Insertion sort: stable, at most CFG_MAX_ENTRIES^2 steps, no temporary entry. */
-	for (unsigned i = m->first + 1; i < c->nentries; i++)
-		for (unsigned j = i; j > m->first && bls_compare(&m->keys[j - 1], &m->keys[j]) > 0;
-		     j--) {
-			swap_bytes(&m->keys[j - 1], &m->keys[j], sizeof m->keys[0]);
-			swap_bytes(&c->entries[j - 1], &c->entries[j], sizeof c->entries[0]);
-		}
-	if (!l)
-		return;
-	if (!c->timeout_line && l->has_timeout)
+	return !str_cmp(cfg_entry_title(a), cfg_entry_title(b)) && !str_cmp(a->version, b->version);
+}
+
+void bls_menu_finish(struct cfg *c, const struct bls_loader *l)
+{
+	struct cfg_entry *e = c->entries;
+
+	if (l && !c->timeout_line && l->has_timeout)
 		c->timeout = l->timeout;
-	for (unsigned i = m->first; !c->default_line && i < c->nentries; i++)
-		if (l->default_pattern[0] && bls_glob(l->default_pattern, c->entries[i].name)) {
-			str_copy(c->default_name, sizeof c->default_name, c->entries[i].name);
-			break;
-		}
+	if (l && !c->default_line && l->default_pattern[0]) {
+		const char *pick = l->default_pattern;
+		for (unsigned i = 0; i < c->nentries; i++)
+			if (bls_glob(l->default_pattern, e[i].name)) {
+				pick = e[i].name;
+				break;
+			}
+		str_copy(c->default_name, sizeof c->default_name, pick);
+	}
+	for (unsigned i = c->first_bls; i < c->nentries; i++)
+		for (unsigned k = 0; k < c->nentries; k++)
+			e[i].show_file |= k != i && same_show(&e[i], &e[k]);
 }

@@ -50,6 +50,6 @@ int cfg_load_fat(struct fat_fs *fs, const char *path, struct cfg *cfg, char *buf
 		rc = cfg_parse_text(buf, size, cfg, d);
 	if (rc)
 		return rc;
-	bls_load_fat(fs, cfg, buf, CFG_FILE_MAX_BYTES, bls, m, d);
+	bls_load_fat(fs, cfg, buf, bls, m, d);
 	return cfg_menu_check(cfg, d);
 }

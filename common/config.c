@@ -9,11 +9,22 @@
 #include <stdbool.h>
 
 #include "common/errors.h"
+#include "common/features.h"
 #include "common/fmt.h"
 #include "common/mem.h"
 #include "common/str.h"
 
 #define CFG_TAG CFG_FILE_NAME " line %u: "
+
+/* Every value of an entry is stored once (title, kernel, cmdline and the pins once; at most 4
+ * initrds), each shorter than its field: all of anysector.cfg's text always fits the arena, and
+ * the parser needs no check of its room (cfg_text_add cannot fail there). */
+_Static_assert(CFG_MAX_ENTRIES * (CFG_NAME_MAX + CFG_TITLE_MAX + (1 + CFG_MAX_INITRDS) *
+				  (CFG_PATH_MAX + SHA256_BYTES) + CFG_CMDLINE_MAX) <= CFG_TEXT_MAX,
+	       "the text of CFG_MAX_ENTRIES entries of the longest values fits the arena");
+_Static_assert(offsetof(struct cfg_entry, version) == 11 * sizeof(char *) &&
+	       sizeof(((struct cfg_entry *)0)->str) == 12 * sizeof(char *),
+	       "str[] covers every string of an entry, and only those");
 
 /* The baud rates the 16550 divisor (115200 / rate) gives exactly and terminals offer. */
 static const uint32_t cfg_bauds[] = { 300, 600, 1200, 2400, 4800, 9600, 19200, 38400, 57600,
@@ -138,8 +149,9 @@ static bool span_to_uint(struct cfg_span s, uint32_t max, uint32_t *out)
 	return true;
 }
 
-/* Copies a value into a field (none: dst NULL), or reports that it does not fit. */
-static bool cfg_store(struct cfg_parser *ps, const char *key, struct cfg_span v, char *dst,
+/* Copies a value into the text arena for a field (none: dst NULL), or reports that it does not
+ * fit. */
+static bool cfg_store(struct cfg_parser *ps, const char *key, struct cfg_span v, const char **dst,
 		      size_t cap)
 {
 	if (v.n >= cap) {
@@ -148,7 +160,7 @@ static bool cfg_store(struct cfg_parser *ps, const char *key, struct cfg_span v,
 		return false;
 	}
 	if (dst)
-		str_copy_n(dst, cap, v.p, v.n);
+		*dst = cfg_text_add(ps->out, v.p, v.n);
 	return true;
 }
 
@@ -204,8 +216,9 @@ static void cfg_key_entry(struct cfg_parser *ps, struct cfg_span v)
 			span_show(v, show));
 		return;
 	}
-	if (!cfg_store(ps, "entry name", v, ps->entry_name, sizeof ps->entry_name))
+	if (!cfg_store(ps, "entry name", v, 0, sizeof ps->entry_name))
 		return;
+	str_copy_n(ps->entry_name, sizeof ps->entry_name, v.p, v.n);
 	for (unsigned i = 0; i < c->nentries; i++) {
 		if (str_casecmp(c->entries[i].name, ps->entry_name) == 0) {
 			cfg_err(ps, "cfg.duplicate", CFG_TAG "entry '%s' already defined on line %u",
@@ -219,8 +232,9 @@ static void cfg_key_entry(struct cfg_parser *ps, struct cfg_span v)
 		return;
 	}
 	struct cfg_entry *e = &c->entries[c->nentries++];
-	str_copy(e->name, sizeof e->name, ps->entry_name);
+	cfg_entry_clear(e);
 	e->line = ps->line;
+	cfg_store(ps, "entry name", v, &e->name, CFG_NAME_MAX);
 	ps->cur = e;
 }
 
@@ -292,7 +306,8 @@ static void cfg_key_default(struct cfg_parser *ps, struct cfg_span v)
 			span_show(v, show));
 		return;
 	}
-	cfg_store(ps, "default", v, ps->out->default_name, sizeof ps->out->default_name);
+	if (cfg_store(ps, "default", v, 0, sizeof ps->out->default_name))
+		str_copy_n(ps->out->default_name, sizeof ps->out->default_name, v.p, v.n);
 }
 
 /* kernel PATH, efi PATH or chainload N|hdN: what the entry starts, once. */
@@ -314,7 +329,7 @@ static void cfg_key_what(struct cfg_parser *ps, const char *key, struct cfg_span
 	ps->kernel_line = ps->line;
 	ps->what = key;
 	if (str_cmp(key, "chainload")) {
-		if (cfg_store(ps, key, v, e ? e->kernel : 0, CFG_PATH_MAX) && e)
+		if (cfg_store(ps, key, v, e ? &e->kernel : 0, CFG_PATH_MAX) && e)
 			e->kind = key[0] == 'e' ? CFG_KIND_EFI : CFG_KIND_LINUX;
 		ps->pin_target = 0;
 		return;
@@ -330,8 +345,8 @@ static void cfg_key_what(struct cfg_parser *ps, const char *key, struct cfg_span
 	}
 	if (e) {
 		e->kind = CFG_KIND_CHAIN;
-		e->partition = disk ? 0 : n;
-		e->bios_disk = disk ? n : 0;
+		e->partition = (uint8_t)(disk ? 0 : n);
+		e->bios_disk = (uint8_t)(disk ? n : 0);
 	}
 }
 
@@ -351,7 +366,11 @@ static void cfg_key_sha256(struct cfg_parser *ps, struct cfg_span v)
 			ps->line, span_show(v, show));
 		return;
 	}
-	if (ps->cur) {
+	struct cfg_entry *e = ps->cur;
+	if (e && !e->pin)
+		e->pin = (uint8_t (*)[SHA256_BYTES])(uintptr_t)cfg_text_add(
+			ps->out, 0, (1 + CFG_MAX_INITRDS) * SHA256_BYTES - 1);
+	if (e) {
 		memcpy(ps->cur->pin[ps->pin_prev], d, SHA256_BYTES);
 		ps->cur->pinned |= (uint8_t)(1u << ps->pin_prev);
 	}
@@ -369,7 +388,7 @@ static void cfg_key_in_entry(struct cfg_parser *ps, const char *key, struct cfg_
 	}
 	if (str_cmp(key, "title") == 0) {
 		if (cfg_once(ps, "title", &ps->title_line))
-			cfg_store(ps, "title", v, e ? e->title : 0, CFG_TITLE_MAX);
+			cfg_store(ps, "title", v, e ? &e->title : 0, CFG_TITLE_MAX);
 	} else if (!str_cmp(key, "kernel") || !str_cmp(key, "efi") || !str_cmp(key, "chainload")) {
 		cfg_key_what(ps, key, v);
 	} else if (str_cmp(key, "partition") == 0) {
@@ -381,7 +400,7 @@ static void cfg_key_in_entry(struct cfg_parser *ps, const char *key, struct cfg_
 			cfg_err(ps, "cfg.bad_value", CFG_TAG "partition '%s' is not a partition number "
 				"from 1 to %u", ps->line, span_show(v, show), CFG_PART_MAX);
 		else if (e)
-			e->partition = n;
+			e->partition = (uint8_t)n;
 	} else if (str_cmp(key, "initrd") == 0) {
 		if (!ps->initrd_line)
 			ps->initrd_line = ps->line;
@@ -390,16 +409,16 @@ static void cfg_key_in_entry(struct cfg_parser *ps, const char *key, struct cfg_
 				ps->line, CFG_MAX_INITRDS, ps->entry_name);
 			return;
 		}
-		if (cfg_store(ps, "initrd", v, e ? e->initrd[ps->ninitrd] : 0, CFG_PATH_MAX)) {
+		if (cfg_store(ps, "initrd", v, e ? &e->initrd[ps->ninitrd] : 0, CFG_PATH_MAX)) {
 			ps->pin_target = (int)++ps->ninitrd;
 			if (e)
-				e->ninitrd = ps->ninitrd;
+				e->ninitrd = (uint8_t)ps->ninitrd;
 		}
 	} else if (str_cmp(key, "sha256") == 0) {
 		cfg_key_sha256(ps, v);
 	} else {
 		if (cfg_once(ps, "cmdline", &ps->cmdline_line))
-			cfg_store(ps, "cmdline", v, e ? e->cmdline : 0, CFG_CMDLINE_MAX);
+			cfg_store(ps, "cmdline", v, e ? &e->cmdline : 0, CFG_CMDLINE_MAX);
 	}
 }
 
@@ -428,8 +447,11 @@ static void cfg_line(struct cfg_parser *ps, struct cfg_span s)
 	for (size_t i = 0; i < s.n; i++) {
 		unsigned char ch = (unsigned char)s.p[i];
 		if ((ch < 0x20 && ch != '\t') || ch == 0x7F) {
-			cfg_err(ps, "cfg.control_char", CFG_TAG "control character 0x%02X in column %zu",
-				ps->line, ch, i + 1);
+			if (!ch)
+				cfg_err(ps, "cfg.nul", CFG_TAG "NUL byte (is this a text file?)", ps->line);
+			else
+				cfg_err(ps, "cfg.control_char", CFG_TAG "control character 0x%02X in "
+					"column %zu", ps->line, ch, i + 1);
 			ps->unreadable = true;
 			return;
 		}
@@ -499,20 +521,11 @@ int cfg_parse_text(const char *text, size_t len, struct cfg *out, struct diag *d
 
 	while (pos < len) {
 		size_t end = pos;
-		bool nul = false;
-		while (end < len && text[end] != '\n') {
-			if (!text[end])
-				nul = true;
+		while (end < len && text[end] != '\n')
 			end++;
-		}
 		ps.line++;
-		if (nul) {
-			cfg_err(&ps, "cfg.nul", CFG_TAG "NUL byte (is this a text file?)", ps.line);
-			ps.unreadable = true;
-		} else {
-			/* CRLF: the '\r' is whitespace and goes with the trim. */
-			cfg_line(&ps, (struct cfg_span){ text + pos, end - pos });
-		}
+		/* CRLF: the '\r' is whitespace and goes with the trim. */
+		cfg_line(&ps, (struct cfg_span){ text + pos, end - pos });
 		pos = end + 1;
 	}
 	cfg_finish_entry(&ps);
@@ -546,11 +559,14 @@ int cfg_menu_check(const struct cfg *c, struct diag *d)
 			   "/loader/entries holds one");
 		return AS_ENOENT;
 	}
-	if (c->default_name[0] && cfg_find(c, c->default_name) < 0) {
-		diag_error(d, "cfg.default", CFG_TAG "default '%s' names no entry of " CFG_FILE_NAME
-			   " or /loader/entries", c->default_line, c->default_name);
-		return AS_ECORRUPT;
+#if FEATURE_NOTICES
+	if (cfg_default_missing(c)) {
+		int i = cfg_default_index(c);
+		diag_warn(d, "cfg.default", "%s: default '%s' names no entry; %u) %s boots by default",
+			  c->default_line ? CFG_FILE_NAME : "/loader/loader.conf", c->default_name,
+			  i + 1, c->entries[i].name);
 	}
+#endif
 	return 0;
 }
 
@@ -564,13 +580,40 @@ int cfg_find(const struct cfg *c, const char *name)
 
 int cfg_default_index(const struct cfg *c)
 {
-	if (!c->nentries)
-		return -1;
-	if (c->default_name[0]) {
-		int i = cfg_find(c, c->default_name);
-		return i >= 0 ? i : 0;
-	}
-	return 0;
+	int i = c->default_name[0] ? cfg_find(c, c->default_name) : -1;
+
+	for (unsigned k = 0; i < 0 && k < c->nentries; k++)
+		if (c->entries[k].bls && c->entries[k].tries_left)
+			i = (int)k;
+	return i >= 0 || !c->nentries ? i : 0;
+}
+
+bool cfg_default_missing(const struct cfg *c)
+{
+	return c->default_name[0] && cfg_find(c, c->default_name) < 0;
+}
+
+const char *cfg_entry_title(const struct cfg_entry *e)
+{
+	return e->title[0] ? e->title : e->bls ? CFG_UNTITLED : e->name;
+}
+
+const char *cfg_text_add(struct cfg *c, const char *s, size_t n)
+{
+	char *t = c->text + c->text_used;
+	if (s)
+		memcpy(t, s, n);
+	t[n] = 0;
+	c->text_used += (uint32_t)n + 1;
+	return t;
+}
+
+void cfg_entry_clear(struct cfg_entry *e)
+{
+	memset(e, 0, sizeof *e);
+	for (unsigned i = 0; i < ARRAY_SIZE(e->str); i++)
+		e->str[i] = "";
+	e->tries_left = e->tries_done = -1;
 }
 
 bool cfg_entry_runs_on(const struct cfg_entry *e, enum cfg_firmware fw)

@@ -37,8 +37,9 @@
  * global keys may stand anywhere, each once; title, kernel and cmdline once per entry. A value
  * longer than its field (CFG_*_MAX - 1 characters) is an error, never cut. timeout is decimal
  * 0..CFG_TIMEOUT_MAX; serial is "off" or one of 300 600 1200 2400 4800 9600 19200 38400 57600
- * 115200; editor is "on" or "off". Control characters (other than tab) and NUL bytes are errors. A file with no entry is
- * an error. Paths are given as written ('/' or '\\'; fat_open takes both). */
+ * 115200; editor is "on" or "off". Control characters (other than tab) and NUL bytes are errors,
+ * except in a comment line, which is ignored whatever it holds. A file with no entry is an
+ * error. Paths are given as written ('/' or '\\'; fat_open takes both). */
 #ifndef ANYSECTOR_CONFIG_H
 #define ANYSECTOR_CONFIG_H
 
@@ -53,9 +54,15 @@
 /* The largest anysector.cfg any part accepts: the loaders read it whole (stage2 into the 64 KiB
  * it later gives the kernel's real-mode setup), and check/add refuse what they would refuse. */
 #define CFG_FILE_MAX_BYTES (64u * 1024u)
-#define CFG_MAX_ENTRIES 16
+#define CFG_MAX_ENTRIES 16        /* entries anysector.cfg may hold */
+#define CFG_MENU_MAX 64           /* entries in the menu: anysector.cfg's, then /loader/entries' */
+#define CFG_TEXT_MAX (56u * 1024u) /* bytes of every entry's strings together (struct cfg's
+				   * arena): 16 anysector.cfg entries of the longest values take
+				   * 31.5 KiB; typical /loader/entries files 0.3 to 0.6 KiB each */
 #define CFG_MAX_INITRDS 4
-#define CFG_NAME_MAX 64           /* fits a BLS id: machine-id, '-', kernel version */
+#define CFG_NAME_MAX 64           /* an anysector.cfg entry name: 63 characters */
+#define CFG_ID_MAX 256            /* a menu name: an anysector.cfg entry's, or a /loader/entries
+				   * file's without ".conf" and its boot counter (250) */
 #define CFG_TITLE_MAX 80
 #define CFG_PATH_MAX 128
 #define CFG_CMDLINE_MAX 1024
@@ -84,52 +91,105 @@ enum cfg_editor {
 	CFG_EDITOR_OFF,
 };
 
+/* An entry of the menu. Its strings live in its cfg's text arena (never NULL: "" when unset),
+ * so a menu of CFG_MENU_MAX entries with long fields fits stage2's memory; the loaders and the
+ * tool only read them. */
 struct cfg_entry {
-	enum cfg_kind kind;
-	char name[CFG_NAME_MAX];
-	char title[CFG_TITLE_MAX];
-	char kernel[CFG_PATH_MAX];    /* the kernel, or the EFI application (efi) */
-	unsigned partition;           /* chainload: the partition of the boot disk whose boot record
-				       * starts (0: hdN's LBA 0); efi: the partition of the boot disk
-				       * holding the file (0: the boot partition) */
-	unsigned bios_disk;           /* chainload hdN: N (BIOS drive 0x80 + N) */
-	unsigned ninitrd;
-	char initrd[CFG_MAX_INITRDS][CFG_PATH_MAX];
-	char cmdline[CFG_CMDLINE_MAX];
-	unsigned line;                /* where "entry" was written */
-	uint8_t pinned;               /* bit 0: the kernel (or EFI application) has a sha256 line;
-				       * bit 1+i: initrd i has one */
-	uint8_t pin[1 + CFG_MAX_INITRDS][SHA256_BYTES];  /* [0] the kernel's, [1+i] initrd i's */
+	union {
+		struct {
+			const char *name;
+			const char *title;          /* as written; "" when none */
+			const char *kernel;         /* the kernel, or the EFI application (efi) */
+			const char *initrd[CFG_MAX_INITRDS];
+			const char *cmdline;
+			/* /loader/entries only ("" otherwise): what orders it (common/bls.h) */
+			const char *file;           /* the file's name ("x+2-1.conf") */
+			const char *sort_key;
+			const char *machine_id;
+			const char *version;
+		};
+		const char *str[12];                /* the same, for moving them (bls_menu.c) */
+	};
+	uint8_t (*pin)[SHA256_BYTES];      /* [0] the kernel's, [1+i] initrd i's; NULL: no pins */
+	int32_t tries_left;                /* the boot counter of the file name; -1: none */
+	int32_t tries_done;
+	unsigned line;                     /* where "entry" was written (anysector.cfg) */
+	uint16_t text_size;                /* bytes of the arena that are this entry's alone (a
+					    * /loader/entries entry's block; 0 otherwise) */
+	uint8_t kind;                      /* enum cfg_kind */
+	uint8_t partition;                 /* chainload: the partition of the boot disk whose boot
+					    * record starts (0: hdN's LBA 0); efi: the partition of
+					    * the boot disk holding the file (0: the boot partition) */
+	uint8_t bios_disk;                 /* chainload hdN: N (BIOS drive 0x80 + N) */
+	uint8_t ninitrd;
+	uint8_t pinned;                    /* bit 0: the kernel (or EFI application) has a sha256
+					    * line; bit 1+i: initrd i has one */
+	uint8_t bls;                       /* from /loader/entries */
+	uint8_t show_file;                 /* the menu shows its file name after its title and
+					    * version: another entry shows those too */
 };
 
+#define CFG_UNTITLED "Linux"  /* the title of a /loader/entries entry without one (the
+				* specification: never its file name) */
+
+/* The menu: the loaders build it from anysector.cfg and /loader/entries (common/bls.h). */
 struct cfg {
 	unsigned timeout;             /* seconds */
-	char default_name[CFG_NAME_MAX];
+	char default_name[CFG_ID_MAX]; /* the owner's choice: anysector.cfg's default, else the
+					* name loader.conf's default matched (or its pattern, when it
+					* matched none); "" for none (cfg_default_index) */
 	uint32_t serial_baud;         /* 0 = no serial mirror */
 	unsigned timeout_line;        /* where timeout / default were set; 0: not set */
 	unsigned default_line;
 	enum cfg_editor editor;
 	unsigned nentries;
-	struct cfg_entry entries[CFG_MAX_ENTRIES];
+	unsigned first_bls;           /* entries before it are anysector.cfg's */
+	struct cfg_entry entries[CFG_MENU_MAX];
+	uint32_t text_used;
+	uint32_t text_cfg;            /* of it, anysector.cfg's (the rest: /loader/entries') */
+	char text[CFG_TEXT_MAX];      /* the entries' strings */
 };
 
-/* Parses text[0..len) (need not be NUL-terminated; a NUL byte inside is an error). Reports every
- * problem as "anysector.cfg line N: ..." and returns AS_ECORRUPT if there was any, else 0.
- * A "default" naming no entry is an error; with no "default" the first entry is the default. */
+
+/* Parses text[0..len) (need not be NUL-terminated; a NUL byte inside is an error, except in a
+ * comment line). Reports every problem as "anysector.cfg line N: ..." and returns AS_ECORRUPT if
+ * there was any, else 0. On its own (without /loader/entries) a "default" naming no entry of the
+ * file is an error. */
 int cfg_parse(const char *text, size_t len, struct cfg *out, struct diag *d);
 
-/* The same without the two checks on the whole menu (an entry exists, the default names one):
+/* The same without the two checks on the whole file (an entry exists, the default names one):
  * for loaders that add the Boot Loader Specification's entries first (common/bls.h). An empty
  * text gives an empty configuration with the defaults. */
 int cfg_parse_text(const char *text, size_t len, struct cfg *out, struct diag *d);
-/* Those two checks on a menu built from anysector.cfg and /loader/entries: AS_ENOENT when it
- * has no entry, AS_ECORRUPT when the default names none (each reported). */
+/* The checks on a menu built from anysector.cfg and /loader/entries: AS_ENOENT when it has no
+ * entry (an error). A default that names no entry is a warning (code "cfg.default") saying which
+ * entry boots instead; the loaders show it as a line of the menu too. */
 int cfg_menu_check(const struct cfg *c, struct diag *d);
 
-/* Index of the entry named name, or -1. */
+/* Index of the entry named name (the first in menu order), or -1. */
 int cfg_find(const struct cfg *c, const char *name);
-/* Index of the default entry (0 when there are entries), or -1 when there are none. */
+/* The default entry, -1 when there are none. The one rule of both loaders and the tool:
+ *   1. the owner's choice: anysector.cfg's "default", else loader.conf's (the first entry in
+ *      menu order its pattern matches);
+ *   2. otherwise, or when that names no entry: the newest distribution kernel, which is the
+ *      first /loader/entries entry in the specification's order that its boot counter does not
+ *      mark bad;
+ *   3. otherwise the first entry (anysector.cfg's first, else a bad one). */
 int cfg_default_index(const struct cfg *c);
+/* Whether the owner's choice names no entry (cfg_default_index then used rule 2 or 3). */
+bool cfg_default_missing(const struct cfg *c);
+
+/* The title e shows before its version (a /loader/entries entry's) and file name: its title, else CFG_UNTITLED (a /loader/entries
+ * entry) or its name (an anysector.cfg entry). */
+const char *cfg_entry_title(const struct cfg_entry *e);
+
+/* Copies [s, s+n) and a NUL into c's text arena, which the caller knows has room (anysector.cfg
+ * always fits, common/config.c; bls_menu_add checks first). With s NULL the n bytes
+ * are taken as they are: zero while anysector.cfg is parsed (cfg_parse_text clears the arena;
+ * only /loader/entries entries leave old bytes behind). */
+const char *cfg_text_add(struct cfg *c, const char *s, size_t n);
+/* An entry with every string "" and nothing else set. */
+void cfg_entry_clear(struct cfg_entry *e);
 
 /* Whether the n bytes at key are a key that belongs inside an entry (title, kernel, efi, ...;
  * case-insensitive, as the parser reads them). For tools that edit the file's text. */

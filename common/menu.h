@@ -16,6 +16,7 @@
 #define ANYSECTOR_MENU_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "common/config.h"
@@ -69,6 +70,11 @@ enum menu_action menu_key(struct menu *m, int key);
 
 /* Time since menu_start, in tenths of a second: the countdown's clock. */
 enum menu_action menu_time(struct menu *m, uint32_t tenths);
+
+/* The title the menu shows for e in at most cols bytes (out holds cols + 1): cfg_entry_title,
+ * then " (version)" when it has one and " (file)" when e->show_file. What does not fit is cut
+ * from the title first, so the part that tells two entries apart stays. */
+void menu_title(const struct cfg_entry *e, char *out, size_t cols);
 
 /* Draws what an action asks for (menu_start's or menu_key's or menu_time's) as text: lines end
  * in "\n", a line redrawn in place starts with "\r", and the edit line puts the cursor back with

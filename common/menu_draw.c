@@ -3,12 +3,30 @@
 #include "common/menu.h"
 
 #include "common/fmt.h"
+#include "common/mem.h"
+#include "common/str.h"
 
 #define LINE_COLS 76   /* a line redrawn in place is padded to this, to hide the old one */
 
-static const char *title_of(const struct cfg_entry *e)
+#define TITLE_COLS 60
+
+void menu_title(const struct cfg_entry *e, char *out, size_t cols)
 {
-	return e->title[0] ? e->title : e->name;
+	char suf[2 * 256 + 16];
+	const char *t = cfg_entry_title(e);
+	size_t tl = str_len(t), sl = 0, ts = tl;
+
+	suf[0] = 0;
+	if (e->version[0])
+		sl = (size_t)fmt_snprintf(suf, sizeof suf, " (%s)", e->version);
+	if (e->show_file)
+		sl += (size_t)fmt_snprintf(suf + sl, sizeof suf - sl, " (%s)", e->file);
+	/* Too long: the title gives way, down to half the room; a suffix longer than the rest is
+	 * cut at its end. (A cut may split a UTF-8 character: the consoles show one replacement
+	 * character.) */
+	if (tl + sl > cols)
+		ts = cols - (sl < cols / 2 ? sl : cols / 2);
+	fmt_snprintf(out, cols + 1, "%.*s%s", (int)ts, t, suf);
 }
 
 static void line(void (*put)(const char *), const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -52,7 +70,7 @@ static void edit_line(const struct menu *m, void (*put)(const char *))
 
 static void mode_line(const struct menu *m, void (*put)(const char *))
 {
-	const struct cfg_entry *e = &m->cfg->entries[m->sel];
+	char t[TITLE_COLS + 1];
 
 	switch (m->mode) {
 	case MENU_COUNTDOWN:
@@ -60,7 +78,8 @@ static void mode_line(const struct menu *m, void (*put)(const char *))
 			line(put, "\rbooting %u) in %u s; press a key for the menu ", m->def + 1, m->left);
 		break;
 	case MENU_CHOOSE:
-		line(put, "\rselected: %u) %-60.60s", m->sel + 1, title_of(e));
+		menu_title(&m->cfg->entries[m->sel], t, TITLE_COLS);
+		line(put, "\rselected: %u) %-60s", m->sel + 1, t);
 		break;
 	case MENU_EDIT:
 		edit_line(m, put);
@@ -71,13 +90,18 @@ static void mode_line(const struct menu *m, void (*put)(const char *))
 static void header(const struct menu *m, void (*put)(const char *))
 {
 	const struct cfg *c = m->cfg;
+	char t[TITLE_COLS + 1];
 
 	put("\nanysector boot menu\n");
-	for (unsigned i = 0; i < c->nentries; i++)
-		line(put, " %c %u) %.60s%s\n", i == m->def ? '*' : ' ', i + 1,
-		     title_of(&c->entries[i]),
+	for (unsigned i = 0; i < c->nentries; i++) {
+		menu_title(&c->entries[i], t, TITLE_COLS);
+		line(put, " %c %u) %s%s\n", i == m->def ? '*' : ' ', i + 1, t,
 		     cfg_entry_runs_on(&c->entries[i], m->fw) ? ""
 		     : m->fw == CFG_FW_UEFI ? " (BIOS only)" : " (UEFI only)");
+	}
+	/* the owner's default names nothing: said, not silently replaced */
+	if (cfg_default_missing(c))
+		line(put, "default '%.40s' names no entry: * marks what boots\n", c->default_name);
 	if (m->note)
 		line(put, "%.70s\n", m->note);
 	if (m->mode == MENU_CHOOSE)

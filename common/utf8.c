@@ -45,3 +45,25 @@ bool utf8_valid(const char *s, size_t n, size_t *bad)
 	}
 	return true;
 }
+
+unsigned utf8_copy(char *dst, size_t cap, const char *s, size_t n)
+{
+	size_t o = 0;
+	unsigned r = 0;
+
+	for (size_t i = 0; i < n;) {
+		size_t k = utf8_seq_len(s + i, n - i);
+		const char *from = k ? s + i : UTF8_REPLACEMENT;
+		size_t len = k ? k : 3;
+		r |= !k;
+		if (o + len >= cap) {
+			r |= 2;
+			break;
+		}
+		for (size_t j = 0; j < len; j++)
+			dst[o++] = from[j];
+		i += k ? k : 1;
+	}
+	dst[o] = 0;
+	return r;
+}

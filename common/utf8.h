@@ -15,4 +15,11 @@ size_t utf8_seq_len(const char *s, size_t n);
  * first byte that is not. */
 bool utf8_valid(const char *s, size_t n, size_t *bad);
 
+#define UTF8_REPLACEMENT "\xEF\xBF\xBD"   /* U+FFFD */
+
+/* Copies [s, s+n) to dst (cap bytes, cap > 0, always terminated) with U+FFFD for each byte that
+ * is not part of a well-formed character, cut at a character's start when it does not fit.
+ * Returns bit 0 set when a byte was replaced, bit 1 set when it was cut. (A menu title.) */
+unsigned utf8_copy(char *dst, size_t cap, const char *s, size_t n);
+
 #endif

@@ -2,6 +2,7 @@
 #include "efi/app.h"
 
 #include "common/fmt.h"
+#include "common/utf8.h"
 
 #define CON_CHUNK 128 /* UCS-2 characters sent per OutputString call */
 #define CON_LINE_MAX 1024
@@ -13,10 +14,18 @@ void con_write(const char *s, size_t len)
 
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)s[i];
+		size_t k = utf8_seq_len(s + i, len - i);
 		if (c == '\n')
 			out[n++] = L'\r';
-		/* ConOut takes UCS-2; bytes past ASCII (no such text is ours) show as '?'. */
-		out[n++] = c < 0x80 ? c : L'?';
+		/* ConOut takes UCS-2: UTF-8 (a title) is decoded; a byte outside a well-formed
+		 * character, or a character past U+FFFF, shows as U+FFFD */
+		CHAR16 u = c < 0x80 ? c : 0xFFFD;
+		if (k == 2)
+			u = (CHAR16)((s[i] & 0x1F) << 6 | (s[i + 1] & 0x3F));
+		else if (k == 3)
+			u = (CHAR16)((s[i] & 0x0F) << 12 | (s[i + 1] & 0x3F) << 6 | (s[i + 2] & 0x3F));
+		out[n++] = u;
+		i += k > 1 ? k - 1 : 0;
 		if (n >= CON_CHUNK || i + 1 == len) {
 			out[n] = 0;
 			g_st->ConOut->OutputString(g_st->ConOut, out);

@@ -8,6 +8,8 @@
  *   __linux_rm (64 KiB)         the unpacker's LZMA model, then anysector.cfg's text while it
  *                               is parsed, then the kernel's
  *                               real-mode setup, heap, stack and command line
+ *   __menu (64 KiB)             the boot menu (struct cfg), from the configuration's parse until
+ *                               the kernel is entered
  * and the protected-mode kernel at LINUX_KERNEL_ADDR (1 MiB). */
 #ifndef ANYSECTOR_STAGE2_LAYOUT_H
 #define ANYSECTOR_STAGE2_LAYOUT_H

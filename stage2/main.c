@@ -21,7 +21,10 @@ void stage2_main(uint32_t drive, uint32_t stage1_bps);
 static struct blockdev disk;
 static struct blockdev part;
 static struct fat_fs fs;
-static struct cfg cfg;
+/* The menu (entries and their text, ~62 KiB) has its own 64 KiB below 1 MiB (stage2/layout.h):
+ * in the bss it would crowd the bounce buffer. */
+static struct cfg cfg __attribute__((section(".menu")));
+_Static_assert(sizeof cfg <= 0x10000, "the menu fits the 64 KiB linker.ld gives .menu");
 static struct stage2_identity id;
 
 void stage2_main(uint32_t drive, uint32_t stage1_bps)

@@ -30,6 +30,21 @@ $(BUILD)/fuzz/fuzz_%: $(BUILD)/fuzz/tests/fuzz/fuzz_%.o $(FUZZ_CRC_OBJS) $(COMMO
 # fuzz_sha256 compares common/sha256.c with OpenSSL's libcrypto (libssl-dev).
 $(BUILD)/fuzz/fuzz_sha256: FUZZ_LDLIBS = -lcrypto
 
+# fuzz_menu runs list's reader (tools/esp/bootmenu.c) beside the loaders' code: the installer's
+# library built for libFuzzer too (tools/tools.mk is read after this file: its names are
+# expanded when the rules run).
+FUZZ_TOOLS_LIB := $(BUILD)/fuzz/tools/libanysector.a
+$(BUILD)/fuzz/tools/%.o: tools/%.c
+	@mkdir -p $(@D)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -Wno-format-zero-length $(TOOLS_DEFS) $(DEPFLAGS) -c $< -o $@
+.SECONDEXPANSION:
+$(FUZZ_TOOLS_LIB): $$(patsubst %.c,$(BUILD)/fuzz/%.o,$$(TOOLS_LIB_SRCS))
+	@mkdir -p $(@D)
+	$(Q)rm -f $@ && ar rcs $@ $^
+$(BUILD)/fuzz/fuzz_menu: $(BUILD)/fuzz/tests/fuzz/fuzz_menu.o $(FUZZ_CRC_OBJS) $(FUZZ_TOOLS_LIB) \
+		$(COMMON_FUZZ_LIB)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $^ $(TOOLS_LDLIBS) -o $@
+
 .PHONY: test-fuzz fuzz fuzz-bins
 fuzz-bins: $(FUZZ_BINS)
 test-fuzz: $(FUZZ_BINS)

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/bls.h"
+#include "common/utf8.h"
 #include "tests/fuzz/fuzz_diag.h"
 
 static int sign(int v)
@@ -19,7 +20,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct bls_entry e;
 	static struct cfg c;
-	static struct bls_menu m;
 	static char a[256], b[256];
 	struct diag diag = { .emit = fuzz_emit };
 	struct bls_loader l;
@@ -27,28 +27,36 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	int rc = bls_parse(text, size, "/loader/entries/f+1-2.conf", &e, &diag);
 	if (rc == 0) {
-		if (diag.errors || e.e.kernel[0] != '/' || e.e.ninitrd > CFG_MAX_INITRDS ||
-		    strcmp(e.key.id, "f") || e.key.tries_left != 1 || e.key.tries_done != 2)
+		if (diag.errors || e.kernel[0] != '/' || e.ninitrd > CFG_MAX_INITRDS ||
+		    strcmp(e.id, "f") || e.tries_left != 1 || e.tries_done != 2)
 			__builtin_trap();
-		fuzz_check_str(e.e.title, sizeof e.e.title);
-		fuzz_check_str(e.e.kernel, sizeof e.e.kernel);
-		fuzz_check_str(e.e.cmdline, sizeof e.e.cmdline);
-		fuzz_check_str(e.key.version, sizeof e.key.version);
-		fuzz_check_str(e.key.sort_key, sizeof e.key.sort_key);
-		fuzz_check_str(e.key.machine_id, sizeof e.key.machine_id);
-		for (unsigned i = 0; i < e.e.ninitrd; i++)
-			if (e.e.initrd[i][0] != '/')
+		fuzz_check_str(e.title, sizeof e.title);
+		fuzz_check_str(e.kernel, sizeof e.kernel);
+		fuzz_check_str(e.cmdline, sizeof e.cmdline);
+		fuzz_check_str(e.version, sizeof e.version);
+		fuzz_check_str(e.sort_key, sizeof e.sort_key);
+		fuzz_check_str(e.machine_id, sizeof e.machine_id);
+		/* what is shown is UTF-8 */
+		for (size_t i = 0, n = strlen(e.title); i < n;) {
+			size_t k = utf8_seq_len(e.title + i, n - i);
+			if (!k)
+				__builtin_trap();
+			i += k;
+		}
+		for (unsigned i = 0; i < e.ninitrd; i++)
+			if (e.initrd[i][0] != '/')
 				__builtin_trap();
 		cfg_parse_text("", 0, &c, &diag);
-		bls_menu_begin(&m, &c);
-		bls_menu_add(&m, &c, &e, &diag);
+		bls_menu_begin(&c);
+		bls_menu_add(&c, &e, &diag);
 		bls_loader_parse(text, size, &l, &diag);
 		if (l.has_timeout && l.timeout > CFG_TIMEOUT_MAX)
 			__builtin_trap();
 		fuzz_check_str(l.default_pattern, sizeof l.default_pattern);
-		bls_menu_finish(&m, &c, &l);
-		if (c.nentries != 1 || strcmp(c.entries[0].kernel, e.e.kernel) ||
-		    cfg_menu_check(&c, &diag))
+		bls_menu_finish(&c, &l);
+		if (c.nentries != 1 || strcmp(c.entries[0].kernel, e.kernel) ||
+		    strcmp(c.entries[0].cmdline, e.cmdline) || cfg_menu_check(&c, &diag) ||
+		    cfg_default_index(&c) != 0)
 			__builtin_trap();
 	} else if (!diag.errors && !diag.warnings) {
 		__builtin_trap(); /* every refusal says why */

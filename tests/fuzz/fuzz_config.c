@@ -19,16 +19,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (c.nentries > CFG_MAX_ENTRIES)
 		__builtin_trap();
 	fuzz_check_str(c.default_name, sizeof c.default_name);
+	if (c.text_used > CFG_TEXT_MAX)
+		__builtin_trap();
 	for (unsigned i = 0; i < c.nentries; i++) {
 		const struct cfg_entry *e = &c.entries[i];
-		fuzz_check_str(e->name, sizeof e->name);
-		fuzz_check_str(e->title, sizeof e->title);
-		fuzz_check_str(e->kernel, sizeof e->kernel);
-		fuzz_check_str(e->cmdline, sizeof e->cmdline);
-		if (e->ninitrd > CFG_MAX_INITRDS)
+		/* every string is set, and fits its field */
+		for (unsigned k = 0; k < 12; k++)
+			if (!e->str[k])
+				__builtin_trap();
+		fuzz_check_str(e->name, CFG_NAME_MAX);
+		fuzz_check_str(e->title, CFG_TITLE_MAX);
+		fuzz_check_str(e->kernel, CFG_PATH_MAX);
+		fuzz_check_str(e->cmdline, CFG_CMDLINE_MAX);
+		if (e->ninitrd > CFG_MAX_INITRDS || (e->pinned && !e->pin) || e->bls)
 			__builtin_trap();
 		for (unsigned k = 0; k < e->ninitrd; k++)
-			fuzz_check_str(e->initrd[k], sizeof e->initrd[k]);
+			fuzz_check_str(e->initrd[k], CFG_PATH_MAX);
 	}
 	if (rc == 0) {
 		int d = cfg_default_index(&c);

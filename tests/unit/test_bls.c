@@ -13,6 +13,7 @@
 #include "common/bits.h"
 #include "common/bls.h"
 #include "common/errors.h"
+#include "common/name.h"
 
 static struct bls_entry ent;
 
@@ -40,17 +41,17 @@ static void test_spec_example(void **state)
 	assert_int_equal(parse("/loader/entries/6a9857a393724b7a981ebb5b8495b9ea-3.8.0-2.fc19."
 			       "x86_64.conf", text, &cap), 0);
 	assert_int_equal(cap.n, 0);
-	assert_string_equal(ent.key.id, "6a9857a393724b7a981ebb5b8495b9ea-3.8.0-2.fc19.x86_64");
-	assert_string_equal(ent.e.title, "Fedora 19 (Rawhide)");
-	assert_string_equal(ent.key.sort_key, "fedora");
-	assert_string_equal(ent.key.machine_id, "6a9857a393724b7a981ebb5b8495b9ea");
-	assert_string_equal(ent.key.version, "3.8.0-2.fc19.x86_64");
-	assert_string_equal(ent.e.cmdline, "root=UUID=6d3376e4-fc93-4509-95ec-a21d68011da2 quiet");
-	assert_string_equal(ent.e.kernel, "/6a9857a393724b7a981ebb5b8495b9ea/3.8.0-2.fc19.x86_64/linux");
-	assert_int_equal(ent.e.ninitrd, 1);
-	assert_string_equal(ent.e.initrd[0],
+	assert_string_equal(ent.id, "6a9857a393724b7a981ebb5b8495b9ea-3.8.0-2.fc19.x86_64");
+	assert_string_equal(ent.title, "Fedora 19 (Rawhide)");
+	assert_string_equal(ent.sort_key, "fedora");
+	assert_string_equal(ent.machine_id, "6a9857a393724b7a981ebb5b8495b9ea");
+	assert_string_equal(ent.version, "3.8.0-2.fc19.x86_64");
+	assert_string_equal(ent.cmdline, "root=UUID=6d3376e4-fc93-4509-95ec-a21d68011da2 quiet");
+	assert_string_equal(ent.kernel, "/6a9857a393724b7a981ebb5b8495b9ea/3.8.0-2.fc19.x86_64/linux");
+	assert_int_equal(ent.ninitrd, 1);
+	assert_string_equal(ent.initrd[0],
 			    "/6a9857a393724b7a981ebb5b8495b9ea/3.8.0-2.fc19.x86_64/initrd");
-	assert_int_equal(ent.key.tries_left, -1);
+	assert_int_equal(ent.tries_left, -1);
 }
 
 /* What kernel-install (systemd 252, layout=bls) writes on Debian 12. */
@@ -70,8 +71,8 @@ static void test_kernel_install_entry(void **state)
 	struct capture cap;
 	assert_int_equal(parse("/loader/entries/0123456789abcdef0123456789abcdef-6.1.0-18-amd64.conf",
 			       text, &cap), 0);
-	assert_string_equal(ent.key.id, "0123456789abcdef0123456789abcdef-6.1.0-18-amd64");
-	assert_string_equal(ent.e.initrd[0], "/0123456789abcdef0123456789abcdef/6.1.0-18-amd64/"
+	assert_string_equal(ent.id, "0123456789abcdef0123456789abcdef-6.1.0-18-amd64");
+	assert_string_equal(ent.initrd[0], "/0123456789abcdef0123456789abcdef/6.1.0-18-amd64/"
 			    "initrd.img-6.1.0-18-amd64");
 }
 
@@ -97,12 +98,12 @@ static void test_repeats_and_details(void **state)
 	struct capture cap;
 	assert_int_equal(parse("x.conf", text, &cap), 0);
 	assert_int_equal(cap.n, 0);
-	assert_string_equal(ent.e.title, "second one");
-	assert_string_equal(ent.e.kernel, "/vmlinuz");
-	assert_int_equal(ent.e.ninitrd, 2);
-	assert_string_equal(ent.e.initrd[0], "/a/one.img");
-	assert_string_equal(ent.e.initrd[1], "/b/two.img");
-	assert_string_equal(ent.e.cmdline, "root=/dev/sda1 quiet   splash");
+	assert_string_equal(ent.title, "second one");
+	assert_string_equal(ent.kernel, "/vmlinuz");
+	assert_int_equal(ent.ninitrd, 2);
+	assert_string_equal(ent.initrd[0], "/a/one.img");
+	assert_string_equal(ent.initrd[1], "/b/two.img");
+	assert_string_equal(ent.cmdline, "root=/dev/sda1 quiet   splash");
 }
 
 static void expect(const char *file, const char *text, int rc, const char *code, const char *want)
@@ -119,7 +120,7 @@ static void expect(const char *file, const char *text, int rc, const char *code,
 static void test_unusable_entries(void **state)
 {
 	(void)state;
-	char big[CFG_CMDLINE_MAX + 64], line[CFG_PATH_MAX + 32];
+	char big[CFG_CMDLINE_MAX + 64], line[BLS_PATH_MAX + 32];
 
 	expect("/loader/entries/a.conf", "title A\n", AS_ECORRUPT, "bls.no_linux",
 	       "/loader/entries/a.conf: no linux line");
@@ -139,22 +140,19 @@ static void test_unusable_entries(void **state)
 	assert_int_equal(bls_parse(nul, sizeof nul - 1, "n.conf", &ent, &cap.diag), AS_ECORRUPT);
 	assert_reported(&cap, "bls.bad_line", "n.conf line 2: a control character or NUL byte");
 
-	/* never cut: one character over a field's limit is an error naming the key */
+	/* what boots is never cut: one character over a path's or the command line's limit is an
+	 * error naming the key */
 	memset(line, 0, sizeof line);
 	strcpy(line, "linux /");
-	memset(line + 7, 'k', CFG_PATH_MAX - 1);
+	memset(line + 7, 'k', BLS_PATH_MAX - 1);
 	strcat(line, "\n");
 	expect("a.conf", line, AS_ECORRUPT, "bls.bad_line", "a.conf line 1: linux is too long");
-	line[7 + CFG_PATH_MAX - 2] = '\n';
-	line[7 + CFG_PATH_MAX - 1] = 0;
+	line[7 + BLS_PATH_MAX - 2] = '\n';
+	line[7 + BLS_PATH_MAX - 1] = 0;
 	expect("a.conf", line, 0, "", NULL);
 	snprintf(big, sizeof big, "linux /k\noptions %0*d\noptions x\n", CFG_CMDLINE_MAX - 2, 0);
 	expect("a.conf", big, AS_ECORRUPT, "bls.bad_line", "a.conf line 3: options is too long");
 	big[strlen(big) - 3] = 0; /* no "x": 1022 characters fit */
-	expect("a.conf", big, 0, "", NULL);
-	snprintf(big, sizeof big, "linux /k\nversion %0*d\n", BLS_VERSION_MAX, 0);
-	expect("a.conf", big, AS_ECORRUPT, "bls.bad_line", "a.conf line 2: version is too long");
-	snprintf(big, sizeof big, "linux /k\nversion %0*d\n", BLS_VERSION_MAX - 1, 0);
 	expect("a.conf", big, 0, "", NULL);
 
 	/* not for this loader: reported as unsupported, not as broken */
@@ -168,15 +166,111 @@ static void test_unusable_entries(void **state)
 	       "r.conf: for another architecture than x64");
 	expect("r.conf", "linux /k\narchitecture X64\n", 0, "", NULL);
 
-	/* names */
+	/* names: the specification's rule, one sentence for every way to break it */
+	static const char *const bad_names[] = { "/loader/entries/.conf", "readme.txt",
+						 "/loader/entries/d\xc3\xa9" "bian.conf", "d?bian.conf",
+						 "a b.conf", "a~1.conf", "x.conf.bak" };
+	for (size_t i = 0; i < ARRAY_SIZE(bad_names); i++)
+		expect(bad_names[i], "linux /k\n", AS_EINVAL, "bls.name",
+		       "not NAME.conf of at most 255 characters A-Z a-z 0-9 + - _ .; left out");
 	expect("/loader/entries/.conf", "linux /k\n", AS_EINVAL, "bls.name",
 	       "/loader/entries/.conf: not NAME.conf");
-	expect("readme.txt", "linux /k\n", AS_EINVAL, "bls.name", "NAME.conf");
-	memset(big, 'n', CFG_NAME_MAX);
-	strcpy(big + CFG_NAME_MAX, ".conf");
-	expect(big, "linux /k\n", AS_EINVAL, "bls.name", "of up to 63 characters");
-	strcpy(big + CFG_NAME_MAX - 1, ".conf");
+	memset(big, 'n', BLS_NAME_MAX);
+	strcpy(big + BLS_NAME_MAX - 4, ".conf");
+	expect(big, "linux /k\n", AS_EINVAL, "bls.name", "at most 255 characters");
+	strcpy(big + BLS_NAME_MAX - 5, ".conf");   /* 255 with the suffix */
 	expect(big, "linux /k\n", 0, "", NULL);
+	assert_int_equal(strlen(ent.id), BLS_NAME_MAX - 5);
+	expect("A-Z_a.z0-9+x.CONF", "linux /k\n", 0, "", NULL);
+	assert_string_equal(ent.id, "A-Z_a.z0-9+x");
+}
+
+/* common/name.c's bitmap is the specification's list, for every byte */
+static void test_portable_chars(void **state)
+{
+	(void)state;
+	static const char ok[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+-_.";
+	for (int c = 1; c < 256; c++) {
+		char s[2] = { (char)c, 0 };
+		assert_int_equal(name_portable_span(s, 1), strchr(ok, c) != NULL);
+	}
+	assert_int_equal(name_portable_span("ab-c.d\xc3\xa9", 8), 6);
+}
+
+/* Display and sort fields never hide an entry: the issue's long values are kept whole, a value
+ * past 255 bytes is cut with a warning; a machine-id in systemd's UUID form is fine. */
+static void test_long_fields(void **state)
+{
+	(void)state;
+	char text[2048], v[400];
+	struct capture cap;
+
+	memset(v, 0, sizeof v);
+	memset(v, 't', 100);
+	snprintf(text, sizeof text, "linux /k\ntitle %s\nversion %.70s\nsort-key %.64s\n"
+		 "machine-id 0123ABCD-89ab-cdef-0123-456789abcdef\n", v, v, v);
+	memset(v, 'n', 64);
+	strcpy(v + 64, ".conf");
+	assert_int_equal(parse(v, text, &cap), 0);
+	assert_int_equal(cap.n, 0);
+	assert_int_equal(strlen(ent.title), 100);
+	assert_int_equal(strlen(ent.version), 70);
+	assert_int_equal(strlen(ent.sort_key), 64);
+	assert_string_equal(ent.machine_id, "0123ABCD-89ab-cdef-0123-456789abcdef");
+	assert_int_equal(strlen(ent.id), 64);
+
+	/* 255 bytes whole; 256 cut to 255 with a warning, the entry kept */
+	static const char *const keys[] = { "title", "version", "sort-key", "machine-id" };
+	for (size_t k = 0; k < ARRAY_SIZE(keys); k++)
+		for (int n = 255; n <= 300; n += 45 - (n == 255) * 44) {
+			memset(v, 0, sizeof v);
+			memset(v, 'x', (size_t)n);
+			snprintf(text, sizeof text, "linux /k\n%s %s\n", keys[k], v);
+			assert_int_equal(parse("a.conf", text, &cap), 0);
+			const char *got = k == 0 ? ent.title : k == 1 ? ent.version :
+					  k == 2 ? ent.sort_key : ent.machine_id;
+			assert_int_equal(strlen(got), 255);
+			if (n == 255)
+				assert_int_equal(cap.n, 0);
+			else
+				assert_reported(&cap, "bls.bad_line", "is cut to 255 bytes");
+		}
+}
+
+/* Comment lines are ignored whatever they hold (the specification: "shall be ignored"); a title
+ * that is not UTF-8 shows U+FFFD for each bad byte, with a warning; UTF-8 is kept as written. */
+static void test_comments_and_utf8(void **state)
+{
+	(void)state;
+	static const char comments[] = "# a\x01b\x7f\r\x1b[31m\0 all ignored\n"
+				       "  \t# indented \x02 too\n"
+				       "linux /k\ntitle Caf\xc3\xa9 \xe2\x82\xac\n";
+	struct capture cap;
+	capture_init(&cap);
+	assert_int_equal(bls_parse(comments, sizeof comments - 1, "c.conf", &ent, &cap.diag), 0);
+	assert_int_equal(cap.n, 0);
+	assert_string_equal(ent.title, "Caf\xc3\xa9 \xe2\x82\xac");
+
+	static const struct {
+		const char *in, *out;
+	} t[] = {
+		{ "a\xe9" "b", "a\xef\xbf\xbd" "b" },                       /* Latin-1 */
+		{ "\xc0\xaf", "\xef\xbf\xbd\xef\xbf\xbd" },                /* overlong '/' */
+		{ "\xed\xa0\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" }, /* a surrogate */
+		{ "\xf4\x90\x80\x80x", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbdx" },
+		{ "\xe2\x82", "\xef\xbf\xbd\xef\xbf\xbd" },                /* cut short */
+		{ "\xf0\x9f\x98\x80", "\xf0\x9f\x98\x80" },                  /* U+1F600 */
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
+		char text[64];
+		snprintf(text, sizeof text, "linux /k\ntitle %s\n", t[i].in);
+		assert_int_equal(parse("u.conf", text, &cap), 0);
+		assert_string_equal(ent.title, t[i].out);
+		if (strcmp(t[i].in, t[i].out))
+			assert_reported(&cap, "bls.bad_line", "u.conf line 2: title is not UTF-8");
+		else
+			assert_int_equal(cap.n, 0);
+	}
 }
 
 /* "+LEFT-DONE" before the suffix: the boot counter (Boot counting section). */
@@ -195,14 +289,21 @@ static void test_boot_counter(void **state)
 		{ "a+-1.conf", "a+-1", -1, -1 },
 		{ "a-1-2.conf", "a-1-2", -1, -1 },
 		{ "+3.conf", "+3", -1, -1 },
+		/* the last '+' (systemd-boot's rule), and nothing between the counter and .conf */
+		{ "a+1+2-3.conf", "a+1", 2, 3 },
+		{ "a+2-3+x.conf", "a+2-3+x", -1, -1 },
+		{ "a+2-3-4.conf", "a+2-3-4", -1, -1 },
+		{ "a+007-010.conf", "a", 7, 10 },
+		{ "a+999999999.conf", "a", 999999999, 0 },
+		{ "a+1234567890.conf", "a+1234567890", -1, -1 },
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		struct capture cap;
 		int rc = parse(cases[i].file, "linux /k\n", &cap);
-		if (rc || strcmp(ent.key.id, cases[i].id) || ent.key.tries_left != cases[i].left ||
-		    ent.key.tries_done != cases[i].done)
-			fail_msg("%s: rc %d id '%s' %d/%d", cases[i].file, rc, ent.key.id,
-				 ent.key.tries_left, ent.key.tries_done);
+		if (rc || strcmp(ent.id, cases[i].id) || ent.tries_left != cases[i].left ||
+		    ent.tries_done != cases[i].done)
+			fail_msg("%s: rc %d id '%s' %d/%d", cases[i].file, rc, ent.id,
+				 ent.tries_left, ent.tries_done);
 	}
 }
 
@@ -311,21 +412,41 @@ static void test_version_order_against_systemd(void **state)
 	unlink(out);
 }
 
-static void key(struct bls_key *k, const char *id, const char *sort_key, const char *mid,
-		const char *version, int left, int done)
+/* An entry with only what orders it (its strings beside it). */
+struct key {
+	struct cfg_entry e;
+	char id[40], sort_key[40], mid[40], version[16], file[48];
+};
+
+static const struct cfg_entry *key(struct key *k, const char *id, const char *sort_key,
+				   const char *mid, const char *version, int left, int done)
 {
 	memset(k, 0, sizeof *k);
-	strcpy(k->id, id);
-	strcpy(k->sort_key, sort_key);
-	strcpy(k->machine_id, mid);
-	strcpy(k->version, version);
-	k->tries_left = left;
-	k->tries_done = done;
+	cfg_entry_clear(&k->e);
+	k->e.name = strcpy(k->id, id);
+	k->e.sort_key = strcpy(k->sort_key, sort_key);
+	k->e.machine_id = strcpy(k->mid, mid);
+	k->e.version = strcpy(k->version, version);
+	snprintf(k->file, sizeof k->file, left < 0 ? "%s.conf" : done ? "%s+%d-%d.conf" :
+		 "%s+%d.conf", id, left, done);
+	k->e.file = k->file;
+	k->e.tries_left = left;
+	k->e.tries_done = done;
+	k->e.bls = 1;
+	return &k->e;
 }
 
 static int cmp_keys(const void *a, const void *b)
 {
-	return bls_compare(a, b);
+	return bls_compare(*(const struct cfg_entry *const *)a, *(const struct cfg_entry *const *)b);
+}
+
+static void expect_sorted(const struct cfg_entry **e, unsigned n, const char *const *want)
+{
+	qsort(e, n, sizeof e[0], cmp_keys);
+	for (unsigned i = 0; i < n; i++)
+		if (strcmp(e[i]->file, want[i]))
+			fail_msg("entry %u is %s, wanted %s", i, e[i]->file, want[i]);
 }
 
 /* systemd's own sort test (src/test/test-bootspec.c): sort-key first, newest version first,
@@ -333,30 +454,66 @@ static int cmp_keys(const void *a, const void *b)
 static void test_entry_order(void **state)
 {
 	(void)state;
-	struct bls_key k[9];
-	key(&k[0], "a-10", "", "dd235d00696545768f6f693bfd23b15f", "10", -1, -1);
-	key(&k[1], "a-5", "", "dd235d00696545768f6f693bfd23b15f", "5", -1, -1);
-	key(&k[2], "b", "", "b75451ad92f94feeab50b0b442768dbd", "3", -1, -1);
-	key(&k[3], "c", "xxxx", "309de666fd5044268a9a26541ac93176", "5", -1, -1);
-	key(&k[4], "cx", "xxxx", "309de666fd5044268a9a26541ac93176", "10", -1, -1);
-	key(&k[5], "d", "kkkk", "81c6e3147cf544c19006af023e22b292", "100", -1, -1);
-	/* boot counting: bad entries last; more tries left first, then fewer done */
-	key(&k[6], "z+0-3", "aaaa", "", "999", 0, 3);
-	key(&k[7], "e", "xxxx", "309de666fd5044268a9a26541ac93176", "10", 2, 1);
-	key(&k[8], "e", "xxxx", "309de666fd5044268a9a26541ac93176", "10", 2, 0);
-	qsort(k, 9, sizeof k[0], cmp_keys);
-	static const char *const want[] = { "d", "e", "e", "cx", "c", "b", "a-10", "a-5", "z+0-3" };
-	for (int i = 0; i < 9; i++)
-		assert_string_equal(k[i].id, want[i]);
-	assert_int_equal(k[1].tries_done, 0);
+	struct key k[9];
+	const struct cfg_entry *e[9] = {
+		key(&k[0], "a-10", "", "dd235d00696545768f6f693bfd23b15f", "10", -1, -1),
+		key(&k[1], "a-5", "", "dd235d00696545768f6f693bfd23b15f", "5", -1, -1),
+		key(&k[2], "b", "", "b75451ad92f94feeab50b0b442768dbd", "3", -1, -1),
+		key(&k[3], "c", "xxxx", "309de666fd5044268a9a26541ac93176", "5", -1, -1),
+		key(&k[4], "cx", "xxxx", "309de666fd5044268a9a26541ac93176", "10", -1, -1),
+		key(&k[5], "d", "kkkk", "81c6e3147cf544c19006af023e22b292", "100", -1, -1),
+		/* boot counting: bad entries last; more tries left first, then fewer done */
+		key(&k[6], "z", "aaaa", "", "999", 0, 3),
+		key(&k[7], "e", "xxxx", "309de666fd5044268a9a26541ac93176", "10", 2, 1),
+		key(&k[8], "e", "xxxx", "309de666fd5044268a9a26541ac93176", "10", 2, 0),
+	};
+	static const char *const want[] = { "d.conf", "e+2.conf", "e+2-1.conf", "cx.conf",
+					    "c.conf", "b.conf", "a-10.conf", "a-5.conf",
+					    "z+0-3.conf" };
+	expect_sorted(e, 9, want);
 	/* machine-id orders entries of one sort-key; an unset one first */
-	key(&k[0], "x", "s", "bbbb", "1", -1, -1);
-	key(&k[1], "y", "s", "aaaa", "1", -1, -1);
-	key(&k[2], "z", "s", "", "1", -1, -1);
-	qsort(k, 3, sizeof k[0], cmp_keys);
-	assert_string_equal(k[0].id, "z");
-	assert_string_equal(k[1].id, "y");
-	assert_string_equal(k[2].id, "x");
+	const struct cfg_entry *m[3] = {
+		key(&k[0], "x", "s", "bbbb", "1", -1, -1),
+		key(&k[1], "y", "s", "aaaa", "1", -1, -1),
+		key(&k[2], "z", "s", "", "1", -1, -1),
+	};
+	static const char *const want_m[] = { "z.conf", "y.conf", "x.conf" };
+	expect_sorted(m, 3, want_m);
+}
+
+/* Variants of one entry that differ by their boot counter (the specification's "Boot counting"
+ * and systemd-boot's boot_entry_compare): bad last; more tries left first, then fewer done;
+ * where systemd-boot leaves them in directory order, the one without a counter first. Any
+ * input order gives the same menu. */
+static void test_variant_order(void **state)
+{
+	(void)state;
+	struct key k[6];
+	static const char *const want[] = { "foo.conf", "foo+3.conf", "foo+2-1.conf",
+					    "foo+2-4.conf", "foo+0-2.conf", "foo+0-7.conf" };
+	static const int order[][6] = { { 0, 1, 2, 3, 4, 5 }, { 5, 4, 3, 2, 1, 0 },
+					{ 4, 0, 5, 2, 1, 3 } };
+	for (unsigned r = 0; r < 3; r++) {
+		const struct cfg_entry *all[6] = {
+			key(&k[0], "foo", "", "", "", -1, -1),
+			key(&k[1], "foo", "", "", "", 3, 0),
+			key(&k[2], "foo", "", "", "", 2, 1),
+			key(&k[3], "foo", "", "", "", 2, 4),
+			key(&k[4], "foo", "", "", "", 0, 2),
+			key(&k[5], "foo", "", "", "", 0, 7),
+		}, *e[6];
+		for (unsigned i = 0; i < 6; i++)
+			e[i] = all[order[r][i]];
+		expect_sorted(e, 6, want);
+	}
+	/* a bad entry sorts after every good one, whatever its version or sort-key */
+	const struct cfg_entry *b[3] = {
+		key(&k[0], "new", "a", "", "9", 0, 3),
+		key(&k[1], "old", "", "", "1", -1, -1),
+		key(&k[2], "mid", "z", "", "5", 1, 1),
+	};
+	static const char *const want_b[] = { "mid+1-1.conf", "old.conf", "new+0-3.conf" };
+	expect_sorted(b, 3, want_b);
 }
 
 static void test_loader_conf(void **state)
@@ -388,7 +545,7 @@ static void test_loader_conf(void **state)
 		{ "timeout 999999999999999999999\n", true, CFG_TIMEOUT_MAX, NULL },
 		{ "timeout 0x10\n", false, 0, "bls.bad_line" },
 		{ "timeout soon\n", false, 0, "bls.bad_line" },
-		{ "default @saved\n", false, 0, NULL },
+		{ "default @saved\n", false, 0, "bls.saved" },
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
 		capture_init(&cap);
@@ -397,7 +554,9 @@ static void test_loader_conf(void **state)
 		assert_int_equal(l.timeout, t[i].timeout);
 		assert_string_equal(l.default_pattern, "");
 		if (t[i].code)
-			assert_reported(&cap, t[i].code, "/loader/loader.conf: timeout '");
+			assert_reported(&cap, t[i].code, i == ARRAY_SIZE(t) - 1 ?
+					"/loader/loader.conf: default @saved is not supported" :
+					"/loader/loader.conf: timeout '");
 		else
 			assert_int_equal(cap.n, 0);
 	}
@@ -437,10 +596,14 @@ int main(void)
 		cmocka_unit_test(test_kernel_install_entry),
 		cmocka_unit_test(test_repeats_and_details),
 		cmocka_unit_test(test_unusable_entries),
+		cmocka_unit_test(test_portable_chars),
+		cmocka_unit_test(test_long_fields),
+		cmocka_unit_test(test_comments_and_utf8),
 		cmocka_unit_test(test_boot_counter),
 		cmocka_unit_test(test_version_order),
 		cmocka_unit_test(test_version_order_against_systemd),
 		cmocka_unit_test(test_entry_order),
+		cmocka_unit_test(test_variant_order),
 		cmocka_unit_test(test_loader_conf),
 		cmocka_unit_test(test_glob),
 	};

@@ -165,6 +165,14 @@ static void test_nul_byte_rejected(void **state)
 	capture_init(&cap);
 	assert_int_equal(cfg_parse(text, sizeof text - 1, &cfg, &cap.diag), AS_ECORRUPT);
 	assert_reported(&cap, "cfg.nul", "anysector.cfg line 2: NUL byte");
+
+	/* a comment line is ignored whatever it holds: NUL, control bytes, escape sequences */
+	static const char comments[] = "# a\0b\x01\x7f\x1b[2J\r\n  \t#\0\n"
+				       "entry a\nkernel /k\n#\x02\n";
+	capture_init(&cap);
+	assert_int_equal(cfg_parse(comments, sizeof comments - 1, &cfg, &cap.diag), 0);
+	assert_int_equal(cap.n, 0);
+	assert_int_equal(cfg.nentries, 1);
 }
 
 static void build(char *text, size_t cap, const char *key, const char *v)

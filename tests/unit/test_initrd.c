@@ -90,11 +90,11 @@ static void mount(struct fat_fs *fs)
 static struct cfg_entry entry_of(const char *const *paths, unsigned n)
 {
 	struct cfg_entry e;
-	memset(&e, 0, sizeof e);
-	str_copy(e.name, sizeof e.name, "deb");
+	cfg_entry_clear(&e);
+	e.name = "deb";
 	for (unsigned i = 0; i < n; i++)
-		str_copy(e.initrd[i], sizeof e.initrd[i], paths[i]);
-	e.ninitrd = n;
+		e.initrd[i] = paths[i];
+	e.ninitrd = (uint8_t)n;
 	return e;
 }
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/errors.h"
+#include "common/menu.h"
 #include "common/pin.h"
 #include "tools/base/exit_codes.h"
 #include "tools/base/json.h"
@@ -41,8 +42,7 @@ static const char *const kind_names[] = { "linux", "efi", "chainload" };
 /* Whether the entry shows and starts under that firmware. */
 static bool shown_on(const struct boot_menu *m, unsigned i, enum cfg_firmware fw)
 {
-	return cfg_entry_runs_on(&m->cfg.entries[i], fw) &&
-	       (STAGE2_READS_BLS || !m->src[i].bls || fw != CFG_FW_BIOS);
+	return cfg_entry_runs_on(&m->cfg.entries[i], fw);
 }
 
 static const char *firmware_text(const struct boot_menu *m, unsigned i)
@@ -81,9 +81,9 @@ static void print_human(const struct boot_menu *m, unsigned part, const struct r
 		char hex[SHA256_HEX_LEN + 1];
 		printf("\n%c %u) ", (int)i == def ? '*' : ' ', i + 1);
 		shown_line("", e->name);
-		shown_line("     title    ", m->src[i].bls ? m->src[i].b.e.title : e->title);
-		if (m->src[i].bls && m->src[i].b.key.version[0])
-			shown_line("     version  ", m->src[i].b.key.version);
+		shown_line("     title    ", e->title);
+		if (e->version[0])
+			shown_line("     version  ", e->version);
 		if (e->kind == CFG_KIND_CHAIN && e->partition) {
 			printf("     chainload partition %u\n", e->partition);
 		} else if (e->kind == CFG_KIND_CHAIN) {
@@ -145,8 +145,10 @@ static void print_json(const struct boot_menu *m, const char *target, unsigned p
 		json_obj_begin(&j, NULL);
 		json_u64(&j, "index", i + 1);
 		json_str(&j, "name", e->name);
-		json_str(&j, "title", s->bls ? s->b.e.title : e->title);
-		json_str(&j, "menu_title", e->title);
+		char shown[1024];
+		menu_title(e, shown, sizeof shown - 1);
+		json_str(&j, "title", e->title);
+		json_str(&j, "menu_title", shown);
 		json_str(&j, "kind", kind_names[e->kind]);
 		json_str(&j, "kernel", e->kernel);
 		json_arr_begin(&j, "initrds");
@@ -184,9 +186,9 @@ static void print_json(const struct boot_menu *m, const char *target, unsigned p
 		json_str(&j, "source", s->bls ? "bls" : "anysector.cfg");
 		json_str(&j, "file", s->path);
 		if (s->bls) {
-			json_str(&j, "version", s->b.key.version);
-			json_str(&j, "machine_id", s->b.key.machine_id);
-			json_str(&j, "sort_key", s->b.key.sort_key);
+			json_str(&j, "version", e->version);
+			json_str(&j, "machine_id", e->machine_id);
+			json_str(&j, "sort_key", e->sort_key);
 		}
 		json_obj_end(&j);
 	}

@@ -12,10 +12,7 @@ struct scan {
 	struct esp_session *s;
 	struct boot_menu *m;
 	struct report *r;
-	struct bls_menu *menu;
-	struct bls_entry *parsed;           /* every valid entry file, to find its source again */
-	char (*paths)[FAT_PATH_MAX + 32];
-	unsigned n, seen;
+	struct bls_scratch *bls;
 	int err;
 };
 
@@ -38,61 +35,48 @@ static int menu_read(struct esp_session *s, const char *path, char **text, size_
 	return rc;
 }
 
-/* One file of /loader/entries, read and judged as bls_load_fat does at boot. */
+/* One directory entry of /loader/entries, judged and added as the loaders do at boot
+ * (common/bls_fat.c): the same functions decide. */
 static int scan_one(void *ctx, const char *name, bool is_dir, uint64_t size)
 {
 	struct scan *sc = ctx;
-	size_t n = strlen(name), sl = sizeof BLS_SUFFIX - 1;
 	char path[FAT_PATH_MAX + 32];
 	char *text = NULL;
 	size_t len;
 
-	if (++sc->seen > BLS_FILES_MAX) {
-		report_printf(sc->r, DIAG_WARN, "bls.too_many_files",
-			      BLS_ENTRIES_DIR " has more than %u entries; the loaders read no more",
-			      BLS_FILES_MAX);
+	/* (a FAT file is smaller than 4 GiB; a larger one is too big all the same) */
+	switch (bls_dir_entry(sc->bls, name, is_dir, size > UINT32_MAX ? UINT32_MAX : (uint32_t)size,
+			      &sc->r->diag)) {
+	case BLS_STOP:
 		return ESP_LIST_STOP;
-	}
-	if (is_dir || n <= sl || strcasecmp(name + n - sl, BLS_SUFFIX))
+	case BLS_READ:
+		break;
+	default:
 		return 0;
+	}
 	snprintf(path, sizeof path, BLS_ENTRIES_DIR "/%s", name);
-	if (size > BLS_FILE_MAX) {
-		report_printf(sc->r, DIAG_ERROR, "bls.too_big",
-			      "%s is %llu bytes; anysector reads loader files of up to %u bytes: left "
-			      "out", path, (unsigned long long)size, BLS_FILE_MAX);
-		sc->m->left_out++;
-		return 0;
-	}
 	int rc = menu_read(sc->s, path, &text, &len, sc->r);
+	if (rc == AS_ENOENT)
+		report_printf(sc->r, DIAG_ERROR, "io.read", "%s is listed in %s but cannot be opened",
+			      path, BLS_ENTRIES_DIR);
 	if (rc) {
 		sc->err = rc;
 		return ESP_LIST_STOP;
 	}
-	struct bls_entry *e = &sc->parsed[sc->n];
-	rc = bls_parse(text, len, path, e, &sc->r->diag);
+	bls_menu_file(&sc->m->cfg, sc->bls, text, len, &sc->r->diag);
 	free(text);
-	if (rc) {
-		sc->m->left_out++;
-		return 0;
-	}
-	unsigned before = sc->m->cfg.nentries;
-	bls_menu_add(sc->menu, &sc->m->cfg, e, &sc->r->diag);
-	if (sc->m->cfg.nentries == before)
-		sc->m->left_out++;
-	snprintf(sc->paths[sc->n++], sizeof sc->paths[0], "%s", path);
 	return 0;
 }
 
 int boot_menu_load(struct esp_session *s, struct boot_menu *m, struct report *r)
 {
-	struct bls_menu *menu = xcalloc(1, sizeof *menu);
-	struct scan sc = { s, m, r, menu, xcalloc(BLS_FILES_MAX, sizeof *sc.parsed),
-			   xcalloc(BLS_FILES_MAX, sizeof *sc.paths), 0, 0, 0 };
+	struct scan sc = { s, m, r, xcalloc(1, sizeof *sc.bls), 0 };
 	char *text = NULL;
 	size_t len = 0;
 	int rc;
 
 	memset(m, 0, sizeof *m);
+	m->timeout_from = "built-in";
 	rc = menu_read(s, "/" CFG_FILE_NAME, &text, &len, r);
 	if (rc == AS_ETOOBIG) {
 		report_printf(r, DIAG_ERROR, "boot.config_size",
@@ -108,10 +92,8 @@ int boot_menu_load(struct esp_session *s, struct boot_menu *m, struct report *r)
 	}
 	if ((rc = cfg_parse_text(text ? text : "", len, &m->cfg, &r->diag)))
 		goto out;
-	for (unsigned i = 0; i < m->cfg.nentries; i++)
-		snprintf(m->src[i].path, sizeof m->src[i].path, "/%s", CFG_FILE_NAME);
 
-	bls_menu_begin(menu, &m->cfg);
+	bls_menu_begin(&m->cfg);
 	rc = esp_list(s, BLS_ENTRIES_DIR, scan_one, &sc);
 	if (rc == AS_ENOENT || rc == AS_ENOTDIR || rc == ESP_LIST_STOP)
 		rc = 0;
@@ -121,9 +103,9 @@ int boot_menu_load(struct esp_session *s, struct boot_menu *m, struct report *r)
 		goto out;
 	rc = menu_read(s, BLS_LOADER_CONF, &text, &len, r);
 	if (!rc && len > BLS_FILE_MAX) {
-		report_printf(r, DIAG_ERROR, "bls.too_big",
-			      "%s is %zu bytes; anysector reads loader files of up to %u bytes: left "
-			      "out", BLS_LOADER_CONF, len, BLS_FILE_MAX);
+		report_printf(r, DIAG_ERROR, "bls.too_big", "%s is more than the %u bytes "
+			      "anysector reads of a loader file: left out", BLS_LOADER_CONF,
+			      BLS_FILE_MAX);
 	} else if (!rc) {
 		bls_loader_parse(text, len, &m->loader, &r->diag);
 		m->has_loader = true;
@@ -131,24 +113,18 @@ int boot_menu_load(struct esp_session *s, struct boot_menu *m, struct report *r)
 	if (!rc)
 		free(text);
 	rc = 0;
-	bls_menu_finish(menu, &m->cfg, m->has_loader ? &m->loader : NULL);
+	bls_menu_finish(&m->cfg, m->has_loader ? &m->loader : NULL);
 	m->timeout_from = m->cfg.timeout_line ? CFG_FILE_NAME
 			  : m->has_loader && m->loader.has_timeout ? "loader.conf" : "built-in";
-	for (unsigned i = menu->first; i < m->cfg.nentries; i++) {
-		for (unsigned k = 0; k < sc.n; k++) {
-			if (strcasecmp(sc.parsed[k].key.id, m->cfg.entries[i].name))
-				continue;
-			m->src[i].bls = true;
-			m->src[i].b = sc.parsed[k];
-			snprintf(m->src[i].path, sizeof m->src[i].path, "%s", sc.paths[k]);
-			break;
-		}
-	}
 	m->valid = !cfg_menu_check(&m->cfg, &r->diag);
 out:
-	free(menu);
-	free(sc.parsed);
-	free(sc.paths);
+	for (unsigned i = 0; i < m->cfg.nentries; i++) {
+		const struct cfg_entry *e = &m->cfg.entries[i];
+		m->src[i].bls = e->bls;
+		snprintf(m->src[i].path, sizeof m->src[i].path, "%s%s",
+			 e->bls ? BLS_ENTRIES_DIR "/" : "/" CFG_FILE_NAME, e->file);
+	}
+	free(sc.bls);
 	return rc;
 }
 

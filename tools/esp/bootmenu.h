@@ -13,25 +13,19 @@
 #include "tools/esp/esp_read.h"
 #include "tools/base/report.h"
 
-/* stage2 does not read /loader/entries yet (they would take it past the legacy gap's 31,744
- * bytes); BOOTX64.EFI does. list says on which firmware each entry shows. */
-#define STAGE2_READS_BLS true
-
 struct menu_source {
 	bool bls;                           /* from /loader/entries (else anysector.cfg) */
 	char path[FAT_PATH_MAX + 32];       /* the file it comes from ("/anysector.cfg") */
-	struct bls_entry b;                 /* bls: the entry as parsed (raw title, version...) */
 };
 
 struct boot_menu {
 	struct cfg cfg;                     /* the menu, as the loaders build it */
-	struct menu_source src[CFG_MAX_ENTRIES];
+	struct menu_source src[CFG_MENU_MAX];
 	char *cfg_text;                     /* anysector.cfg, NUL-terminated (NULL: none) */
 	size_t cfg_len;
 	bool has_loader;                    /* /loader/loader.conf was read */
 	struct bls_loader loader;
 	const char *timeout_from;           /* "anysector.cfg", "loader.conf" or "built-in" */
-	unsigned left_out;                  /* BLS files that are not in the menu (each reported) */
 	bool valid;                         /* the loaders accept it (cfg_menu_check) */
 };
 

@@ -23,7 +23,8 @@ lines, plus an entry without a linux line. Scenarios:
   keys     anysector.cfg's entry with "timeout 30", no loader.conf, typed at over COM1 (a socket,
            tests/lib/serial.py): the one boot menu (common/menu.c) lists anysector.cfg's entry as
            1), then the BLS entries newest first with their versions in the titles (2) 6.1.0-18,
-           3) 6.1.0-9), the broken entry not at all; the key 3 boots 6.1.0-9;
+           3) 6.1.0-9), the broken entry not at all; with no default set the default rule marks
+           the newest kernel, 2); the key 3 boots 6.1.0-9;
   kinstall no hand-written entries: Debian's own `kernel-install add` (systemd 252, layout=bls,
            entry-token "anysectortest", /etc/kernel/cmdline) installs the payload as kernel
            6.1.0-99-amd64 into a tmpfs mounted as the ESP would be (kernel-install writes paths
@@ -220,11 +221,12 @@ def keys_case(firmware, image, work, inputs):
         text = g.text()
         menu = text[text.rindex("anysector boot menu"):]
         lines = [l.rstrip() for l in menu.splitlines()]
-        want = [MENU_LINE.format(mark=" ", n=2, version=NEW),
+        # the default rule: no default set, so the newest distribution kernel (row 2)
+        want = [MENU_LINE.format(mark="*", n=2, version=NEW),
                 MENU_LINE.format(mark=" ", n=3, version=OLD)]
-        if lines[2:4] != want or not lines[1].startswith(" * 1) ") or " 4) " in menu:
+        if lines[2:4] != want or not lines[1].startswith("   1) ") or " 4) " in menu:
             return f"the menu is not anysector.cfg's entry then the BLS entries newest " \
-                   f"first:\n{indent(menu)}"
+                   f"first, the newest the default:\n{indent(menu)}"
         if "/loader/entries/broken.conf: no linux line" not in text:
             return "the broken entry's sentence is missing"
         g.send(b"3")

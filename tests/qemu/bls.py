@@ -30,7 +30,14 @@ lines, plus an entry without a linux line. Scenarios:
            6.1.0-99-amd64 into a tmpfs mounted as the ESP would be (kernel-install writes paths
            relative to the mount point), and that tree is copied onto the boot partition;
            anysector.cfg names the entry as its default. Needs root (the mount) and
-           kernel-install; skipped without them.
+           kernel-install; skipped without them;
+  twenty   issue 29's directory: 20 entries, versions 6.1.0-1 to 6.1.0-20, written oldest first
+           (so FAT lists them so), anysector.cfg's entry with "timeout 1" and no default: the
+           menu shows all 21 rows, the BLS ones newest first, the default row (*) is 2) 6.1.0-20
+           (the default rule: the newest distribution kernel) and it boots;
+  counted  a boot-counted pair written bad first: foo+0-2.conf ("foo BAD", no tries left) then
+           foo.conf ("foo GOOD"), anysector.cfg's entry with "timeout 1" and no default: both
+           are rows, the good one 2) and the default, the bad one 3), and the good one boots.
 
 Each case asserts the payload's line (the BLS entry's command line, both initrds joined: the size
 and CRC32 of the whole payload initrd), the countdown (or its absence), and the broken entry's
@@ -42,6 +49,7 @@ import argparse
 import concurrent.futures
 import fnmatch
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -71,6 +79,10 @@ CASES = [
     ("ovmf", "nvme", "4Kn", "gpt", "keys"),
     ("seabios", "nvme", "512e", "gpt", "kinstall"),
     ("ovmf", "nvme", "512e", "gpt", "kinstall"),
+    ("seabios", "nvme", "4Kn", "gpt", "twenty"),
+    ("ovmf", "nvme", "4Kn", "gpt", "twenty"),
+    ("seabios", "virtio-scsi", "512e", "gpt", "counted"),
+    ("ovmf", "virtio-blk", "512e", "gpt", "counted"),
 ]
 STAGE2_READS_BLS = True
 KI_TOKEN, KI_VERSION = "anysectortest", "6.1.0-99-amd64"
@@ -123,6 +135,58 @@ def entry_text(version, options):
             f"initrd     {d}/initrd-a\n"
             f"initrd     {d}/initrd-b\n"
             f"an-unknown-key is ignored\n")
+
+
+def shared_entry(title, version, options):
+    """An entry booting the one shared kernel and initrd pair of /MID/shared."""
+    d = f"/{MID}/shared"
+    return (f"title {title}\n" + (f"version {version}\n" if version else "") +
+            f"machine-id {MID}\nsort-key debian\noptions {options[0]} {options[1]}\n"
+            f"linux {d}/linux\ninitrd {d}/initrd-a\ninitrd {d}/initrd-b\n")
+
+
+TWENTY = [f"6.1.0-{n}-amd64" for n in range(1, 21)]   # the order they are written in
+DEBIAN = "Debian GNU/Linux 12 (bookworm)"
+ROW_RE = re.compile(r" [ *] \d+\) ")
+
+
+def rows_wanted(scenario):
+    """The menu's entry rows as drawn on the serial line, for the scenarios that assert them."""
+    if scenario == "twenty":
+        return [MENU_LINE.format(mark="*" if n == 2 else " ", n=n, version=v)
+                for n, v in enumerate(reversed(TWENTY), 2)]
+    if scenario == "counted":
+        return [" * 2) foo GOOD", "   3) foo BAD"]
+    return None
+
+
+def rows_shown(serial):
+    """The rows of the last menu drawn: the lines after its title that are rows."""
+    rows = []
+    for ln in serial[serial.rindex(console.MENU_TITLE):].splitlines()[1:]:
+        if not ROW_RE.match(ln):
+            break
+        rows.append(ln.rstrip())
+    return rows
+
+
+def build_spec(scenario, image, off, kdata, data, body, work):
+    """twenty and counted: entries sharing one kernel pair, anysector.cfg without a default."""
+    mkdirs(image, off, f"/{MID}/shared")
+    put(image, off, f"/{MID}/shared/linux", kdata, work)
+    put(image, off, f"/{MID}/shared/initrd-a", data[:SPLIT], work)
+    put(image, off, f"/{MID}/shared/initrd-b", data[SPLIT:], work)
+    put(image, off, "/loader/entries/broken.conf", b"title no kernel here\n", work)
+    put(image, off, "/anysector.cfg", f"timeout 1\n{body}".encode(), work)
+    if scenario == "twenty":
+        for v in TWENTY:
+            put(image, off, f"/loader/entries/{MID}-{v}.conf",
+                shared_entry(DEBIAN, v, cmdline(v)).encode(), work)
+        return image, TWENTY[-1], 1
+    for name, title, v in (("foo+0-2", "foo BAD", "bad"), ("foo", "foo GOOD", "good")):
+        put(image, off, f"/loader/entries/{name}.conf",
+            shared_entry(title, "", cmdline(v)).encode(), work)
+    return image, "good", 1
 
 
 def cmdline(version):
@@ -183,6 +247,8 @@ def build(case, inputs, work):
             f"timeout 0\ndefault {KI_TOKEN}-{KI_VERSION}\n{body}".encode(), work)
         return image, None, 0
     mkdirs(image, off, "/loader", "/loader/entries", f"/{MID}")
+    if scenario in ("twenty", "counted"):
+        return build_spec(scenario, image, off, kdata, data, body, work)
     for v in (NEW, OLD):
         mkdirs(image, off, f"/{MID}/{v}")
         put(image, off, f"/{MID}/{v}/linux", kdata, work)
@@ -281,6 +347,12 @@ def run_case(case, inputs, guests, root, keep):
     why = why or console.check_menu(serial, firmware, countdown)
     if not why and version and "/loader/entries/broken.conf: no linux line" not in serial:
         why = "the broken entry's sentence (/loader/entries/broken.conf: no linux line) is missing"
+    want_rows = rows_wanted(case[4])
+    if not why and want_rows and rows_shown(serial)[1:] != want_rows:
+        why = "the menu's rows are not\n" + indent("\n".join(want_rows)) + "\nbut\n" + \
+            indent("\n".join(rows_shown(serial)))
+    if not why and want_rows and "booting 2) in 1 s" not in serial:
+        why = "the countdown does not name 2), the default rule's entry"
     if not why:
         want = qemu.EXIT_PAYLOAD_REPORTED if proto == "2.15" else 0
         if rc != want:

@@ -32,12 +32,14 @@ lines, plus an entry without a linux line. Scenarios:
            anysector.cfg names the entry as its default. Needs root (the mount) and
            kernel-install; skipped without them;
   twenty   issue 29's directory: 20 entries, versions 6.1.0-1 to 6.1.0-20, written oldest first
-           (so FAT lists them so), anysector.cfg's entry with "timeout 1" and no default: the
-           menu shows all 21 rows, the BLS ones newest first, the default row (*) is 2) 6.1.0-20
-           (the default rule: the newest distribution kernel) and it boots;
+           (so FAT lists them so), anysector.cfg's entry with "timeout 1" and no default,
+           loader.conf's "default @saved" (refused with its sentence): the menu shows all 21
+           rows, the BLS ones newest first, the default row (*) is 2) 6.1.0-20 (the default
+           rule: the newest distribution kernel) and it boots;
   counted  a boot-counted pair written bad first: foo+0-2.conf ("foo BAD", no tries left) then
-           foo.conf ("foo GOOD"), anysector.cfg's entry with "timeout 1" and no default: both
-           are rows, the good one 2) and the default, the bad one 3), and the good one boots.
+           foo.conf ("foo GOOD"), anysector.cfg's entry with "timeout 1" and "default gone",
+           which names no entry: both are rows, the good one 2) and the default, the bad one 3),
+           the menu says the default names nothing, and the good one boots.
 
 Each case asserts the payload's line (the BLS entry's command line, both initrds joined: the size
 and CRC32 of the whole payload initrd), the countdown (or its absence), and the broken entry's
@@ -160,6 +162,14 @@ def rows_wanted(scenario):
     return None
 
 
+# What the serial line must also say: the default rule's notices (common/config.c, menu_draw.c).
+SAID = {
+    "twenty": ["/loader/loader.conf: default @saved is not supported; ignored"],
+    "counted": ["anysector.cfg: default 'gone' names no entry; 2) foo boots by default",
+                "\ndefault 'gone' names no entry: * marks what boots\n"],
+}
+
+
 def rows_shown(serial):
     """The rows of the last menu drawn: the lines after its title that are rows."""
     rows = []
@@ -177,12 +187,14 @@ def build_spec(scenario, image, off, kdata, data, body, work):
     put(image, off, f"/{MID}/shared/initrd-a", data[:SPLIT], work)
     put(image, off, f"/{MID}/shared/initrd-b", data[SPLIT:], work)
     put(image, off, "/loader/entries/broken.conf", b"title no kernel here\n", work)
-    put(image, off, "/anysector.cfg", f"timeout 1\n{body}".encode(), work)
     if scenario == "twenty":
+        put(image, off, "/anysector.cfg", f"timeout 1\n{body}".encode(), work)
+        put(image, off, "/loader/loader.conf", b"default @saved\n", work)
         for v in TWENTY:
             put(image, off, f"/loader/entries/{MID}-{v}.conf",
                 shared_entry(DEBIAN, v, cmdline(v)).encode(), work)
         return image, TWENTY[-1], 1
+    put(image, off, "/anysector.cfg", f"timeout 1\ndefault gone\n{body}".encode(), work)
     for name, title, v in (("foo+0-2", "foo BAD", "bad"), ("foo", "foo GOOD", "good")):
         put(image, off, f"/loader/entries/{name}.conf",
             shared_entry(title, "", cmdline(v)).encode(), work)
@@ -353,6 +365,10 @@ def run_case(case, inputs, guests, root, keep):
             indent("\n".join(rows_shown(serial)))
     if not why and want_rows and "booting 2) in 1 s" not in serial:
         why = "the countdown does not name 2), the default rule's entry"
+    for said in SAID.get(case[4], []) if not why else []:
+        if said not in serial:
+            why = f"the serial line does not say {said.strip()!r}"
+            break
     if not why:
         want = qemu.EXIT_PAYLOAD_REPORTED if proto == "2.15" else 0
         if rc != want:

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 #include "common/bootstate.h"
 
+#include "common/blockdev.h"
+#include "common/bootinfo.h"
 #include "common/crc32.h"
 #include "common/errors.h"
 #include "common/mem.h"
@@ -120,5 +122,74 @@ int bstate_set(uint8_t *copy, unsigned type, const char *name, uint8_t a, uint8_
 	r[2] = a;
 	r[3] = b;
 	memcpy(r + BSTATE_REC_HEAD, name, n);
+	return 0;
+}
+
+int bstate_load(struct bstate_io *s, struct blockdev *disk, uint64_t offset)
+{
+	uint32_t ss = disk->sector_size;
+	int rc;
+
+	s->disk = disk;
+	s->live = -1;
+	s->lba = offset / ss;
+	s->sectors = BSTATE_COPY_BYTES / ss;
+	if (offset % ss || BSTATE_COPY_BYTES % ss)
+		return AS_ERANGE;
+	if ((rc = bdev_read(disk, s->lba, 2ull * s->sectors, s->copy)))
+		return rc;
+	s->live = bstate_pick(s->copy[0], s->copy[1]);
+	return 0;
+}
+
+uint8_t *bstate_begin(struct bstate_io *s)
+{
+	uint8_t *next = s->copy[s->live == 0];
+
+	if (s->live < 0)
+		bstate_init(next, 0);
+	else
+		memcpy(next, s->copy[s->live], BSTATE_COPY_BYTES);
+	return next;
+}
+
+unsigned bstate_seal_next(struct bstate_io *s)
+{
+	unsigned k = s->live == 0;
+
+	bstate_seal(s->copy[k], s->live < 0 ? 1 : bstate_seq(s->copy[s->live]) + 1);
+	return k;
+}
+
+int bstate_commit(struct bstate_io *s)
+{
+	unsigned k = bstate_seal_next(s);
+	int rc;
+
+	if ((rc = bdev_write(s->disk, s->lba + (uint64_t)k * s->sectors, s->sectors, s->copy[k])))
+		return rc;
+	s->live = (int)k;
+	return 0;
+}
+
+int bstate_locate(struct blockdev *disk, uint8_t *buf, uint32_t cap, uint64_t *offset)
+{
+	uint32_t ss = disk->sector_size;
+	int rc;
+
+	*offset = 0;
+	if (ss > cap || (rc = bdev_read(disk, 0, 1, buf)))
+		return ss > cap ? AS_EINVAL : rc;
+	if (memcmp(buf + STAGE1_MAGIC_OFF, STAGE1_MAGIC, 4))
+		return AS_ENOENT;
+	uint64_t at = le64_load(buf + STAGE1_S2_OFFSET_OFF);
+	uint32_t len = le32_load(buf + STAGE1_S2_LENGTH_OFF);
+	if (len < STAGE2_HDR_SIZE || len > cap || at % ss)
+		return AS_ENOENT;
+	if ((rc = bdev_read_bytes(disk, at, buf, len)))
+		return rc;
+	if (!stage2_image_valid(buf, len))
+		return AS_ENOENT;
+	*offset = le32_load(buf + STAGE2_STATE_OFF);
 	return 0;
 }

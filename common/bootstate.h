@@ -87,4 +87,35 @@ void bstate_remove(uint8_t *copy, uint8_t *rec);
  * the copy has no room (nothing changed then). Not sealed: bstate_seal when done. */
 int bstate_set(uint8_t *copy, unsigned type, const char *name, uint8_t a, uint8_t b);
 
+/* ---- a loader's copy of a disk's state block ---- */
+struct blockdev;
+
+struct bstate_io {
+	struct blockdev *disk;
+	uint64_t lba;                        /* copy 0 (copy 1 follows it) */
+	uint32_t sectors;                    /* of one copy */
+	int live;                            /* the copy holding the state (bstate_pick), -1 none */
+	uint8_t copy[BSTATE_COPIES][BSTATE_COPY_BYTES];
+};
+
+/* Reads both copies of the block at byte offset of disk. Returns 0, AS_ERANGE when they are
+ * not whole sectors inside it, or the read's code (s->live is then -1: no state). */
+int bstate_load(struct bstate_io *s, struct blockdev *disk, uint64_t offset);
+/* The copy a change goes to, holding the state as it is (an empty one when no copy is whole):
+ * never the live copy. Change it, then bstate_commit. */
+uint8_t *bstate_begin(struct bstate_io *s);
+/* Seals the changed copy with the next sequence number; returns its index (the installer writes
+ * it through a write plan; s->live is unchanged). */
+unsigned bstate_seal_next(struct bstate_io *s);
+/* bstate_seal_next, then the copy written (the block layer's write path, with its retries); on
+ * success it is the live copy. Returns 0 or the write's code. */
+int bstate_commit(struct bstate_io *s);
+
+/* Where stage2's header says the state block is, for a loader that is not stage2 (BOOTX64.EFI):
+ * LBA 0's stage1 patch block names stage2, which must be whole (magic, length, CRC); its
+ * header's STAGE2_STATE_OFF. buf holds cap bytes (STAGE2_MAX_SIZE is enough for any stage2).
+ * Returns 0 with *offset (0: none recorded), AS_ENOENT when LBA 0 or stage2 is not ours or not
+ * whole, or a read's code. */
+int bstate_locate(struct blockdev *disk, uint8_t *buf, uint32_t cap, uint64_t *offset);
+
 #endif

@@ -85,18 +85,52 @@ static int bio_read(struct blockdev *dev, uint64_t lba, uint32_t count, void *bu
 	return 0;
 }
 
-static void bio_note(struct blockdev *dev, uint64_t lba, uint32_t count, unsigned tries, bool ok)
+/* One WriteBlocks call and its FlushBlocks (the state block, common/bootstate.h, is the only
+ * thing written: it must be on the disk before the kernel starts). */
+static int bio_write(struct blockdev *dev, uint64_t lba, uint32_t count, const void *buf)
+{
+	struct efi_blockdev *d = (struct efi_blockdev *)dev;
+	UINTN bytes = (UINTN)count * dev->sector_size;
+	bool direct = aligned(buf, d->io_align);
+	EFI_STATUS s;
+
+	if (!direct)
+		memcpy(d->bounce, buf, bytes);
+	s = d->bio->WriteBlocks(d->bio, d->media_id, lba, bytes, direct ? (void *)buf : d->bounce);
+	if (!EFI_ERROR(s))
+		s = d->bio->FlushBlocks(d->bio);
+	if (EFI_ERROR(s)) {
+		d->last_status = s;
+		return AS_EIO;
+	}
+	return 0;
+}
+
+/* The block layer's word on a retried read (done "read", verb "read") or write. */
+static void io_note(struct blockdev *dev, uint64_t lba, uint32_t count, unsigned tries, bool ok,
+		    const char *done, const char *verb)
 {
 	struct efi_blockdev *d = (struct efi_blockdev *)dev;
 	char sb[24];
 
 	if (ok)
-		con_printf("disk: LBA %llu+%u read on try %u, after %s\n", (unsigned long long)lba,
-			   count, tries, efi_status_name(d->last_status, sb));
+		con_printf("disk: LBA %llu+%u %s on try %u, after %s\n", (unsigned long long)lba,
+			   count, done, tries, efi_status_name(d->last_status, sb));
 	else
-		con_printf("disk: cannot read LBA %llu (%u-byte sectors): %s after %u tries\n",
+		con_printf("disk: cannot %s LBA %llu (%u-byte sectors): %s after %u tries\n", verb,
 			   (unsigned long long)lba, dev->sector_size,
 			   efi_status_name(d->last_status, sb), tries);
+}
+
+static void bio_note(struct blockdev *dev, uint64_t lba, uint32_t count, unsigned tries, bool ok)
+{
+	io_note(dev, lba, count, tries, ok, "read", "read");
+}
+
+static void bio_write_note(struct blockdev *dev, uint64_t lba, uint32_t count, unsigned tries,
+			   bool ok)
+{
+	io_note(dev, lba, count, tries, ok, "written", "write");
 }
 
 /* Page-aligned memory aligned to `align` too (a power of two): over-allocate when it is more.
@@ -159,6 +193,10 @@ int efi_blockdev_open(EFI_HANDLE handle, struct efi_blockdev *out, const char **
 	out->dev.max_io = BOUNCE_BYTES / bs;
 	out->dev.read = bio_read;
 	out->dev.read_note = bio_note;
+	if (!m->ReadOnly) {
+		out->dev.write = bio_write;
+		out->dev.write_note = bio_write_note;
+	}
 	out->dev.priv = out;
 	if (!bdev_geometry_valid(&out->dev)) {
 		*why = "its block size is not a power of two the block layer handles";

@@ -15,7 +15,7 @@ struct efi_blockdev {
 	EFI_BLOCK_IO *bio;
 	UINT32 media_id;
 	uint32_t io_align;            /* buffer alignment the driver needs (>= 1) */
-	EFI_STATUS last_status;       /* of the last failed ReadBlocks */
+	EFI_STATUS last_status;       /* of the last failed ReadBlocks or WriteBlocks */
 	uint8_t *bounce;              /* max_io sectors */
 	void *bounce_base, *scratch_base; /* the allocations, for freeing */
 	UINTN bounce_pages, scratch_pages;
@@ -23,8 +23,9 @@ struct efi_blockdev {
 
 /* Opens the BlockIo on handle and fills the geometry: sector_size = BlockSize, phys_size from
  * LogicalBlocksPerPhysicalBlock (revision 2 and later, when nonzero), align_offset from
- * LowestAlignedLba. Read-only. Returns 0, AS_ENOENT (no BlockIo or no media), AS_EUNSUPP (a block
- * size the block layer cannot take) or AS_ENOMEM; says which in *why when non-NULL. */
+ * LowestAlignedLba. Returns 0, AS_ENOENT (no BlockIo or no media), AS_EUNSUPP (a block
+ * size the block layer cannot take) or AS_ENOMEM; says which in *why when non-NULL. Writes (the
+ * boot state block only) go through WriteBlocks and FlushBlocks, unless the media is read-only. */
 int efi_blockdev_open(EFI_HANDLE handle, struct efi_blockdev *out, const char **why);
 void efi_blockdev_close(struct efi_blockdev *d);
 

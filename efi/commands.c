@@ -10,6 +10,8 @@
 #include "efi/menu.h"
 
 #include "common/bits.h"
+#include "common/bootcount.h"
+#include "common/bootinfo.h"
 #include "common/errors.h"
 #include "common/fat_sha256.h"
 #include "common/pin.h"
@@ -237,7 +239,7 @@ static EFI_STATUS cmd_boot(const char *which)
 		return status_of(rc);
 	}
 	if (!which) {
-		s = menu_run(&v, c, false, &cd.d);
+		s = menu_run(&v, c, NULL, &cd.d);
 	} else {
 		int i = cfg_find(c, which);
 		unsigned long long num;
@@ -255,6 +257,31 @@ static EFI_STATUS cmd_boot(const char *which)
 	return s;
 }
 
+/* The boot state block (common/bootstate.h) of the boot disk, found through LBA 0 and stage2
+ * as stage2 finds it (live -1: none, or not readable: said), its one-shot applied to c. NULL
+ * only when there is no memory. */
+static struct bstate_io *boot_state(struct boot_volume *v, struct cfg *c, struct diag *d)
+{
+	struct bstate_io *s = efi_alloc(sizeof *s);
+	UINTN pages = 0;
+	uint8_t *buf = efi_alloc_pages(STAGE2_MAX_SIZE, &pages);
+	uint64_t off = 0;
+	int rc;
+
+	if (s)
+		s->live = -1;
+	if (!s || !buf || bstate_locate(&v->disk.dev, buf, STAGE2_MAX_SIZE, &off) || !off) {
+		efi_free_pages(buf, pages);
+		return s;
+	}
+	efi_free_pages(buf, pages);
+	if ((rc = bstate_load(s, &v->disk.dev, off)))
+		diag_warn(d, "efi.state", "the boot state block at byte %llu cannot be read (%s)",
+			  (unsigned long long)off, as_strerror(rc));
+	bootcount_apply(c, s);
+	return s;
+}
+
 EFI_STATUS cmd_boot_default(void)
 {
 	struct con_diag cd;
@@ -266,10 +293,12 @@ EFI_STATUS cmd_boot_default(void)
 	con_puts("anysector\n");
 	con_diag_init(&cd, false);
 	if ((rc = open_config(&v, &c, &cd.d)) == 0) {
+		struct bstate_io *state = boot_state(&v, c, &cd.d);
 		bli_volume(&v);
 		bli_requests(c);
 		bli_entries(c);
-		EFI_STATUS s = menu_run(&v, c, true, &cd.d);
+		EFI_STATUS s = state ? menu_run(&v, c, state, &cd.d) : EFI_OUT_OF_RESOURCES;
+		efi_free(state);
 		bootvol_close(&v);
 		efi_free(c);
 		return s;

@@ -3,13 +3,15 @@
  * second with a timer, draws on ConOut (mirrored to serial) and boots through efi/boot.c. */
 #include "efi/menu.h"
 
+#include "common/bootcount.h"
 #include "common/errors.h"
 #include "common/menu.h"
 #include "efi/bli.h"
 #include "efi/boot.h"
 #include "efi/secureboot.h"
 
-EFI_STATUS menu_run(struct boot_volume *v, const struct cfg *c, bool firmware, struct diag *d)
+EFI_STATUS menu_run(struct boot_volume *v, const struct cfg *c, struct bstate_io *state,
+		    struct diag *d)
 {
 	struct menu *m = efi_alloc(sizeof *m);
 	enum menu_action a;
@@ -32,8 +34,10 @@ EFI_STATUS menu_run(struct boot_volume *v, const struct cfg *c, bool firmware, s
 		}
 		if (a == MENU_BOOT) {
 			unsigned i = m->boot;
-			if (firmware)
+			if (state) {
 				bli_selected(&c->entries[i]);
+				bootcount_before(c, i, state, BSTATE_FW_UEFI);
+			}
 			int rc = boot_entry(v, &c->entries[i], m->cmdline, d);
 			/* Only a failed boot comes back; never the same entry again by itself. */
 			con_printf("booting %u) failed: %s\n", i + 1, as_strerror(rc));

@@ -2,6 +2,7 @@
 #include "stage2/disk.h"
 
 #include "common/errors.h"
+#include "common/features.h"
 #include "common/le.h"
 #include "common/mbr.h"
 #include "common/mem.h"
@@ -105,9 +106,10 @@ void int13_print_log(void)
 	con_printf("\n");
 }
 
-/* One AH=42h call into the bounce buffer. Only CF is trusted: some BIOSes clobber AX even on
- * success (Hyper-V). */
-static bool int13_call(struct blockdev *dev, uint64_t lba, uint32_t count)
+/* One AH=42h call into the bounce buffer, or (ah 0x43, AL 0: no verify) one AH=43h call from
+ * it. Only CF is trusted: some BIOSes clobber AX even on success (Hyper-V). Either way the bounce
+ * buffer then holds those sectors as they are on the disk. */
+static bool int13_call(struct blockdev *dev, uint64_t lba, uint32_t count, uint8_t ah)
 {
 	struct int13_drive *d = dev->priv;
 	struct biosregs r;
@@ -120,35 +122,68 @@ static bool int13_call(struct blockdev *dev, uint64_t lba, uint32_t count)
 	le16_store(dap + 6, rm_seg(__bounce));
 	le64_store(dap + 8, lba);
 	initregs(&r);
-	r.ah = 0x42;
+	r.ah = ah;
 	r.dl = d->drive;
 	r.ds = rm_seg(dap);
 	r.si = rm_off(dap);
 	bios_call(0x13, &r, &r);
-	disk.calls++;
-	if (disk.logging)
-		log_call(lba, count);
+	bool rd = ah == 0x42;     /* the counts and the log are of reads */
+	if (rd) {
+		disk.calls++;
+		if (disk.logging)
+			log_call(lba, count);
+	}
 	if (regs_cf(&r)) {
 		d->status = r.ah;
 		return false;
 	}
-	disk.bytes += (uint64_t)count * dev->sector_size;
+	if (rd)
+		disk.bytes += (uint64_t)count * dev->sector_size;
 	disk.held_lba = lba;
 	disk.held_count = count;
 	return true;
 }
 
-static void int13_note(struct blockdev *dev, uint64_t lba, uint32_t count, unsigned tries, bool ok)
+/* The gap build writes nothing: its sentences keep "read" in the format (16 bytes less). */
+#if FEATURE_BOOT_STATE
+#define IO_WORD(w) "%s"
+#else
+#define IO_WORD(w) w
+#endif
+
+/* The block layer's word on a retried read (done "read", verb "read") or write. */
+static void io_note(struct blockdev *dev, uint64_t lba, uint32_t count, unsigned tries, bool ok,
+		    const char *done, const char *verb)
 {
 	struct int13_drive *d = dev->priv;
 
+	(void)done;
+	(void)verb;
 	if (ok)
-		con_printf("disk 0x%02x: LBA %llu+%u read on try %u, after BIOS error 0x%02x\n",
-			   d->drive, (unsigned long long)lba, count, tries, d->status);
+		con_printf("disk 0x%02x: LBA %llu+%u " IO_WORD("read") " on try %u, after BIOS error "
+			   "0x%02x\n", d->drive, (unsigned long long)lba, count,
+#if FEATURE_BOOT_STATE
+			   done,
+#endif
+			   tries, d->status);
 	else
-		con_printf("disk 0x%02x: cannot read LBA %llu (%u-byte sectors): BIOS int 13h error "
-			   "0x%02x after %u tries\n", d->drive, (unsigned long long)lba,
-			   dev->sector_size, d->status, tries);
+		con_printf("disk 0x%02x: cannot " IO_WORD("read") " LBA %llu (%u-byte sectors): BIOS "
+			   "int 13h error 0x%02x after %u tries\n", d->drive,
+#if FEATURE_BOOT_STATE
+			   verb,
+#endif
+			   (unsigned long long)lba, dev->sector_size, d->status, tries);
+}
+
+static void int13_note(struct blockdev *dev, uint64_t lba, uint32_t count, unsigned tries, bool ok)
+{
+	io_note(dev, lba, count, tries, ok, "read", "read");
+}
+
+static void int13_write_note(struct blockdev *dev, uint64_t lba, uint32_t count, unsigned tries,
+			     bool ok)
+{
+	io_note(dev, lba, count, tries, ok, "written", "write");
 }
 
 /* A one-shot read through the bounce buffer, served from what it holds when it can, reading
@@ -171,13 +206,20 @@ static int int13_read(struct blockdev *dev, uint64_t lba, uint32_t count, void *
 	if (ahead > dev->sectors - lba)
 		ahead = (uint32_t)(dev->sectors - lba);
 	bool ra = disk.read_ahead && count < ahead;
-	if (!int13_call(dev, lba, ra ? ahead : count)) {
+	if (!int13_call(dev, lba, ra ? ahead : count, 0x42)) {
 		if (ra)
 			disk.read_ahead = false;
 		return AS_EIO;
 	}
 	memcpy(buf, __bounce, (size_t)count * ss);
 	return 0;
+}
+
+/* One AH=43h call: the state block (common/bootstate.h) is the only thing stage2 writes. */
+static int int13_write(struct blockdev *dev, uint64_t lba, uint32_t count, const void *buf)
+{
+	memcpy(__bounce, buf, (size_t)count * dev->sector_size);
+	return int13_call(dev, lba, count, 0x43) ? 0 : AS_EIO;
 }
 
 void int13_print_counts(void)
@@ -254,8 +296,10 @@ static int open_drive(struct blockdev *dev, struct int13_drive *d, uint8_t drive
 		.sectors = sectors,
 		.max_io = max_io < INT13_MAX_SECTORS ? max_io : INT13_MAX_SECTORS,
 		.read = int13_read,
+		.write = FEATURE_BOOT_STATE ? int13_write : 0,
 		.reset = int13_reset,
 		.read_note = int13_note,
+		.write_note = FEATURE_BOOT_STATE ? int13_write_note : 0,
 		.priv = d,
 		.scratch = scratch,
 	};

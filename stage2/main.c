@@ -2,8 +2,10 @@
 /* stage2's boot flow, once unpack.c has checked the image and unpacked this body: A20, the disk,
  * the boot partition, the configuration, the menu, Linux. Every failure is a sentence on the screen and COM1; a failed boot returns to the
  * menu, a failure before there is one halts with the reason. */
+#include "common/bootcount.h"
 #include "common/bootinfo.h"
 #include "common/errors.h"
+#include "common/features.h"
 #include "common/le.h"
 #include "common/str.h"
 #include "stage2/a20.h"
@@ -26,6 +28,7 @@ static struct fat_fs fs;
 static struct cfg cfg __attribute__((section(".menu")));
 _Static_assert(sizeof cfg <= 0x10000, "the menu fits the 64 KiB linker.ld gives .menu");
 static struct stage2_identity id;
+static struct bstate_io state;  /* the boot state block (8 KiB: both copies) */
 
 void stage2_main(uint32_t drive, uint32_t stage1_bps)
 {
@@ -59,10 +62,21 @@ void stage2_main(uint32_t drive, uint32_t stage1_bps)
 	if (bootvol_config(&fs, id.config_path, &cfg, m))
 		halt_with("no usable configuration in %s", id.config_path);
 	con_serial(cfg.serial_baud);
+	if (FEATURE_BOOT_STATE) {
+		state.live = -1;
+		if (id.state_offset && (rc = bstate_load(&state, &disk, id.state_offset)))
+			con_printf("the boot state block at byte %u cannot be read (%s)\n",
+				   (unsigned)id.state_offset, as_strerror(rc));
+		bootcount_apply(&cfg, &state);
+	}
 
 	for (bool first = true;; first = false) {
 		const char *cmdline;
 		int i = menu_choose(&cfg, first, &cmdline);
+		if (FEATURE_BOOT_STATE && (rc = bootcount_before(&cfg, (unsigned)i, &state,
+								 BSTATE_FW_BIOS)))
+			con_printf("the boot state block could not be written (%s)\n",
+				   as_strerror(rc));
 		if (cfg.entries[i].kind == CFG_KIND_CHAIN)
 			rc = chain_boot(&disk, (uint8_t)drive, &cfg.entries[i], m);
 		else

@@ -139,9 +139,10 @@ def guest(firmware, frontend, image, lss, pss, work, tag):
 
 
 def tool(*args, rc=0):
+    """anysector ARGS; rc None: any exit status."""
     r = subprocess.run([paths.ANYSECTOR] + [str(a) for a in args], capture_output=True,
                        text=True, errors="replace")
-    if r.returncode != rc:
+    if rc is not None and r.returncode != rc:
         raise RuntimeError(f"anysector {' '.join(map(str, args))}: exit {r.returncode}, not "
                            f"{rc}\n{r.stdout}{r.stderr}")
     return r
@@ -157,7 +158,8 @@ def make_image(work, label, lss, pss, kernel, initrd, entries):
     name, cmdline, extra = entries[0]
     tool(*args, "--stages", paths.STAGES, "--kernel", kernel, "--initrd", initrd, "--name",
          name, "--cmdline", cmdline, "--timeout", "1", *extra)
-    topo = ["--sector-size", lss] if label == "mbr" else []
+    topo = ["--sector-size", lss] + (["--physical-size", pss] if pss != lss else []) \
+        if label == "mbr" else []
     for name, cmdline, extra in entries[1:]:
         tool("add", image, *topo, "--kernel", kernel, "--initrd", initrd, "--name", name,
              "--cmdline", cmdline, *extra)
@@ -218,8 +220,85 @@ def case_bli(work, inputs):
            "boot 3: LoaderEntrySelected is not the default again")
 
 
+def state_text(image, topo):
+    """check's line about the boot state block."""
+    out = tool("check", *topo, image, rc=None).stdout
+    line = [ln for ln in out.splitlines() if "boot.state" in ln]
+    return line[0] if line else out
+
+
+def case_oneshot(firmware, frontend, label, lss, pss, work, inputs):
+    """set-default --once: the entry boots once, then the default again, and the state block
+    holds no one-shot after it; a second run boots the default."""
+    kernel, initrd = inputs
+    topo = ["--sector-size", lss] + (["--physical-size", pss] if pss != lss else []) \
+        if label == "mbr" else []
+    image = make_image(work, label, lss, pss, kernel, initrd,
+                       [("good", cmdline("good"), ()), ("once", cmdline("once", "reboot"), ())])
+    tool("set-default", "--once", *topo, image, "once")
+    expect("one-shot 'once'" in state_text(image, topo), "set-default --once left no one-shot: "
+           + state_text(image, topo))
+    run = guest(firmware, frontend, image, lss, pss, work, "run1")
+    expect(run.roles == ["once", "good"], f"boots {run.roles}, not once (the one-shot), good")
+    st = state_text(image, topo)
+    loader = "stage2" if firmware == "seabios" else "BOOTX64.EFI"
+    expect("one-shot 'once'" not in st and f"'once' started last by {loader}, as the one-shot"
+           in st,
+           f"after the boot the state block should hold no one-shot, and 'once' as booted: {st}")
+    run = guest(firmware, frontend, image, lss, pss, work, "run2")
+    expect(run.roles == ["good"], f"second run boots {run.roles}, not good")
+
+
+def state_place(image, topo):
+    """(byte offset of copy 0, the copy holding the state) from check."""
+    m = re.search(r"boot state block at byte (\d+): copy (\d)", state_text(image, topo))
+    if not m:
+        raise RuntimeError("check names no boot state block: " + state_text(image, topo))
+    return int(m.group(1)), int(m.group(2))
+
+
+def case_torn(work, inputs):
+    """A state write torn by a power cut: set-default --once b stopped by the crash hook after
+    its one write, then that copy's bytes after its 32-byte head put back as they were (the
+    drive wrote only its start): check warns about the copy, and stage2 boots the one-shot of
+    the other copy."""
+    kernel, initrd = inputs
+    image = make_image(work, "gpt", 4096, 4096, kernel, initrd,
+                       [("good", cmdline("good"), ()), ("a", cmdline("a"), ()),
+                        ("b", cmdline("b"), ())])
+    tool("set-default", "--once", image, "a")
+    base, live = state_place(image, [])
+    other = base + (1 - live) * 4096
+    with open(image, "rb") as f:
+        f.seek(other)
+        before = f.read(4096)
+    r = subprocess.run([paths.ANYSECTOR, "set-default", "--once", image, "b"],
+                       env=dict(os.environ, ANYSECTOR_TEST_CRASH_AFTER_WRITE="1"),
+                       capture_output=True, text=True)
+    expect(r.returncode == 99, f"the crash hook did not stop set-default: exit {r.returncode}, "
+           f"{r.stderr}")
+    with open(image, "r+b") as f:
+        f.seek(other)
+        written = f.read(4096)
+        expect(b"b" in written[32:64] and written != before, "the crash left no new copy")
+        f.seek(other + 32)
+        f.write(before[32:])
+    st = tool("check", image, rc=1).stdout
+    expect("boot.state_copy" in st and "one-shot 'a'" in st,
+           f"check does not warn about the torn copy and keep one-shot 'a':\n{st}")
+    run = guest("seabios", "nvme", image, 4096, 4096, work, "run1")
+    expect(run.roles == ["a"], f"boots {run.roles}, not a (the other copy's one-shot)")
+
+
 CASES = [
     ("ovmf-nvme-4Kn-gpt-bli", case_bli),
+    ("seabios-ide-512e-mbr-oneshot",
+     lambda w, i: case_oneshot("seabios", "ide", "mbr", 512, 4096, w, i)),
+    ("seabios-nvme-4Kn-gpt-oneshot",
+     lambda w, i: case_oneshot("seabios", "nvme", "gpt", 4096, 4096, w, i)),
+    ("ovmf-nvme-4Kn-gpt-oneshot",
+     lambda w, i: case_oneshot("ovmf", "nvme", "gpt", 4096, 4096, w, i)),
+    ("seabios-nvme-4Kn-gpt-torn", case_torn),
 ]
 
 

@@ -623,14 +623,15 @@ def t_gap_build(s):
     stages.write_placeholders(d, stage2_size=40000)
     with open(os.path.join(d, "stage2-gap.bin"), "wb") as f:
         f.write(stages.placeholder_stage2(24576, B.STAGE2_FLAG_GAP_BUILD))
-    left_out = "measured boot: not in the legacy-gap stage2"
+    left_out = "measured boot, one-shot boots, boot counting: not in the legacy-gap stage2"
     img = s.path("gapbuild.img")
     sparse(img, 64 * MIB)
     s.anysector("partition", img, "--label", "mbr", "--dos-compat",
                 lacks=["does not fit"])
     s.anysector("install", img, "--sector-size", "512", "--stages", d, "--backup", img + ".b",
                 has=["holds the legacy-gap build of stage2 (24576 bytes) but not stage2.bin "
-                     "(40000 bytes): measured boot is left out"])
+                     "(40000 bytes), which leaves out measured boot, one-shot boots, boot "
+                     "counting"])
     off, s2 = stages.installed_stage2(img)
     s.eq((off, len(s2), stages.stage2_field(s2, B.STAGE2_FLAGS_OFF)),
          (512, 24576, B.STAGE2_FLAG_GAP_BUILD), "LBA 63 gap: the gap build at LBA 1")
@@ -645,12 +646,69 @@ def t_gap_build(s):
     s.eq((len(s2), stages.stage2_field(s2, B.STAGE2_FLAGS_OFF)), (40000, 0),
          "1 MiB gap: stage2.bin")
     s.anysector("check", img2, "--sector-size", "512", rc=None, lacks=[left_out])
+    # no room for a boot state block in the LBA 63 gap: set-default --once is refused
+    k = s.path("gapbuild-k")
+    open(k, "wb").write(os.urandom(20000))
+    s.anysector("add", img, "--sector-size", "512", "--kernel", k, "--name", "g")
+    before = sha(img)
+    s.anysector("set-default", "--once", img, "--sector-size", "512", "g", rc=3,
+                has=["has no boot state block", "--boot-loader-entry=g", "nothing was changed"])
+    s.eq(sha(img), before, "refused set-default --once changed the image")
     with open(os.path.join(d, "stage2-gap.bin"), "wb") as f:
         f.write(stages.placeholder_stage2(24576))
     before = sha(img)
     s.anysector("install", img, "--sector-size", "512", "--stages", d, "--backup", img + ".c",
                 rc=2, has=["stage2-gap.bin is not a sealed legacy-gap build of stage2"])
     s.eq(sha(img), before, "refused install changed the image")
+
+
+def state_copies(img, off):
+    """The two 4096-byte copies of the boot state block at byte off."""
+    data = read_at(img, off, 8192)
+    return data[:4096], data[4096:]
+
+
+def t_set_default_once(s):
+    """set-default --once writes a one-shot into the copy of the boot state block that does not
+    hold the state, with the next sequence number, and nothing else; check names it; a second
+    one goes to the other copy; --dry-run, an unknown name and remove --once change nothing;
+    restore of its backup gives back the image."""
+    if not os.path.exists(os.path.join(paths.STAGES, "stage2.bin")):
+        raise Skip("%s has no stage2.bin yet" % paths.STAGES)
+    k = s.path("once-k")
+    open(k, "wb").write(os.urandom(30000))
+    img = s.path("once.img")
+    s.anysector("mkimage", img, "--size", "32M", "--sector-size", "4096", "--stages",
+                paths.STAGES, "--kernel", k, "--name", "good")
+    s.anysector("add", img, "--kernel", k, "--name", "other")
+    j = s.json("check", img, rc=0)
+    line = [p["message"] for p in j.get("problems", []) if p.get("code") == "boot.state"]
+    s.eq(len(line), 1, "check's boot.state lines")
+    off = int(line[0].split("byte ")[1].split(":")[0]) if line else 0
+    c0, c1 = state_copies(img, off)
+    s.eq((c0[:8], c0[0x10:0x18], c1[:8]), (b"ANYSTATE", bytes(8), b"ANYSTATE"),
+         "install's empty state: copy 0 sequence 0")
+    before = sha(img)
+    s.anysector("set-default", "--once", "--dry-run", img, "other",
+                has=["boot state block, copy 1 (sequence 1): one-shot 'other'"])
+    s.anysector("set-default", "--once", img, "nosuch", rc=3, has=["no entry named 'nosuch'"])
+    s.anysector("remove", "--once", img, "other", rc=64, has=["--once is for set-default only"])
+    s.eq(sha(img), before, "dry run, unknown name, remove --once changed the image")
+    s.anysector("set-default", "--once", "--backup", img + ".b", img, "other",
+                has=["'other' boots next time only"])
+    n0, n1 = state_copies(img, off)
+    s.eq(n0, c0, "--once wrote copy 0, which held the state")
+    s.check(b"other" in n1 and struct.unpack_from("<Q", n1, 0x10)[0] == 1,
+            "copy 1 holds no one-shot 'other' with sequence 1")
+    s.anysector("check", img, rc=0, has=["copy 1 (sequence 1) holds it: one-shot 'other'"])
+    s.anysector("set-default", "--once", img, "good")
+    m0, m1 = state_copies(img, off)
+    s.eq(m1, n1, "the second --once wrote copy 1, which held the state")
+    s.anysector("check", img, rc=0, has=["copy 0 (sequence 2) holds it: one-shot 'good'"])
+    # the first --once's backup holds copy 1 as install left it (copy 0 is the second's)
+    s.anysector("restore", img, img + ".b", "--force")
+    s.check(state_copies(img, off) == (m0, c1), "restore of the first --once's backup did not "
+            "give back copy 1 alone")
 
 
 def sfdisk_image(s, name, script, size=64 * MIB):
@@ -977,7 +1035,7 @@ def main():
                 t_dos_compat, t_gap_build, t_check_misaligned, t_gpt_rules, t_mbr_rules,
                 t_detection, t_install_layouts, t_reinstall_and_backups, t_backup_durable, t_foreign_gap, t_stage2_slots,
                 t_refusals, t_restore_safety, t_stage2_damage, t_add, t_esp_chains,
-                t_add_invalid_config, t_mkimage, t_mkimage_timeout, t_garbage, t_real_stages])
+                t_add_invalid_config, t_set_default_once, t_mkimage, t_mkimage_timeout, t_garbage, t_real_stages])
     for p in s.cleanup:
         if os.path.exists(p):
             os.unlink(p)

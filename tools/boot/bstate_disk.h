@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* The boot state block (common/bootstate.h) of a disk, as the installer reads and changes it:
  * found the way the loaders find it, through stage1's patch block in LBA 0 and the header of the
- * stage2 it points at, never by looking for it. Pure reading here (AS_* codes); a change is one
- * copy of it, which the caller puts in a write plan. */
+ * stage2 it points at (bstate_locate), never by looking for it. Pure reading here (AS_* codes);
+ * a change is one copy of it, which the caller puts in a write plan. */
 #ifndef ANYSECTOR_TOOLS_BSTATE_DISK_H
 #define ANYSECTOR_TOOLS_BSTATE_DISK_H
 
@@ -14,11 +14,7 @@
 
 struct bstate_disk {
 	uint64_t offset;                   /* byte offset of copy 0 (stage2's header); 0: none */
-	uint64_t lba;                      /* its LBA */
-	uint32_t sectors;                  /* sectors of one copy */
-	uint64_t s2_offset;                /* the stage2 that records it */
-	uint8_t copy[BSTATE_COPIES][BSTATE_COPY_BYTES];
-	int live;                          /* the copy holding the state (bstate_pick), -1 none */
+	struct bstate_io io;               /* both copies, the live one */
 };
 
 /* Reads LBA 0, the stage2 it points at (which must be whole: magic, length, CRC) and, when its

@@ -48,6 +48,8 @@ enum {
 	OPT_PIN,
 	OPT_WAIT,
 	OPT_NO_LOCK,
+	OPT_ONCE,
+	OPT_TRIES,
 	OPT_UEFI_ONLY,
 	OPT_NO_NVRAM,
 	OPT_FAILED,         /* next_option: a shared option had a bad value (already reported) */

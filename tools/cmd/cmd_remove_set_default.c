@@ -26,18 +26,22 @@ static void usage(FILE *f, bool remove)
 			"the last entry (unless --force).\n");
 	else
 		fprintf(f,
-			"usage: anysector set-default [options] TARGET NAME\n"
+			"usage: anysector set-default [options] [--once] TARGET NAME\n"
 			"\n"
 			"Makes the boot menu entry NAME (see 'anysector list'; an anysector.cfg entry or\n"
 			"a /loader/entries one) the default: 'default NAME' in anysector.cfg, which is\n"
-			"made when there is none. Refused (exit 3): no such entry.\n");
+			"made when there is none. With --once, NAME boots at the next boot only (a\n"
+			"one-shot in the boot state block, which both loaders honour and drop), then\n"
+			"the default again. Refused (exit 3): no such entry; --once without a boot\n"
+			"state block.\n");
 	fprintf(f,
 		"\n"
 		"options:\n"
 		"  --backup FILE        save the sectors it replaces to FILE first (for restore)\n"
 		"  --dry-run            print every write and change nothing\n"
 		"%s" TOPO_HELP LOCK_HELP,
-		remove ? "  --force              remove the last entry too\n" : "");
+		remove ? "  --force              remove the last entry too\n"
+		       : "  --once               the next boot only\n");
 }
 
 static int entry_command(int argc, char **argv, bool remove)
@@ -49,17 +53,20 @@ static int entry_command(int argc, char **argv, bool remove)
 		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "help", no_argument, NULL, OPT_HELP },
+		{ "once", no_argument, NULL, OPT_ONCE },
 		{ 0 },
 	};
 	const char *cmd = remove ? "remove" : "set-default";
 	struct common_opts o = { 0 };
 	const char *backup = NULL;
+	bool once = false;
 	int c, rc;
 
 	optind = 1;
 	while ((c = next_option(argc, argv, opts, &o)) != -1) {
 		switch (c) {
 		case OPT_BACKUP: backup = optarg; break;
+		case OPT_ONCE: once = true; break;
 		case OPT_HELP: usage(stdout, remove); return EXIT_OK;
 		case OPT_FAILED: return EXIT_USAGE;
 		default: return bad_option(cmd);
@@ -69,6 +76,8 @@ static int entry_command(int argc, char **argv, bool remove)
 		return usage_error(cmd, "%s needs a TARGET and an entry NAME", cmd);
 	if (o.force && !remove)
 		return usage_error(cmd, "--force is for remove only");
+	if (once && remove)
+		return usage_error(cmd, "--once is for set-default only");
 
 	struct hostdev h;
 	struct txn t;
@@ -79,7 +88,9 @@ static int entry_command(int argc, char **argv, bool remove)
 		t.force = o.force;
 		t.journal = backup != NULL;
 		t.backup = backup;
-		rc = remove ? txn_remove(&t, argv[optind + 1]) : txn_set_default(&t, argv[optind + 1]);
+		const char *name = argv[optind + 1];
+		rc = remove ? txn_remove(&t, name) : once ? txn_set_oneshot(&t, name)
+			    : txn_set_default(&t, name);
 		if (!rc)
 			rc = txn_commit(&t);
 	}

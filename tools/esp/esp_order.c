@@ -240,7 +240,8 @@ void esp_writes_plan(struct esp_writes *ws, const char *what, struct plan *p)
 {
 	uint32_t lss = ws->lss;
 
-	qsort(ws->w, ws->n, sizeof *ws->w, write_order);
+	if (ws->n) /* w is NULL when the ESP is open but unchanged (set-default --once) */
+		qsort(ws->w, ws->n, sizeof *ws->w, write_order);
 	for (size_t i = 0; i < ws->n;) {
 		size_t j = i + 1;
 		while (j < ws->n && same_op(&ws->w[j - 1], &ws->w[j]))

@@ -26,9 +26,10 @@ static void state_records_text(uint8_t *copy, char *out, size_t cap)
 			n += (size_t)snprintf(out + n, cap - n, "%s'%s' %u tries left, %u done", sep,
 					      name, rec[2], rec[3]);
 		else
-			n += (size_t)snprintf(out + n, cap - n, "%slast counted or one-shot boot '%s' "
-					      "(%s%s)", sep, name, rec[2] == BSTATE_FW_UEFI ? "UEFI"
-					      : "BIOS", rec[3] & BSTATE_BOOTED_COUNTED ? ", counted" : "");
+			n += (size_t)snprintf(out + n, cap - n, "%s'%s' started last by %s%s%s", sep,
+					      name, rec[2] == BSTATE_FW_UEFI ? "BOOTX64.EFI" : "stage2",
+					      rec[3] & BSTATE_BOOTED_COUNTED ? ", counted" : "",
+					      rec[3] & BSTATE_BOOTED_ONESHOT ? ", as the one-shot" : "");
 	}
 	if (!out[0])
 		snprintf(out, cap, "empty");
@@ -63,7 +64,7 @@ void check_state(struct hostdev *h, const struct disk_info *di, uint32_t offset,
 	}
 	d = calloc(1, sizeof *d);
 	int rc = bstate_disk_read(&h->dev, d, &why);
-	if (rc || !in_boot_region(di, d->lba, 2ull * d->sectors)) {
+	if (rc || !in_boot_region(di, d->io.lba, 2ull * d->io.sectors)) {
 		report_printf(r, DIAG_ERROR, "boot.state_place",
 			      "stage2 records a boot state block at byte %u, %s", (unsigned)offset,
 			      rc ? why[0] ? why : as_strerror(rc) :
@@ -71,7 +72,7 @@ void check_state(struct hostdev *h, const struct disk_info *di, uint32_t offset,
 		free(d);
 		return;
 	}
-	if (d->live < 0) {
+	if (d->io.live < 0) {
 		report_printf(r, DIAG_WARN, "boot.state_damaged",
 			      "the boot state block at byte %u has no whole copy: the loaders boot "
 			      "with no one-shot and no boot counts until the next change rewrites it",
@@ -79,17 +80,17 @@ void check_state(struct hostdev *h, const struct disk_info *di, uint32_t offset,
 		free(d);
 		return;
 	}
-	unsigned other = d->live ^ 1;
-	state_records_text(d->copy[d->live], text, sizeof text);
+	unsigned other = d->io.live ^ 1;
+	state_records_text(d->io.copy[d->io.live], text, sizeof text);
 	report_printf(r, DIAG_INFO, "boot.state",
 		      "boot state block at byte %u: copy %d (sequence %llu) holds it: %s",
-		      (unsigned)offset, d->live, (unsigned long long)bstate_seq(d->copy[d->live]),
+		      (unsigned)offset, d->io.live, (unsigned long long)bstate_seq(d->io.copy[d->io.live]),
 		      text);
-	if (!bstate_valid(d->copy[other]))
+	if (!bstate_valid(d->io.copy[other]))
 		report_printf(r, DIAG_WARN, "boot.state_copy",
 			      "copy %u of the boot state block (byte %llu) is not whole (a torn "
 			      "write?): copy %d holds the state, and the next change rewrites copy %u",
-			      other, (unsigned long long)offset + other * BSTATE_COPY_BYTES, d->live,
+			      other, (unsigned long long)offset + other * BSTATE_COPY_BYTES, d->io.live,
 			      other);
 	free(d);
 }

@@ -264,7 +264,7 @@ static void pick_stage2(struct txn *t, const struct stages *s, uint64_t first, u
 	*len = s->stage2_gap_len;
 	t_warn("install.gap_build",
 	       "the %s holds the legacy-gap build of stage2 (%u bytes) but not stage2.bin (%u "
-	       "bytes): %s is left out; a partition 1 at 1 MiB (partition without --dos-compat) "
+	       "bytes), which leaves out %s; a partition 1 at 1 MiB (partition without --dos-compat) "
 	       "has room for all of stage2",
 	       where, (unsigned)*len, (unsigned)s->stage2_len, FEATURES_NOT_IN_GAP);
 }

@@ -8,8 +8,11 @@
 #include <string.h>
 #include <strings.h>
 
+#include "common/bootstate.h"
+#include "common/errors.h"
 #include "tools/base/exit_codes.h"
 #include "tools/base/util.h"
+#include "tools/boot/bstate_disk.h"
 #include "tools/esp/cfgedit.h"
 #include "tools/ops/menu_edit.h"
 
@@ -95,4 +98,47 @@ int txn_set_default(struct txn *t, const char *name)
 	rc = txn_store_config(t, cur);
 	free(cur);
 	return rc;
+}
+
+int txn_set_oneshot(struct txn *t, const char *name)
+{
+	struct bstate_disk *d;
+	const char *why;
+	int rc, i;
+
+	if ((rc = txn_open_esp(t)) || (rc = txn_load_menu(t)))
+		return rc;
+	if ((i = find_entry(t, name)) < 0)
+		return EXIT_REFUSED;
+	const char *exact = t->menu->cfg.entries[i].name;
+	d = xcalloc(1, sizeof *d);
+	if ((rc = bstate_disk_read(&t->h->dev, d, &why)) || !d->offset) {
+		if (rc)
+			t_error("refuse.no_state", "%s: the boot state block cannot be read: %s; "
+				"nothing was changed", t->h->path, why[0] ? why : as_strerror(rc));
+		else
+			t_error("refuse.no_state",
+				"%s has no boot state block (see 'anysector check'), where a one-shot "
+				"boot is kept; under UEFI 'systemctl reboot --boot-loader-entry=%s' "
+				"asks BOOTX64.EFI through an EFI variable instead; nothing was changed",
+				t->h->path, exact);
+		free(d);
+		return rc == AS_EIO ? EXIT_ERRORS : EXIT_REFUSED;
+	}
+	if (bstate_set(bstate_begin(&d->io), BSTATE_ONESHOT, exact, 0, 0)) {
+		t_error("refuse.state_full", "the boot state block has no room for the one-shot "
+			"'%s'; nothing was changed", exact);
+		free(d);
+		return EXIT_REFUSED;
+	}
+	unsigned k = bstate_seal_next(&d->io);
+	char what[400];
+	snprintf(what, sizeof what, "boot state block, copy %u (sequence %llu): one-shot '%s'", k,
+		 (unsigned long long)bstate_seq(d->io.copy[k]), exact);
+	plan_add(&t->pre, d->io.lba + (uint64_t)k * d->io.sectors, d->io.sectors, d->io.copy[k],
+		 what);
+	txn_summary(t, "'%s' boots next time only (one-shot in the boot state block at byte %llu)",
+		    exact, (unsigned long long)d->offset);
+	free(d);
+	return 0;
 }

@@ -11,5 +11,10 @@
  * empty unless force. Each returns 0 or an exit code. */
 int txn_remove(struct txn *t, const char *name);
 int txn_set_default(struct txn *t, const char *name);
+/* set-default --once: the entry boots next time only, whatever the default (a one-shot record in
+ * the boot state block, common/bootstate.h: one copy written, the one not holding the state).
+ * Refuses (EXIT_REFUSED) a name the menu does not have, and a disk with no state block. Returns 0
+ * or an exit code. */
+int txn_set_oneshot(struct txn *t, const char *name);
 
 #endif

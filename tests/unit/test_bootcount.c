@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* One-shot boots as both loaders apply them (common/bootcount.c) over a memory disk holding a
+ * state block: the one-shot becomes the menu's default, the boot uses it up in the copy that did
+ * not hold the state (the other stays as it was) and records the entry booted; a one-shot that
+ * names no entry changes nothing but is used up too; no one-shot, no write; a write that fails
+ * leaves the state where it was. */
+#include "tests/unit/helpers.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/bootcount.h"
+#include "common/errors.h"
+
+#define OFF (64u * 4096u)
+static const char text[] = "timeout 3\nentry a\n kernel /a\nentry b\n kernel /b\n";
+
+static struct test_disk *disk_with(uint32_t lss, const char *oneshot)
+{
+	struct test_disk *d = test_disk_new(1u << 20, lss, 4096, 0, 0);
+	uint8_t *c0 = d->md.data + OFF, *c1 = c0 + BSTATE_COPY_BYTES;
+	bstate_init(c0, 5);
+	if (oneshot)
+		assert_int_equal(bstate_set(c0, BSTATE_ONESHOT, oneshot, 0, 0), 0);
+	bstate_seal(c0, 5);
+	bstate_init(c1, 4);
+	return d;
+}
+
+static void test_oneshot_used_once(void **state)
+{
+	(void)state;
+	static const uint32_t sizes[] = { 512, 4096 };
+	for (unsigned k = 0; k < 2; k++) {
+		struct test_disk *d = disk_with(sizes[k], "B");
+		struct cfg *c = calloc(1, sizeof *c);
+		struct bstate_io *s = calloc(1, sizeof *s);
+		uint8_t before[BSTATE_COPY_BYTES];
+		memcpy(before, d->md.data + OFF, sizeof before);
+		assert_int_equal(cfg_parse(text, sizeof text - 1, c, NULL), 0);
+		assert_int_equal(bstate_load(s, &d->dev, OFF), 0);
+		assert_int_equal(s->live, 0);
+		assert_int_equal(bootcount_apply(c, s), 1);
+		assert_int_equal(cfg_default_index(c), 1);
+		/* entry a is chosen in the menu: the one-shot is used up all the same */
+		assert_int_equal(bootcount_before(c, 0, s, BSTATE_FW_BIOS), 0);
+		assert_int_equal(s->live, 1);
+		uint8_t *c1 = d->md.data + OFF + BSTATE_COPY_BYTES;
+		assert_true(bstate_valid(c1));
+		assert_int_equal(bstate_seq(c1), 6);
+		assert_null(bstate_find(c1, BSTATE_ONESHOT, NULL));
+		uint8_t *r = bstate_find(c1, BSTATE_BOOTED, "a");
+		assert_non_null(r);
+		assert_int_equal(r[2], BSTATE_FW_BIOS);
+		assert_int_equal(r[3], BSTATE_BOOTED_ONESHOT);
+		assert_memory_equal(d->md.data + OFF, before, sizeof before);
+		/* read again: the new copy holds the state, and there is nothing left to do */
+		assert_int_equal(bstate_load(s, &d->dev, OFF), 0);
+		assert_int_equal(s->live, 1);
+		uint64_t written = d->md.sectors_written;
+		assert_int_equal(bootcount_apply(c, s), -1);
+		assert_int_equal(bootcount_before(c, 1, s, BSTATE_FW_UEFI), 0);
+		assert_int_equal(d->md.sectors_written, written);
+		free(s);
+		free(c);
+		test_disk_free(d);
+	}
+}
+
+static void test_oneshot_naming_nothing(void **state)
+{
+	(void)state;
+	struct test_disk *d = disk_with(512, "gone");
+	struct cfg *c = calloc(1, sizeof *c);
+	struct bstate_io *s = calloc(1, sizeof *s);
+	assert_int_equal(cfg_parse(text, sizeof text - 1, c, NULL), 0);
+	assert_int_equal(bstate_load(s, &d->dev, OFF), 0);
+	assert_int_equal(bootcount_apply(c, s), -1);
+	assert_int_equal(cfg_default_index(c), 0);
+	assert_int_equal(bootcount_before(c, 0, s, BSTATE_FW_BIOS), 0);
+	assert_null(bstate_find(s->copy[s->live], BSTATE_ONESHOT, NULL));
+	free(s);
+	free(c);
+	test_disk_free(d);
+}
+
+static void test_failed_write_keeps_state(void **state)
+{
+	(void)state;
+	struct test_disk *d = disk_with(512, "a");
+	struct cfg *c = calloc(1, sizeof *c);
+	struct bstate_io *s = calloc(1, sizeof *s);
+	assert_int_equal(cfg_parse(text, sizeof text - 1, c, NULL), 0);
+	assert_int_equal(bstate_load(s, &d->dev, OFF), 0);
+	d->md.fail_writes = true;
+	d->md.fail_lba = OFF / 512 + 8;
+	d->md.fail_span = 8;
+	assert_int_equal(bootcount_before(c, 0, s, BSTATE_FW_BIOS), AS_EIO);
+	assert_int_equal(s->live, 0);
+	assert_int_equal(bootcount_apply(c, s), 0);
+	/* no block at all (a disk in the legacy gap): nothing is read, nothing happens */
+	s->live = -1;
+	assert_int_equal(bootcount_apply(c, s), -1);
+	assert_int_equal(bootcount_before(c, 0, s, BSTATE_FW_BIOS), 0);
+	free(s);
+	free(c);
+	test_disk_free(d);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_oneshot_used_once),
+		cmocka_unit_test(test_oneshot_naming_nothing),
+		cmocka_unit_test(test_failed_write_keeps_state),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -39,7 +39,11 @@ lines, plus an entry without a linux line. Scenarios:
   counted  a boot-counted pair written bad first: foo+0-2.conf ("foo BAD", no tries left) then
            foo.conf ("foo GOOD"), anysector.cfg's entry with "timeout 1" and "default gone",
            which names no entry: both are rows, the good one 2) and the default, the bad one 3),
-           the menu says the default names nothing, and the good one boots.
+           the menu says the default names nothing, and the good one boots;
+  full     70 entries deb-6.1.0-1.conf to deb-6.1.0-70.conf written oldest first, anysector.cfg's
+           entry with "timeout 1": the menu holds 64 rows (the loaders' cap, anysector.cfg's entry
+           among them: stage2's menu at 0x70000 full), 6.1.0-70 down to 6.1.0-8, the newest the
+           default and booted, and each of the 7 oldest is named as left out.
 
 Each case asserts the payload's line (the BLS entry's command line, both initrds joined: the size
 and CRC32 of the whole payload initrd), the countdown (or its absence), and the broken entry's
@@ -85,6 +89,8 @@ CASES = [
     ("ovmf", "nvme", "4Kn", "gpt", "twenty"),
     ("seabios", "virtio-scsi", "512e", "gpt", "counted"),
     ("ovmf", "virtio-blk", "512e", "gpt", "counted"),
+    ("seabios", "nvme", "512e", "gpt", "full"),
+    ("ovmf", "nvme", "512e", "gpt", "full"),
 ]
 STAGE2_READS_BLS = True
 KI_TOKEN, KI_VERSION = "anysectortest", "6.1.0-99-amd64"
@@ -148,6 +154,8 @@ def shared_entry(title, version, options):
 
 
 TWENTY = [f"6.1.0-{n}-amd64" for n in range(1, 21)]   # the order they are written in
+FULL = [f"6.1.0-{n}" for n in range(1, 71)]           # as kernel-install would name them: short
+FULL_KEPT = 63                                         # CFG_MENU_MAX 64, anysector.cfg's one
 DEBIAN = "Debian GNU/Linux 12 (bookworm)"
 ROW_RE = re.compile(r" [ *] \d+\) ")
 
@@ -159,6 +167,9 @@ def rows_wanted(scenario):
                 for n, v in enumerate(reversed(TWENTY), 2)]
     if scenario == "counted":
         return [" * 2) foo GOOD", "   3) foo BAD"]
+    if scenario == "full":
+        return [MENU_LINE.format(mark="*" if n == 2 else " ", n=n, version=v)
+                for n, v in enumerate(list(reversed(FULL))[:FULL_KEPT], 2)]
     return None
 
 
@@ -167,6 +178,8 @@ SAID = {
     "twenty": ["/loader/loader.conf: default @saved is not supported; ignored"],
     "counted": ["anysector.cfg: default 'gone' names no entry; 2) foo boots by default",
                 "\ndefault 'gone' names no entry: * marks what boots\n"],
+    "full": [f"/loader/entries/deb-{v}.conf left out: the menu is full of entries sorting "
+             f"before it" for v in FULL[:len(FULL) - FULL_KEPT]],
 }
 
 
@@ -181,7 +194,7 @@ def rows_shown(serial):
 
 
 def build_spec(scenario, image, off, kdata, data, body, work):
-    """twenty and counted: entries sharing one kernel pair, anysector.cfg without a default."""
+    """twenty, counted and full: entries sharing one kernel pair."""
     mkdirs(image, off, f"/{MID}/shared")
     put(image, off, f"/{MID}/shared/linux", kdata, work)
     put(image, off, f"/{MID}/shared/initrd-a", data[:SPLIT], work)
@@ -194,6 +207,12 @@ def build_spec(scenario, image, off, kdata, data, body, work):
             put(image, off, f"/loader/entries/{MID}-{v}.conf",
                 shared_entry(DEBIAN, v, cmdline(v)).encode(), work)
         return image, TWENTY[-1], 1
+    if scenario == "full":
+        put(image, off, "/anysector.cfg", f"timeout 1\n{body}".encode(), work)
+        for v in FULL:
+            put(image, off, f"/loader/entries/deb-{v}.conf",
+                shared_entry(DEBIAN, v, cmdline(v)).encode(), work)
+        return image, FULL[-1], 1
     put(image, off, "/anysector.cfg", f"timeout 1\ndefault gone\n{body}".encode(), work)
     for name, title, v in (("foo+0-2", "foo BAD", "bad"), ("foo", "foo GOOD", "good")):
         put(image, off, f"/loader/entries/{name}.conf",
@@ -259,7 +278,7 @@ def build(case, inputs, work):
             f"timeout 0\ndefault {KI_TOKEN}-{KI_VERSION}\n{body}".encode(), work)
         return image, None, 0
     mkdirs(image, off, "/loader", "/loader/entries", f"/{MID}")
-    if scenario in ("twenty", "counted"):
+    if scenario in ("twenty", "counted", "full"):
         return build_spec(scenario, image, off, kdata, data, body, work)
     for v in (NEW, OLD):
         mkdirs(image, off, f"/{MID}/{v}")

@@ -33,6 +33,14 @@ does not; QEMU ended by the guest's power-off):
                   cloud kernel (the hooks' newest, now the default; BOOTX64.EFI checks its pins)
                   and purges it, SeaBIOS boot 3 must start the generic kernel again
   4kn-update-efi  (--full: make test-debian-full) the same with the firmwares swapped
+  4kn-efi-entry   nvme 4Kn GPT, OVMF with one variable store for both boots and no bootindex (so
+                  the firmware keeps BootOrder as the store has it): boot 1 (through the fallback
+                  path mkimage wrote) runs `anysector install` on the live system, which must
+                  write its firmware boot entry through efivarfs ('firmware boot entry Boot####
+                  "anysector" starts \EFI\anysector\anysectorx64.efi') and put it first in
+                  BootOrder; boot 2 must come through that entry: OVMF's 'BdsDxe: starting
+                  Boot#### "anysector"', the guest's BootCurrent the same number and the Boot
+                  Loader Interface's LoaderImageIdentifier that path
 
 Every boot's wall time, the step's time in the guest and the host's load are printed with its
 result. QEMU's time limits are hang guards, not assertions.
@@ -62,7 +70,8 @@ MEMORY_MB = 1024
 IMAGE_SIZE = "2G"          # sparse: the tree (~700 MB) and the second kernel (~110 MB) fit
 CMDLINE = "console=ttyS0,115200 rw"     # mkimage --root-dir adds root=PARTUUID=...
 BOOT_GUARD = 1200          # s; the hang guards of a boot, and of a boot with a package step
-STEP_GUARD = {"none": BOOT_GUARD, "install": 2400, "purge": 1800}
+STEP_GUARD = {"none": BOOT_GUARD, "install": 2400, "purge": 1800,
+              "anysector-install": BOOT_GUARD}
 POWEROFF_GRACE = 300       # s from the last line to QEMU's exit (the guest's power-off)
 MAX_JOBS = 2
 GUEST_DISK = {"nvme": "/dev/nvme0n1", "virtio-blk": "/dev/vda"}
@@ -73,6 +82,12 @@ MARKER_RE = re.compile(r"ANYSECTOR-DEBIAN root=(?P<root>\S+) disk=(?P<disk>\S+) 
 STEP_RE = re.compile(r"ANYSECTOR-DEBIAN-STEP (?P<step>\S+) rc=(?P<rc>-?\d+) seconds=(?P<s>\d+)")
 ESP_RE = re.compile(r"ANYSECTOR-DEBIAN-ESP (\S+) (vmlinuz=\S+ initrd=\S+)")
 PIN_RE = re.compile(r"ANYSECTOR-DEBIAN-PIN (\S+) (vmlinuz=\S+ initrd=\S+)")
+EFI_RE = re.compile(r"ANYSECTOR-DEBIAN-EFI current=(?P<current>\S*) order=(?P<order>\S*) "
+                    r"loader=(?P<loader>\S+)")
+# what `anysector install` says after writing the firmware boot entry (tools/ops/install_efi.c)
+ENTRY_RE = re.compile(r'firmware boot entry Boot(?P<id>[0-9A-F]{4}) "anysector" starts '
+                      r'(?P<path>\S+) on partition')
+OWN_LOADER = "\\EFI\\anysector\\anysectorx64.efi"   # install's loader beside another system
 DONE = "ANYSECTOR-DEBIAN-DONE"
 MULTI_USER_RE = re.compile(r"Reached target .*multi-user\.target")
 
@@ -93,6 +108,7 @@ class Case:
     boots: list
     full_only: bool = False
     pin: bool = False  # mkimage --pin and ANYSECTOR_PIN=yes: every entry's files pinned
+    efi_entry: bool = False  # one OVMF store for all boots, no bootindex; judged on Boot####
 
 
 def cases():
@@ -102,6 +118,9 @@ def cases():
         found.append(Case(name, "gpt", "nvme", "4Kn", [
             Boot(a, "install", "base"), Boot(b, "purge", "update"), Boot(a, "none", "base")],
             full, pin=True))
+    found.append(Case("4kn-efi-entry", "gpt", "nvme", "4Kn", [
+        Boot("ovmf", "anysector-install", "base"), Boot("ovmf", "none", "base")],
+        efi_entry=True))
     return found
 
 
@@ -173,8 +192,38 @@ class System:
         return img
 
 
-def judge(text, boot_, case, system):
-    """None when the serial text shows this boot right, else why not."""
+def judge_efi(text, marker_end, step, boot_, case, seen):
+    """The firmware boot entry of an efi_entry case: written by `anysector install` (its number
+    into seen["entry"]), then the one the next boot came through. None, or why not."""
+    efi = EFI_RE.search(text, step.end())
+    if not efi:
+        return "no ANYSECTOR-DEBIAN-EFI line: the guest has no efivarfs"
+    if boot_.step == "anysector-install":
+        m = ENTRY_RE.search(text, marker_end, step.start())
+        if not m:
+            return "anysector install wrote no firmware boot entry (no 'firmware boot entry' line)"
+        if m["path"].lower() != OWN_LOADER.lower():
+            return f"the boot entry starts {m['path']}, want {OWN_LOADER}"
+        if efi["order"].split(",")[0] != m["id"]:
+            return f"BootOrder is {efi['order']} after install, want Boot{m['id']} first"
+        seen["entry"] = m["id"]
+        return None
+    entry = seen.get("entry")
+    if not entry:
+        return "no boot entry from an earlier boot of this disk to come through"
+    if f'BdsDxe: starting Boot{entry} "anysector"' not in text[:marker_end]:
+        started = re.findall(r"BdsDxe: starting Boot[0-9A-F]{4} \"[^\"]*\"", text[:marker_end])
+        return f"OVMF did not start Boot{entry} \"anysector\": {started or 'no BdsDxe line'}"
+    if efi["current"] != entry:
+        return f"the guest's BootCurrent is {efi['current'] or 'missing'}, want {entry}"
+    if efi["loader"].lower() != OWN_LOADER.lower():
+        return f"LoaderImageIdentifier is {efi['loader']}, want {OWN_LOADER}"
+    return None
+
+
+def judge(text, boot_, case, system, seen):
+    """None when the serial text shows this boot right, else why not (seen: what the case's
+    earlier boots left for the later ones)."""
     logical, _ = qemu.SECTORS[case.sectors]
     m = MARKER_RE.search(text)
     if not m:
@@ -216,10 +265,10 @@ def judge(text, boot_, case, system):
                     f"{pins.get(v, 'no ANYSECTOR-DEBIAN-PIN line')}, want {want_pin}")
     if boot_.step == "purge" and any(system.update in f for f in esp):
         return f"after dpkg --purge the ESP still has {system.update}'s files: " + " ".join(esp)
-    return None
+    return judge_efi(text, m.end(), s, boot_, case, seen) if case.efi_entry else None
 
 
-def run_boot(guests, case, n, boot_, img, system, log_dir):
+def run_boot(guests, case, n, boot_, img, system, log_dir, seen):
     """One boot of the case's disk; the Result."""
     name = (f"{case.name} boot {n} {boot_.firmware} step={boot_.step} "
             f"kernel={system.release(boot_.kernel)}")
@@ -227,10 +276,13 @@ def run_boot(guests, case, n, boot_, img, system, log_dir):
     boot.fresh_logs(logs)
     logical, physical = qemu.SECTORS[case.sectors]
     writable = len(case.boots) > 1
+    # an efi_entry case's boots are one machine: the store boot 1 starts fresh, the next keep it
+    store = f"{case.name}.vars.fd" if case.efi_entry else f"{case.name}-{n}.vars.fd"
     cmd = boot.command(boot_.firmware, case.frontend, img, logical, physical, logs,
-                       os.path.join(system.work, f"{case.name}-{n}.vars.fd"), MEMORY_MB,
+                       os.path.join(system.work, store), MEMORY_MB,
                        snapshot=not writable,
-                       cache="unsafe" if writable else None)
+                       cache="unsafe" if writable else None,
+                       keep_vars=case.efi_entry and n > 1, bootindex=not case.efi_entry)
     cmd += ["-smbios", f"type=11,value=anysector-step={boot_.step}"]
     boot.write_cmd(logs, cmd)
 
@@ -253,7 +305,7 @@ def run_boot(guests, case, n, boot_, img, system, log_dir):
         why = f"hang guard: QEMU still running after {STEP_GUARD[boot_.step]} s"
     elif run.why not in (None, "done"):
         why = run.why
-    why = why or judge(text, boot_, case, system)
+    why = why or judge(text, boot_, case, system, seen)
     if not why and run.lingered:
         why = f"the guest did not power off within {POWEROFF_GRACE} s of its last line"
     if not why and run.rc != 0:
@@ -272,12 +324,13 @@ def run_case(guests, tally, case, img, system, log_dir):
     """The case's boots in order, each on the disk the one before left, into the tally as they
     end; after a failure the rest are SKIPs (they would judge a disk in an unknown state)."""
     last = "PASS"
+    seen = {}
     for n, b in enumerate(case.boots, 1):
         if last != "PASS":
             tally.add(Result(f"{case.name} boot {n} {b.firmware} step={b.step}", "SKIP", 0.0,
                              f"boot {n - 1} of this disk did not pass"))
             continue
-        r = run_boot(guests, case, n, b, img, system, log_dir)
+        r = run_boot(guests, case, n, b, img, system, log_dir, seen)
         tally.add(r)
         last = r.status
 

@@ -19,13 +19,18 @@ EXIT_GRACE = 5          # seconds a guest gets to leave QEMU by itself after its
 
 
 def command(firmware, frontend, image, logical, physical, logs, vars_copy, memory_mb=256,
-            blkdebug=None, snapshot=True, trace_reads=False, cache=None):
+            blkdebug=None, snapshot=True, trace_reads=False, cache=None, keep_vars=False,
+            bootindex=True):
     """QEMU booting image on its front-end under firmware, serial and debug port to logs;
     trace_reads: every read of the disk to logs["reads.log"] (qemu.read_trace_count); cache:
-    qemu.disk_args's."""
+    qemu.disk_args's; keep_vars: qemu.firmware_args's; bootindex False: the disk has none, so
+    OVMF keeps BootOrder as its variable store has it (docs/FIRMWARE.md "Boot entries")."""
+    disk = qemu.disk_args(frontend, image, logical, physical, snapshot, blkdebug, cache)
+    if not bootindex:
+        disk = [a.replace(",bootindex=1", "") for a in disk]
     return (qemu.base_args(logs["serial.log"], memory_mb)
-            + qemu.firmware_args(firmware, vars_copy, logs["debugcon.log"])
-            + qemu.disk_args(frontend, image, logical, physical, snapshot, blkdebug, cache)
+            + qemu.firmware_args(firmware, vars_copy, logs["debugcon.log"], keep_vars)
+            + disk
             + (qemu.read_trace_args(logs["reads.log"]) if trace_reads else []))
 
 

@@ -78,18 +78,22 @@ def disk_args(frontend, image, logical, physical, snapshot=True, blkdebug=None, 
     return ["-drive", drive] + dev
 
 
-def firmware_args(firmware, vars_copy=None, debugcon_log=None):
-    """vars_copy: where this run's private copy of the OVMF variable store goes."""
+def firmware_args(firmware, vars_copy=None, debugcon_log=None, keep_vars=False):
+    """vars_copy: where this run's private copy of the OVMF variable store goes; keep_vars: an
+    existing vars_copy is used as it is (the store an earlier boot of the same machine left)."""
+    fresh = not (keep_vars and vars_copy and os.path.exists(vars_copy))
     if firmware == "seabios":
         # reboot-timeout=0: after "No bootable device." SeaBIOS resets at once, and -no-reboot
         # turns the reset into QEMU's exit, so a disk SeaBIOS cannot boot fails in a second.
         args = ["-bios", SEABIOS, "-boot", "strict=on,reboot-timeout=0"]
     elif firmware == "ovmf":
-        shutil.copyfile(OVMF_VARS, vars_copy)
+        if fresh:
+            shutil.copyfile(OVMF_VARS, vars_copy)
         args = ["-drive", f"if=pflash,format=raw,unit=0,readonly=on,file={OVMF_CODE}",
                 "-drive", f"if=pflash,format=raw,unit=1,file={vars_copy}"]
     elif firmware == "ovmf-secboot":
-        shutil.copyfile(OVMF_SB_VARS, vars_copy)
+        if fresh:
+            shutil.copyfile(OVMF_SB_VARS, vars_copy)
         # a later -machine merges into base_args' one (the type and smm=on win)
         args = ["-machine", "q35,smm=on", "-global", "driver=cfi.pflash01,property=secure,value=on",
                 "-drive", f"if=pflash,format=raw,unit=0,readonly=on,file={OVMF_SB_CODE}",

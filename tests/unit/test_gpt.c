@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* GPT: codecs, round trips (build, then parse) at every sector size, write order, backup
- * fallback, and one test per validation rule that breaks exactly that rule and checks its diag code. */
+ * fallback, and one test per validation rule that breaks exactly that rule and checks its diag
+ * code. */
 #include "tests/unit/helpers.h"
 
 #include <stdio.h>

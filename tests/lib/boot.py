@@ -24,7 +24,7 @@ def command(firmware, frontend, image, logical, physical, logs, vars_copy, memor
     """QEMU booting image on its front-end under firmware, serial and debug port to logs;
     trace_reads: every read of the disk to logs["reads.log"] (qemu.read_trace_count); cache:
     qemu.disk_args's; keep_vars: qemu.firmware_args's; bootindex False: the disk has none, so
-    OVMF keeps BootOrder as its variable store has it (docs/FIRMWARE.md "Boot entries")."""
+    OVMF keeps BootOrder as its variable store has it (docs/FIRMWARE.md "OVMF")."""
     disk = qemu.disk_args(frontend, image, logical, physical, snapshot, blkdebug, cache)
     if not bootindex:
         disk = [a.replace(",bootindex=1", "") for a in disk]

@@ -30,6 +30,7 @@ struct esp_session {
 	int lock;                 /* mounted: ESP_LOCK_FILE's lock (tools/dev/lock.h), or 0 */
 	uint8_t *fat0;            /* the copy: the disk's active FAT when it was copied */
 	uint64_t fat0_len;        /* (tools/esp/esp_fence.h) */
+	struct esp_sparse *sparse; /* the copy is sparse (tools/esp/esp_sparse.h), or NULL */
 };
 
 /* An esp_list callback returns 0 to go on, ESP_LIST_STOP to end the walk early, or an AS_* code.

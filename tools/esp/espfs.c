@@ -2,6 +2,7 @@
 #include "tools/esp/espfs.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -18,11 +19,34 @@
 #include "tools/esp/esp_fence.h"
 #include "tools/esp/esp_order.h"
 #include "tools/esp/esp_read.h"
+#include "tools/esp/esp_sparse.h"
 #include "tools/esp/espdir_write.h"
 
 #define CHUNK (1u << 20)
 
 static int esp_check_chains(struct esp_session *s);
+
+/* The copy's reads: what stays on the disk comes from there (tools/esp/esp_sparse.h). */
+static int sparse_read(struct blockdev *dev, uint64_t lba, uint32_t count, void *buf)
+{
+	struct hostdev *img = (struct hostdev *)((char *)dev - offsetof(struct hostdev, dev));
+	struct esp_session *s = (struct esp_session *)((char *)img - offsetof(struct esp_session, img));
+	return esp_sparse_read(s->sparse, dev, lba, count, buf);
+}
+
+/* Copies only the metadata and the directories into fd (all holes, the partition's size) when
+ * the layout allows it; otherwise s->sparse stays NULL and the caller copies the ESP whole. */
+static void sparse_try(struct esp_session *s, int fd)
+{
+	struct esp_sparse *sp = xcalloc(1, sizeof *sp);
+
+	if (!bdev_slice(&s->h->dev, s->first_lba, s->sectors, &sp->part) &&
+	    !esp_sparse_build(sp, &sp->part, fd, s->h->topo.lss)) {
+		s->sparse = sp;
+		return;
+	}
+	free(sp);
+}
 
 int esp_open(struct esp_session *s, struct hostdev *h, uint64_t first_lba, uint64_t sectors,
 	     unsigned number)
@@ -45,7 +69,9 @@ int esp_open(struct esp_session *s, struct hostdev *h, uint64_t first_lba, uint6
 		t_error("esp.temp", "%s: %s", s->path, strerror(errno));
 		rc = EXIT_ERRORS;
 	}
-	for (uint64_t off = 0; !rc && off < total; off += CHUNK) {
+	if (!rc)
+		sparse_try(s, fd);
+	for (uint64_t off = 0; !rc && !s->sparse && off < total; off += CHUNK) {
 		size_t n = (size_t)(total - off < CHUNK ? total - off : CHUNK);
 		if (!fd_has_data(h->fd, first_lba * lss + off, n))
 			continue;
@@ -66,6 +92,10 @@ int esp_open(struct esp_session *s, struct hostdev *h, uint64_t first_lba, uint6
 	if ((rc = hostdev_open_own(&s->img, s->path, false)))
 		return rc;
 	hostdev_set_sector_size(&s->img, lss, TOPO_GIVEN, "the ESP copy");
+	if (s->sparse) {
+		s->sparse->read = s->img.dev.read;
+		s->img.dev.read = sparse_read;
+	}
 	struct report q;
 	report_init(&q, false);
 	int err = fat_mount(&s->img.dev, s->fs = xcalloc(1, sizeof *s->fs), &q.diag);
@@ -130,6 +160,11 @@ void esp_close(struct esp_session *s)
 	s->fs = NULL;
 	free(s->fat0);
 	s->fat0 = NULL;
+	if (s->sparse) {
+		esp_sparse_free(s->sparse);
+		free(s->sparse);
+		s->sparse = NULL;
+	}
 	s->open = false;
 }
 
@@ -332,41 +367,80 @@ static int fat_states_read(struct esp_session *s, const struct esp_geom *g, stru
 	return 0;
 }
 
-/* Compares the partition on the disk with the copy a chunk at a time and collects the writes
- * each changed sector needs. Returns 0 or an exit code. */
+/* Compares n bytes at off (whole sectors) of the partition on the disk (into a) with the copy
+ * (into b) and collects the writes each changed sector needs. Returns 0 or an exit code. */
+static int diff_range(struct esp_session *s, const struct esp_geom *g, const struct fat_states *f,
+		      struct esp_writes *ws, uint64_t off, size_t n, uint8_t *a, uint8_t *b)
+{
+	uint32_t lss = s->h->topo.lss;
+	const uint8_t *fat_active = f->old + (uint64_t)g->active * g->fat_bytes;
+
+	if (bdev_read_bytes(&s->h->dev, s->first_lba * lss + off, a, n) ||
+	    bdev_read_bytes(&s->img.dev, off, b, n)) {
+		t_error("io.read", "reading the ESP for comparison failed at byte %llu",
+			(unsigned long long)off);
+		return EXIT_ERRORS;
+	}
+	for (size_t i = 0; i < n; i += lss) {
+		uint64_t at = off + i;
+		bool in_fat = at >= g->fats && at + lss <= g->fats_end;
+		const uint8_t *mid0 = in_fat ? f->mid0 + (at - g->fats) : NULL;
+		const uint8_t *mid = in_fat ? f->mid + (at - g->fats) : NULL;
+		struct sector_writes sw;
+		if (esp_classify_sector(g, fat_active, at, lss, a + i, b + i, mid0, mid, &sw))
+			esp_writes_add(ws, s->first_lba + at / lss, &sw);
+	}
+	return 0;
+}
+
+/* Compares the partition on the disk with the copy a chunk at a time. A sparse copy compares
+ * only the runs of sectors esp_sparse_skip keeps, so file contents that stay on the disk are
+ * neither read nor written. Returns 0 or an exit code. */
 static int collect_writes(struct esp_session *s, const struct esp_geom *g,
 			  const struct fat_states *f, struct esp_writes *ws)
 {
 	uint32_t lss = s->h->topo.lss;
 	uint64_t total = s->sectors * lss, base = s->first_lba * lss;
-	const uint8_t *fat_active = f->old + (uint64_t)g->active * g->fat_bytes;
+	const uint8_t *new_active = f->new + (uint64_t)g->active * g->fat_bytes;
 	uint8_t *a = xmalloc(CHUNK), *b = xmalloc(CHUNK);
 	int rc = 0;
 
 	for (uint64_t off = 0; off < total && !rc; off += CHUNK) {
 		size_t n = (size_t)(total - off < CHUNK ? total - off : CHUNK);
-		if (!fd_has_data(s->h->fd, base + off, n) && !fd_has_data(s->img.fd, off, n))
-			continue; /* a hole on both sides */
-		if (bdev_read_bytes(&s->h->dev, base + off, a, n) ||
-		    bdev_read_bytes(&s->img.dev, off, b, n)) {
-			t_error("io.read", "reading the ESP for comparison failed at byte %llu",
-				(unsigned long long)off);
-			rc = EXIT_ERRORS;
-			break;
+		if (!s->sparse) {
+			if (fd_has_data(s->h->fd, base + off, n) || fd_has_data(s->img.fd, off, n))
+				rc = diff_range(s, g, f, ws, off, n, a, b);
+			continue; /* else a hole on both sides */
 		}
-		for (size_t i = 0; i < n; i += lss) {
-			uint64_t at = off + i;
-			bool in_fat = at >= g->fats && at + lss <= g->fats_end;
-			const uint8_t *mid0 = in_fat ? f->mid0 + (at - g->fats) : NULL;
-			const uint8_t *mid = in_fat ? f->mid + (at - g->fats) : NULL;
-			struct sector_writes sw;
-			if (esp_classify_sector(g, fat_active, at, lss, a + i, b + i, mid0, mid, &sw))
-				esp_writes_add(ws, s->first_lba + at / lss, &sw);
+		for (size_t i = 0; i < n && !rc;) {
+			if (esp_sparse_skip(s->sparse, new_active, off + i)) {
+				i += lss;
+				continue;
+			}
+			size_t j = i + lss;
+			while (j < n && !esp_sparse_skip(s->sparse, new_active, off + j))
+				j += lss;
+			rc = diff_range(s, g, f, ws, off + i, j - i, a, b);
+			i = j;
 		}
 	}
 	free(a);
 	free(b);
 	return rc;
+}
+
+/* A sparse copy left the file contents on the disk: its diff is only true while the disk's
+ * FAT is still the one copied (the ESP's lock keeps other writers out; this checks it). */
+static int sparse_unchanged(struct esp_session *s, const struct esp_geom *g,
+			    const struct fat_states *f)
+{
+	if (!s->sparse || (g->fat_bytes == s->sparse->g.fat_bytes &&
+			   !memcmp(f->old + (uint64_t)g->active * g->fat_bytes, s->sparse->fat,
+				   (size_t)g->fat_bytes)))
+		return 0;
+	t_error("esp.changed", "the FAT of partition %u changed on the disk since it was copied; "
+		"nothing is written (run the command again)", s->number);
+	return EXIT_ERRORS;
 }
 
 int esp_diff(struct esp_session *s, struct plan *p, const char *what)
@@ -389,7 +463,8 @@ int esp_diff(struct esp_session *s, struct plan *p, const char *what)
 		return EXIT_ERRORS;
 	}
 	esp_writes_init(&ws, s->h->topo.lss);
-	if (!(rc = fat_states_read(s, &g, &f)) && !(rc = collect_writes(s, &g, &f, &ws)))
+	if (!(rc = fat_states_read(s, &g, &f)) && !(rc = sparse_unchanged(s, &g, &f)) &&
+	    !(rc = collect_writes(s, &g, &f, &ws)))
 		esp_writes_plan(&ws, what, p);
 	esp_writes_free(&ws);
 	fat_states_free(&f);

@@ -109,9 +109,9 @@ static void value(struct parse *ps, const struct field *f, char *base, const cha
 	case F_TEXT:
 		/* shown or compared only: kept whole up to its field, cut past it, never refused */
 #if !FEATURE_NOTICES
-		/* stage2: its consoles show a byte that is not UTF-8 as one character anyway (VGA
-		 * in code page 437; COM1's terminal its replacement character), and what leaves
-		 * nothing out is said by check and list, not at boot */
+		/* the gap build: its consoles show a byte that is not UTF-8 as one character
+		 * anyway (VGA in code page 437; COM1's terminal its replacement character), and
+		 * what leaves nothing out is said by check and list, not at boot */
 		str_copy_n(dst, f->cap, v, n);
 #else
 		{
@@ -232,7 +232,7 @@ bool bls_name_check(const char *path, struct bls_entry *out, struct diag *d)
 	if (entry_name(path, out))
 		return true;
 #if !FEATURE_NOTICES
-	(void)d;   /* stage2 leaves it out as the tool does; check and list say why */
+	(void)d;   /* the gap build leaves it out as the tool does; check and list say why */
 #else
 	diag_error(d, "bls.name", "%s: not NAME.conf of at most 255 characters A-Z a-z 0-9 + - _ .; "
 		   "left out", path);
@@ -249,8 +249,8 @@ int bls_parse(const char *text, size_t len, const char *file, struct bls_entry *
 	parse_lines(&ps, text, len, entry_fields, (char *)out);
 	if (ps.bad)
 		return AS_ECORRUPT;
-	/* The specification: entries for another platform are hidden. stage2 hides them
-	 * silently; check and list (and BOOTX64.EFI) say why. */
+	/* The specification: entries for another platform are hidden. stage2's legacy-gap build
+	 * hides them silently; check, list, stage2.bin and BOOTX64.EFI say why. */
 #if FEATURE_NOTICES
 	if (ps.unsupported)
 		diag_warn(d, "bls.unsupported", "%s line %u: anysector does not support '%s'; left out",

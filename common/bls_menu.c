@@ -43,7 +43,7 @@ static void view(struct cfg_entry *v, const struct bls_entry *e)
 static void left_out(struct diag *d, const char *file)
 {
 #if !FEATURE_NOTICES
-	/* stage2 leaves naming them to check and list (a boot would print dozens of lines) */
+	/* the gap build leaves naming them to check and list (its size) */
 	(void)d;
 	(void)file;
 #else

@@ -38,8 +38,10 @@ lines, plus an entry without a linux line. Scenarios:
            rule: the newest distribution kernel) and it boots;
   counted  a boot-counted pair written bad first: foo+0-2.conf ("foo BAD", no tries left) then
            foo.conf ("foo GOOD"), anysector.cfg's entry with "timeout 1" and "default gone",
-           which names no entry: both are rows, the good one 2) and the default, the bad one 3),
-           the menu says the default names nothing, and the good one boots;
+           which names no entry, and a débian.conf (a name the specification's rule refuses):
+           both foo files are rows, the good one 2) and the default, the bad one 3), the menu
+           says the default names nothing, débian.conf is left out with the name rule's
+           sentence as check and list say it, and the good one boots;
   full     70 entries deb-6.1.0-1.conf to deb-6.1.0-70.conf written oldest first, anysector.cfg's
            entry with "timeout 1": the menu holds 64 rows (the loaders' cap, anysector.cfg's entry
            among them: stage2's menu at 0x70000 full), 6.1.0-70 down to 6.1.0-8, the newest the
@@ -177,7 +179,9 @@ def rows_wanted(scenario):
 SAID = {
     "twenty": ["/loader/loader.conf: default @saved is not supported; ignored"],
     "counted": ["anysector.cfg: default 'gone' names no entry; 2) foo boots by default",
-                "\ndefault 'gone' names no entry: * marks what boots\n"],
+                "\ndefault 'gone' names no entry: * marks what boots\n",
+                "/loader/entries/d?bian.conf: not NAME.conf of at most 255 characters A-Z a-z "
+                "0-9 + - _ .; left out"],
     "full": [f"/loader/entries/deb-{v}.conf left out: the menu is full of entries sorting "
              f"before it" for v in FULL[:len(FULL) - FULL_KEPT]],
 }
@@ -214,6 +218,8 @@ def build_spec(scenario, image, off, kdata, data, body, work):
                 shared_entry(DEBIAN, v, cmdline(v)).encode(), work)
         return image, FULL[-1], 1
     put(image, off, "/anysector.cfg", f"timeout 1\ndefault gone\n{body}".encode(), work)
+    put(image, off, "/loader/entries/d\u00e9bian.conf",
+        shared_entry("debian", "", cmdline("debian")).encode(), work)
     for name, title, v in (("foo+0-2", "foo BAD", "bad"), ("foo", "foo GOOD", "good")):
         put(image, off, f"/loader/entries/{name}.conf",
             shared_entry(title, "", cmdline(v)).encode(), work)
@@ -418,6 +424,7 @@ def main():
         return results.finish("qemu-bls", 0, len(CASES), 0)
     root = paths.build("qemu")
     os.makedirs(os.path.join(root, "logs"), exist_ok=True)
+    os.environ["LC_ALL"] = "C.UTF-8"    # mcopy makes a non-ASCII name's long name from UTF-8
     inputs = payloads.Inputs(root, False)
     guests = qemu.Guests()
     tally = results.Tally()

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 #include "common/bootcount.h"
 
+#include "common/fmt.h"
 #include "common/str.h"
 
 int bootcount_apply(struct cfg *c, struct bstate_io *s)
@@ -26,4 +27,17 @@ int bootcount_before(const struct cfg *c, unsigned i, struct bstate_io *s, unsig
 	bstate_remove(next, bstate_find(next, BSTATE_ONESHOT, 0));
 	bstate_set(next, BSTATE_BOOTED, c->entries[i].name, (uint8_t)fw, BSTATE_BOOTED_ONESHOT);
 	return bstate_commit(s);
+}
+
+bool bootcount_bls_next(const struct cfg_entry *e, char *out, size_t cap)
+{
+	size_t id = str_len(e->name), n = str_len(e->file), sl = 5;   /* ".conf", any case */
+
+	if (!e->bls || e->tries_left < 0 || n < id + sl)
+		return false;
+	int32_t left = e->tries_left ? e->tries_left - 1 : 0;
+	int32_t done = e->tries_done < 999999999 ? e->tries_done + 1 : 999999999;
+	int k = fmt_snprintf(out, cap, "%.*s+%d-%d%s", (int)id, e->file, (int)left, (int)done,
+			     e->file + n - sl);
+	return k > 0 && (size_t)k < cap;
 }

@@ -8,6 +8,7 @@
 #include "common/menu.h"
 #include "efi/bli.h"
 #include "efi/boot.h"
+#include "efi/rename.h"
 #include "efi/secureboot.h"
 
 EFI_STATUS menu_run(struct boot_volume *v, const struct cfg *c, struct bstate_io *state,
@@ -16,6 +17,7 @@ EFI_STATUS menu_run(struct boot_volume *v, const struct cfg *c, struct bstate_io
 	struct menu *m = efi_alloc(sizeof *m);
 	enum menu_action a;
 	uint32_t tenths = 0;
+	bool counted = false;
 	/* Under Secure Boot an edited command line could undo the kernel's lockdown or init: the
 	 * editor is off unless the config says "editor on". */
 	bool editor = cfg_editor_allowed(c, sb_enabled());
@@ -37,6 +39,11 @@ EFI_STATUS menu_run(struct boot_volume *v, const struct cfg *c, struct bstate_io
 			if (state) {
 				bli_selected(&c->entries[i]);
 				bootcount_before(c, i, state, BSTATE_FW_UEFI);
+				/* one try per start of the loader: a boot that comes back failed
+				 * was not the kernel's failure, and its file has a new name */
+				if (!counted)
+					bootvol_count_try(v, &c->entries[i], d);
+				counted = true;
 			}
 			int rc = boot_entry(v, &c->entries[i], m->cmdline, d);
 			/* Only a failed boot comes back; never the same entry again by itself. */

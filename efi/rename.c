@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 #include "efi/rename.h"
 
+#include "common/bls.h"
+#include "common/bootcount.h"
 #include "common/errors.h"
 #include "common/fat.h"
 #include "common/mem.h"
 #include "common/str.h"
+#include "efi/bli.h"
 
 static EFI_GUID sfs_guid = EFI_SIMPLE_FILE_SYSTEM_PROTOCOL_GUID;
 static EFI_GUID file_info_guid = EFI_FILE_INFO_ID;
@@ -88,4 +91,17 @@ out:
 		return AS_EIO;
 	}
 	return 0;
+}
+
+void bootvol_count_try(const struct boot_volume *v, const struct cfg_entry *e, struct diag *d)
+{
+	char next[BLS_NAME_MAX + 1], path[sizeof BLS_ENTRIES_DIR + BLS_NAME_MAX + 1];
+
+	if (!bootcount_bls_next(e, next, sizeof next) ||
+	    bootvol_rename(v, BLS_ENTRIES_DIR, e->file, next, d))
+		return;
+	str_copy(path, sizeof path, BLS_ENTRIES_DIR "/");
+	str_copy(path + sizeof BLS_ENTRIES_DIR, sizeof path - sizeof BLS_ENTRIES_DIR, next);
+	bli_boot_count_path(path);
+	con_printf("boot counting: " BLS_ENTRIES_DIR "/%s is now %s\n", e->file, next);
 }

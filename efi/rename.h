@@ -13,4 +13,10 @@
 int bootvol_rename(const struct boot_volume *v, const char *dir, const char *from, const char *to,
 		   struct diag *d);
 
+/* One try of e counted as the Boot Loader Specification says (e a /loader/entries entry with a
+ * boot counter; nothing otherwise): its file renamed to bootcount_bls_next's name, that path
+ * told to the running system (LoaderBootCountPath, for systemd-bless-boot) and a console line
+ * naming both. A rename that fails is said (through d) and the boot goes on. */
+void bootvol_count_try(const struct boot_volume *v, const struct cfg_entry *e, struct diag *d);
+
 #endif

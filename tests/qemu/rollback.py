@@ -11,6 +11,10 @@ from Linux's own "Command line:" lines. Scenarios:
            firmware, features, entries, the selected entry, the ESP's GUID, the image's path,
            the two times); the entry sets LoaderEntryOneShot=other (and a mark of its own) and
            reboots: "other" boots once, with the one-shot gone, then the default again.
+  oneshot  SeaBIOS and OVMF: set-default --once through the boot state block boots once.
+  torn     SeaBIOS: a state write torn by a power cut; the other copy's one-shot boots.
+  count    OVMF: Boot Loader Specification boot counting (new+2.conf that panics boots twice,
+           then the next entry; LoaderBootCountPath of a counted entry that comes up).
 
 usage: rollback.py [--only GLOB] [--keep]
 """
@@ -27,7 +31,7 @@ import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from lib import console, initramfs, paths, payloads, qemu, results  # noqa: E402
+from lib import console, initramfs, mtools, paths, payloads, qemu, results  # noqa: E402
 
 GUID = "4a67b082-0a4c-41cf-b6c7-440b29bb8c4f"
 EFIVARFS = "/lib/modules/{}/kernel/fs/efivarfs/efivarfs.ko"
@@ -290,6 +294,73 @@ def case_torn(work, inputs):
     expect(run.roles == ["a"], f"boots {run.roles}, not a (the other copy's one-shot)")
 
 
+
+def esp_offset(image):
+    info = json.loads(tool("info", "--json", image).stdout)
+    lss = info["topology"]["logical_sector_size"]
+    for p in info.get("partitions", []):
+        if p.get("boot_partition"):
+            return p["start"] * lss
+    raise RuntimeError("info --json names no boot partition")
+
+
+def esp_put(image, off, path, text):
+    src = image + ".put"
+    with open(src, "w") as f:
+        f.write(text)
+    r = mtools.run(["mcopy", "-o", src, f"::{path}"], image, off)
+    os.unlink(src)
+    if r.returncode:
+        raise RuntimeError(f"mcopy {path}: {r.stderr.decode(errors='replace')}")
+
+
+def entries_dir(image, off):
+    """The file names in /loader/entries."""
+    r = mtools.run(["mdir", "-b", "::/loader/entries"], image, off, text=True)
+    return sorted(os.path.basename(n.strip().rstrip("/")) for n in r.stdout.splitlines()
+                  if n.strip().lower().endswith(".conf"))
+
+
+def bls_entry(kernel_path, initrd_path, version, options):
+    return (f"title Rollback test\nversion {version}\nsort-key rollback\n"
+            f"linux {kernel_path}\ninitrd {initrd_path}\noptions {options}\n")
+
+
+def case_count(work, inputs):
+    """Boot counting under OVMF: /loader/entries/new+2.conf, whose kernel panics (panic=1, no
+    usable init), is the newest entry and so the default; anysector.cfg's good entry has no
+    default line. One run boots new twice (BOOTX64.EFI renames it new+1-1.conf, then
+    new+0-2.conf, and says so), then, new being bad, good; new+0-2.conf sorts last. Then a
+    counted entry that comes up, fine+1.conf: booted once, renamed fine+0-1.conf, and the
+    running system sees LoaderBootCountPath naming that file (what systemd-bless-boot renames)."""
+    kernel, initrd = inputs
+    image = make_image(work, "gpt", 4096, 4096, kernel, initrd, [("good", cmdline("good"), ())])
+    off = esp_offset(image)
+    cfg = mtools.read_text(image, off, "/anysector.cfg")
+    kpath = re.search(r"^\s*kernel\s+(\S+)", cfg, re.M).group(1)
+    ipath = re.search(r"^\s*initrd\s+(\S+)", cfg, re.M).group(1)
+    for d in ("/loader", "/loader/entries"):
+        mtools.run(["mmd", f"::{d}"], image, off)
+    esp_put(image, off, "/loader/entries/new+2.conf",
+            bls_entry(kpath, ipath, "2", "console=ttyS0 rb=new panic=1 rdinit=/none"))
+    run = guest("ovmf", "nvme", image, 4096, 4096, work, "run1")
+    expect(run.roles == ["new", "new", "good"], f"boots {run.roles}, not new, new, good")
+    for a, b in (("new+2.conf", "new+1-1.conf"), ("new+1-1.conf", "new+0-2.conf")):
+        line = f"boot counting: /loader/entries/{a} is now {b}"
+        expect(line in run.text, f"the console lacks '{line}'")
+    names = entries_dir(image, off)
+    expect(names == ["new+0-2.conf"], f"/loader/entries holds {names}, not new+0-2.conf")
+    esp_put(image, off, "/loader/entries/fine+1.conf",
+            bls_entry(kpath, ipath, "3", cmdline("fine")))
+    run = guest("ovmf", "nvme", image, 4096, 4096, work, "run2")
+    expect(run.roles == ["fine"], f"second run boots {run.roles}, not fine")
+    path = utf16(run.vars_of(0).get("LoaderBootCountPath", b""))
+    expect(path == "\\loader\\entries\\fine+0-1.conf",
+           f"LoaderBootCountPath {path!r}, not \\loader\\entries\\fine+0-1.conf")
+    names = entries_dir(image, off)
+    expect(names == ["fine+0-1.conf", "new+0-2.conf"], f"/loader/entries holds {names}")
+
+
 CASES = [
     ("ovmf-nvme-4Kn-gpt-bli", case_bli),
     ("seabios-ide-512e-mbr-oneshot",
@@ -299,6 +370,7 @@ CASES = [
     ("ovmf-nvme-4Kn-gpt-oneshot",
      lambda w, i: case_oneshot("ovmf", "nvme", "gpt", 4096, 4096, w, i)),
     ("seabios-nvme-4Kn-gpt-torn", case_torn),
+    ("ovmf-nvme-4Kn-gpt-count", case_count),
 ]
 
 

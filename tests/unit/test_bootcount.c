@@ -9,8 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/bits.h"
 #include "common/bootcount.h"
 #include "common/errors.h"
+#include "common/str.h"
 
 #define OFF (64u * 4096u)
 static const char text[] = "timeout 3\nentry a\n kernel /a\nentry b\n kernel /b\n";
@@ -107,12 +109,54 @@ static void test_failed_write_keeps_state(void **state)
 	test_disk_free(d);
 }
 
+/* One try of a boot-counted /loader/entries file: the specification's new name. */
+static void test_bls_next(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *id, *file;
+		int32_t left, done;
+		const char *next;
+	} cases[] = {
+		{ "new", "new+2.conf", 2, 0, "new+1-1.conf" },
+		{ "new", "new+1-1.conf", 1, 1, "new+0-2.conf" },
+		{ "new", "new+0-2.conf", 0, 2, "new+0-3.conf" },     /* a bad entry booted all the same */
+		{ "a+b", "a+b+3-0.CONF", 3, 0, "a+b+2-1.CONF" },
+		{ "x", "x+5-999999999.conf", 5, 999999999, "x+4-999999999.conf" },
+		{ "old", "old.conf", -1, -1, NULL },                 /* blessed: not counted */
+	};
+	char out[64];
+	for (unsigned k = 0; k < ARRAY_SIZE(cases); k++) {
+		struct cfg_entry e;
+		cfg_entry_clear(&e);
+		e.name = cases[k].id;
+		e.file = cases[k].file;
+		e.tries_left = cases[k].left;
+		e.tries_done = cases[k].done;
+		e.bls = 1;
+		assert_int_equal(bootcount_bls_next(&e, out, sizeof out), cases[k].next != NULL);
+		if (cases[k].next)
+			assert_string_equal(out, cases[k].next);
+		/* no room for the name: false, never a name cut short */
+		assert_false(bootcount_bls_next(&e, out, str_len(e.file)));
+	}
+	/* an anysector.cfg entry is never renamed */
+	struct cfg_entry e;
+	cfg_entry_clear(&e);
+	e.name = "new";
+	e.file = "new+2.conf";
+	e.tries_left = 2;
+	e.tries_done = 0;
+	assert_false(bootcount_bls_next(&e, out, sizeof out));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_oneshot_used_once),
 		cmocka_unit_test(test_oneshot_naming_nothing),
 		cmocka_unit_test(test_failed_write_keeps_state),
+		cmocka_unit_test(test_bls_next),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

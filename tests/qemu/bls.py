@@ -45,7 +45,10 @@ lines, plus an entry without a linux line. Scenarios:
   full     70 entries deb-6.1.0-1.conf to deb-6.1.0-70.conf written oldest first, anysector.cfg's
            entry with "timeout 1": the menu holds 64 rows (the loaders' cap, anysector.cfg's entry
            among them: stage2's menu at 0x70000 full), 6.1.0-70 down to 6.1.0-8, the newest the
-           default and booted, and each of the 7 oldest is named as left out.
+           default and booted, and each of the 7 oldest is named as left out;
+  gapfull  the same 70 entries on an MBR disk whose partition 1 starts at LBA 63 (partition
+           --dos-compat, install, add), so stage2 is its legacy-gap build: the same 64 rows, the
+           newest the default and booted, and the 7 left out without a word (FEATURE_NOTICES).
 
 Each case asserts the payload's line (the BLS entry's command line, both initrds joined: the size
 and CRC32 of the whole payload initrd), the countdown (or its absence), and the broken entry's
@@ -93,6 +96,7 @@ CASES = [
     ("ovmf", "virtio-blk", "512e", "gpt", "counted"),
     ("seabios", "nvme", "512e", "gpt", "full"),
     ("ovmf", "nvme", "512e", "gpt", "full"),
+    ("seabios", "ide", "512n", "mbr", "gapfull"),
 ]
 STAGE2_READS_BLS = True
 KI_TOKEN, KI_VERSION = "anysectortest", "6.1.0-99-amd64"
@@ -169,7 +173,7 @@ def rows_wanted(scenario):
                 for n, v in enumerate(reversed(TWENTY), 2)]
     if scenario == "counted":
         return [" * 2) foo GOOD", "   3) foo BAD"]
-    if scenario == "full":
+    if scenario in ("full", "gapfull"):
         return [MENU_LINE.format(mark="*" if n == 2 else " ", n=n, version=v)
                 for n, v in enumerate(list(reversed(FULL))[:FULL_KEPT], 2)]
     return None
@@ -185,6 +189,7 @@ SAID = {
     "full": [f"/loader/entries/deb-{v}.conf left out: the menu is full of entries sorting "
              f"before it" for v in FULL[:len(FULL) - FULL_KEPT]],
 }
+NOT_SAID = {"gapfull": ["left out"]}
 
 
 def rows_shown(serial):
@@ -198,7 +203,7 @@ def rows_shown(serial):
 
 
 def build_spec(scenario, image, off, kdata, data, body, work):
-    """twenty, counted and full: entries sharing one kernel pair."""
+    """twenty, counted, full and gapfull: entries sharing one kernel pair."""
     mkdirs(image, off, f"/{MID}/shared")
     put(image, off, f"/{MID}/shared/linux", kdata, work)
     put(image, off, f"/{MID}/shared/initrd-a", data[:SPLIT], work)
@@ -211,7 +216,7 @@ def build_spec(scenario, image, off, kdata, data, body, work):
             put(image, off, f"/loader/entries/{MID}-{v}.conf",
                 shared_entry(DEBIAN, v, cmdline(v)).encode(), work)
         return image, TWENTY[-1], 1
-    if scenario == "full":
+    if scenario in ("full", "gapfull"):
         put(image, off, "/anysector.cfg", f"timeout 1\n{body}".encode(), work)
         for v in FULL:
             put(image, off, f"/loader/entries/deb-{v}.conf",
@@ -258,6 +263,28 @@ def mkdirs(image, offset, *dirs):
             raise RuntimeError(f"mmd {d}: {r.stderr.decode(errors='replace')}")
 
 
+def legacy_gap_image(image, kernel, initrd):
+    """A 64 MiB MBR disk with partition 1 at LBA 63: install puts stage2's legacy-gap build in
+    the 62 sectors before it (said in its warning), then add writes the decoy entry."""
+    with open(image, "wb") as f:
+        f.truncate(64 << 20)
+    said = ""
+    for args in (["partition", image, "--label", "mbr", "--dos-compat"],
+                 ["install", image, "--sector-size", "512", "--stages", paths.STAGES,
+                  "--backup", image + ".b"],
+                 ["add", image, "--sector-size", "512", "--kernel", kernel, "--initrd", initrd,
+                  "--cmdline", "anysector.test=decoy console=ttyS0", "--backup", image + ".a"]):
+        r = subprocess.run([paths.ANYSECTOR] + args, capture_output=True, text=True)
+        if r.returncode:
+            raise RuntimeError(f"anysector {args[0]} exited {r.returncode}: {r.stderr}")
+        said += r.stdout + r.stderr
+    for f in (image + ".b", image + ".a"):
+        os.unlink(f)
+    if "legacy-gap build of stage2" not in said:
+        raise RuntimeError("install did not put stage2's legacy-gap build before LBA 63:\n" +
+                           indent(said))
+
+
 def build(case, inputs, work):
     firmware, frontend, sectors, label, scenario = case
     logical, physical = qemu.SECTORS[sectors]
@@ -266,11 +293,15 @@ def build(case, inputs, work):
     image = os.path.join(work, "-".join(case) + ".img")
     if os.path.exists(image):
         os.unlink(image)
-    r = subprocess.run(tool.mkimage_command(image, "64M", label, logical, physical, paths.STAGES,
-                                            kernel, initrd, "anysector.test=decoy console=ttyS0",
-                                            0), capture_output=True, text=True)
-    if r.returncode:
-        raise RuntimeError(f"mkimage failed: {r.stdout}{r.stderr}")
+    if scenario == "gapfull":
+        legacy_gap_image(image, kernel, initrd)
+    else:
+        r = subprocess.run(tool.mkimage_command(image, "64M", label, logical, physical,
+                                                paths.STAGES, kernel, initrd,
+                                                "anysector.test=decoy console=ttyS0", 0),
+                           capture_output=True, text=True)
+        if r.returncode:
+            raise RuntimeError(f"mkimage failed: {r.stdout}{r.stderr}")
     off = boot_partition(image, label, logical)
     with open(initrd, "rb") as f:
         data = f.read()
@@ -284,7 +315,7 @@ def build(case, inputs, work):
             f"timeout 0\ndefault {KI_TOKEN}-{KI_VERSION}\n{body}".encode(), work)
         return image, None, 0
     mkdirs(image, off, "/loader", "/loader/entries", f"/{MID}")
-    if scenario in ("twenty", "counted", "full"):
+    if scenario in ("twenty", "counted", "full", "gapfull"):
         return build_spec(scenario, image, off, kdata, data, body, work)
     for v in (NEW, OLD):
         mkdirs(image, off, f"/{MID}/{v}")
@@ -394,6 +425,9 @@ def run_case(case, inputs, guests, root, keep):
         if said not in serial:
             why = f"the serial line does not say {said.strip()!r}"
             break
+    for said in NOT_SAID.get(case[4], []) if not why else []:
+        if said in serial:
+            why = f"the serial line says {said!r}, which the legacy-gap build leaves to check"
     if not why:
         want = qemu.EXIT_PAYLOAD_REPORTED if proto == "2.15" else 0
         if rc != want:

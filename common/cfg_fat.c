@@ -2,10 +2,12 @@
 #include "common/cfg_fat.h"
 
 #include "common/errors.h"
+#include "common/sha256.h"
 
-/* The configuration file into buf; *size 0 when there is none. */
-static int read_cfg_file(struct fat_fs *fs, const char *path, char *buf, uint32_t *size,
-			 struct diag *d)
+/* The configuration file into buf; *size 0 when there is none. Inlined into both callers: in
+ * stage2, which calls only cfg_load_fat, it stays as it was before the locked reader came. */
+static inline __attribute__((always_inline)) int
+read_cfg_file(struct fat_fs *fs, const char *path, char *buf, uint32_t *size, struct diag *d)
 {
 	struct fat_file f;
 	int rc = fat_open(fs, path, &f, NULL);
@@ -51,5 +53,22 @@ int cfg_load_fat(struct fat_fs *fs, const char *path, struct cfg *cfg, char *buf
 	if (rc)
 		return rc;
 	bls_load_fat(fs, cfg, buf, bls, m, d);
+	return cfg_menu_check(cfg, d);
+}
+
+int cfg_load_fat_locked(struct fat_fs *fs, const char *path, const struct cfg_lock *lock,
+			struct cfg *cfg, char *buf, struct measure *m, struct diag *d)
+{
+	uint8_t got[SHA256_BYTES];
+	uint32_t size;
+	int rc = read_cfg_file(fs, path, buf, &size, d);
+
+	if (rc)
+		return rc;
+	if (size)   /* measured as cfg_load_fat does, whether or not the lock takes it */
+		measure_file(m, MEASURE_PCR_CONFIG, "config", path, buf, size, 0, 0);
+	sha256(buf, size, got); /* the bytes that are parsed next, not a second read */
+	if ((rc = cfg_lock_check(lock, got, d)) || (rc = cfg_parse_text(buf, size, cfg, d)))
+		return rc;
 	return cfg_menu_check(cfg, d);
 }

@@ -6,6 +6,7 @@
 #define ANYSECTOR_CFG_FAT_H
 
 #include "common/bls.h"
+#include "common/cfg_lock.h"
 #include "common/config.h"
 #include "common/fat.h"
 #include "common/measure.h"
@@ -23,5 +24,12 @@
  * failure's. */
 int cfg_load_fat(struct fat_fs *fs, const char *path, struct cfg *cfg, char *buf,
 		 struct bls_scratch *bls, struct measure *m, struct diag *d);
+
+/* The same under a lock (common/cfg_lock.h, BOOTX64.EFI only): the file's SHA-256 must be one
+ * lock takes (else cfg.locked_mismatch, AS_EDENIED, nothing parsed), and no Boot Loader
+ * Specification entry is read: the lock covers anysector.cfg's bytes alone. The file is
+ * measured into m as cfg_load_fat measures it. */
+int cfg_load_fat_locked(struct fat_fs *fs, const char *path, const struct cfg_lock *lock,
+			struct cfg *cfg, char *buf, struct measure *m, struct diag *d);
 
 #endif

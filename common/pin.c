@@ -11,6 +11,16 @@ const char *pin_path(const struct cfg_entry *e, unsigned slot)
 	return slot == PIN_KERNEL ? e->kernel : e->initrd[slot - PIN_INITRD];
 }
 
+int pin_first_missing(const struct cfg_entry *e)
+{
+	if (e->kind == CFG_KIND_CHAIN)
+		return -1;
+	for (unsigned slot = 0; slot < PIN_INITRD + e->ninitrd; slot++)
+		if (!pin_has(e, slot))
+			return (int)slot;
+	return -1;
+}
+
 /* The first four bytes as a number: printed as %08x they are the hash's first 8 hex digits
  * (smaller in stage2 than the whole digest in hex). */
 static uint32_t first32(const uint8_t *p)

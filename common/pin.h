@@ -23,6 +23,11 @@ static inline bool pin_has(const struct cfg_entry *e, unsigned slot)
 	return (e->pinned >> slot) & 1u;
 }
 
+/* The first file of e that carries no pin: its slot, or -1 when every file the entry loads (its
+ * kernel or EFI application and each initrd) is pinned; a chainload entry loads none. A locked
+ * configuration (common/cfg_lock.h) must have none. */
+int pin_first_missing(const struct cfg_entry *e);
+
 /* The path of the file in slot. */
 const char *pin_path(const struct cfg_entry *e, unsigned slot);
 

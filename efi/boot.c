@@ -2,6 +2,7 @@
 #include "efi/boot.h"
 
 #include "efi/bli.h"
+#include "efi/cfglock.h"
 #include "efi/initrd.h"
 #include "efi/measure.h"
 #include "efi/secureboot.h"
@@ -218,6 +219,17 @@ int boot_entry(struct boot_volume *v, const struct cfg_entry *e, const char *cmd
 		diag_error(d, "efi.chainload", "entry %s starts a BIOS boot record, which UEFI cannot "
 			   "start", e->name);
 		return AS_EUNSUPP;
+	}
+	/* A locked configuration was pinned whole when it was locked; an entry that is not was
+	 * not locked by anysector, and is not booted. */
+	struct cfg_lock lock;
+	int unpinned = pin_first_missing(e);
+	cfglock_get(&lock);
+	if (lock.locked && unpinned >= 0) {
+		diag_error(d, "efi.locked_unpinned", "entry %s: anysector.cfg is locked, but %s has "
+			   "no sha256 line, so it is not booted", e->name,
+			   pin_path(e, (unsigned)unpinned));
+		return AS_EDENIED;
 	}
 	if (e->partition) {
 		/* The file and the device path the image gets are that partition's. */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 #include "efi/bootvol.h"
+#include "efi/cfglock.h"
 
 #include "common/cfg_fat.h"
 #include "common/errors.h"
@@ -310,7 +311,11 @@ int bootvol_load_config(struct boot_volume *v, struct cfg *c, struct measure *m,
 	struct bls_scratch *s = efi_alloc(sizeof *s);
 	int rc = AS_ENOMEM;
 
-	if (s && buf)
+	struct cfg_lock lock;
+	cfglock_get(&lock);
+	if (s && buf && lock.locked)
+		rc = cfg_load_fat_locked(v->fs, "/" CFG_FILE_NAME, &lock, c, buf, m, d);
+	else if (s && buf)
 		rc = cfg_load_fat(v->fs, "/" CFG_FILE_NAME, c, buf, s, m, d);
 	else
 		diag_error(d, "efi.nomem", "no memory to read the boot menu");

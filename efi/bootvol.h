@@ -51,7 +51,8 @@ int bootvol_read(struct boot_volume *v, const char *path, const struct fat_file 
 
 /* The menu of the volume: /anysector.cfg (when there is one; errors carry line numbers), then
  * the Boot Loader Specification's entries, read as stage2 reads them (common/cfg_fat.h); each
- * file measured into m (NULL: the shell's check, which boots nothing). */
+ * file measured into m (NULL: the shell's check, which boots nothing). When this loader is
+ * locked (efi/cfglock.h) the file must be the one it is locked to, and no BLS entry is read. */
 int bootvol_load_config(struct boot_volume *v, struct cfg *c, struct measure *m,
 			struct diag *d);
 

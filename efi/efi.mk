@@ -29,7 +29,7 @@ $(EFI_DIR)/anysector.so: $(EFI_APP_OBJS) $(COMMON_EFI_LIB) $(EFI_DIR)/sbat.o
 		$^ -L/usr/lib -lefi -lgnuefi -o $@
 $(EFI_BIN): $(EFI_DIR)/anysector.so
 	$(Q)objcopy -j .text -j .sdata -j .data -j .dynamic -j .dynsym -j .rel -j .rela -j '.rel.*' \
-		-j '.rela.*' -j .reloc -j .sbat --target efi-app-x86_64 --subsystem=10 $< $@
+		-j '.rela.*' -j .reloc -j .sbat -j .cfglock --target efi-app-x86_64 --subsystem=10 $< $@
 	$(Q)objcopy -O binary --only-section=.sbat $@ $@.sbat && cmp -s $@.sbat $(EFI_SBAT_CSV) \
 		|| { echo "$@: its .sbat section is not $(EFI_SBAT_CSV)" >&2; rm -f $@ $@.sbat; exit 1; }
 	@rm -f $@.sbat

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* The lock block of BOOTX64.EFI (common/cfg_lock.h): one reader and one sentence for the loader
+ * and the installer's check. */
+#include "common/cfg_lock.h"
+
+#include "common/errors.h"
+#include "common/le.h"
+#include "common/mem.h"
+
+int cfg_lock_parse(const uint8_t *block, size_t len, struct cfg_lock *out)
+{
+	memset(out, 0, sizeof *out);
+	if (len < CFG_LOCK_BYTES || memcmp(block, CFG_LOCK_MAGIC, CFG_LOCK_MAGIC_LEN) ||
+	    le32_load(block + CFG_LOCK_VERSION_OFF) != CFG_LOCK_VERSION)
+		return AS_ECORRUPT;
+	uint32_t flags = le32_load(block + CFG_LOCK_FLAGS_OFF);
+	uint32_t n = le32_load(block + CFG_LOCK_COUNT_OFF);
+	if ((flags & ~CFG_LOCK_LOCKED) || n > CFG_LOCK_HASHES || !(flags & CFG_LOCK_LOCKED) != !n)
+		return AS_ECORRUPT;
+	out->locked = flags & CFG_LOCK_LOCKED;
+	out->nhashes = n;
+	for (unsigned i = 0; i < n; i++)
+		memcpy(out->hash[i], block + CFG_LOCK_HASH_OFF + i * SHA256_BYTES, SHA256_BYTES);
+	return 0;
+}
+
+void cfg_lock_encode(const struct cfg_lock *l, uint8_t out[CFG_LOCK_BYTES])
+{
+	unsigned n = l->locked ? l->nhashes : 0;
+	memset(out, 0, CFG_LOCK_BYTES);
+	memcpy(out, CFG_LOCK_MAGIC, CFG_LOCK_MAGIC_LEN);
+	le32_store(out + CFG_LOCK_VERSION_OFF, CFG_LOCK_VERSION);
+	le32_store(out + CFG_LOCK_FLAGS_OFF, n ? CFG_LOCK_LOCKED : 0);
+	le32_store(out + CFG_LOCK_COUNT_OFF, n);
+	for (unsigned i = 0; i < n && i < CFG_LOCK_HASHES; i++)
+		memcpy(out + CFG_LOCK_HASH_OFF + i * SHA256_BYTES, l->hash[i], SHA256_BYTES);
+}
+
+/* The first four bytes as a number: %08x prints the hash's first 8 hex digits. */
+static uint32_t first32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+int cfg_lock_check(const struct cfg_lock *l, const uint8_t got[SHA256_BYTES], struct diag *d)
+{
+	if (!l->locked)
+		return 0;
+	for (unsigned i = 0; i < l->nhashes; i++)
+		if (!memcmp(got, l->hash[i], SHA256_BYTES))
+			return 0;
+	diag_error(d, "cfg.locked_mismatch", "anysector.cfg (SHA-256 %08x...) is not the "
+		   "configuration BOOTX64.EFI is locked to (SHA-256 %08x...), so nothing is booted",
+		   first32(got), first32(l->hash[0]));
+	return AS_EDENIED;
+}

@@ -103,13 +103,15 @@ class Suite:
         r = subprocess.run(["fsck.fat", "-n", path], capture_output=True, text=True)
         self.check(r.returncode == 0, what + ": fsck.fat -n:\n" + r.stdout + r.stderr)
 
-    def anysector(self, *args, rc=0, has=(), lacks=(), stdin=None, prefix=()):
-        """Runs anysector (under prefix, a wrapper such as lib.strace.command, when given);
-        asserts the exit code and that the output (stdout+stderr) contains every string of has
-        and none of lacks. Returns (stdout, stderr)."""
+    def anysector(self, *args, rc=0, has=(), lacks=(), stdin=None, prefix=(), env=None):
+        """Runs anysector (under prefix, a wrapper such as lib.strace.command, when given; env:
+        variables added to the environment); asserts the exit code (rc None: any) and that the
+        output (stdout+stderr) contains every string of has and none of lacks. Returns
+        (stdout, stderr)."""
         cmd = [str(a) for a in args]
         try:
-            p = tool.run(cmd, binary=ANYSECTOR, stdin=stdin, timeout=120, prefix=prefix)
+            p = tool.run(cmd, binary=ANYSECTOR, stdin=stdin, timeout=120, prefix=prefix,
+                         env=dict(os.environ, **env) if env else None)
         except subprocess.TimeoutExpired:
             self.fail("hung (killed after 120 s): $ " + " ".join(cmd))
             return "", ""

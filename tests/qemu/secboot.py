@@ -12,7 +12,18 @@ mkimage with that key (lib.keys), and:
 - sb-shim-unsigned-kernel: the same with the unsigned payload is refused by shim;
 - sb-tampered-loader: the signed loader with one byte changed is refused by the firmware (the
   loader never prints its menu).
+A locked configuration (mkimage --lock-config, docs/SECURITY.md "A locked configuration"):
+- sb-locked-boots: the locked, pinned menu boots the signed payload;
+- sb-locked-changed-byte: one byte of anysector.cfg changed (a digit of its timeout) is refused
+  with the loader's sentence naming anysector.cfg and both hash prefixes, and nothing boots;
+- sb-locked-bls-editor: a Boot Loader Specification entry dropped on the ESP is not in the menu,
+  'e' says the editor is off because of the lock, Enter boots the locked entry;
+- sb-locked-add: add without the key exits 3 and leaves the image's SHA-256 as it was; add with
+  it signs the loader again and its new default entry boots (its title on the serial line);
+- sb-shim-locked: the same lock in the loader shim starts (grubx64.efi, signed with the MOK
+  key), which boots the signed payload.
 Each case is a fresh 64 MiB GPT image on NVMe with 4096-byte sectors."""
+import hashlib
 import os
 import re
 import subprocess
@@ -39,11 +50,16 @@ MENU_WAIT = b"waiting for a key: "
 EDITOR_OFF = b"editing is off under Secure Boot"
 
 
-def mkimage(work, kernel, *extra):
+def in_work(work):
+    """The installer's environment: its temporary files in the case's directory."""
+    return dict(os.environ, TMPDIR=work)
+
+
+def mkimage(work, kernel, *extra, timeout="0"):
     image = os.path.join(work, "disk.img")
     r = subprocess.run([paths.ANYSECTOR, "mkimage", image, "--size", "64M", "--sector-size",
-                        str(LSS), "--stages", paths.STAGES, "--kernel", kernel, "--timeout", "0",
-                        *extra], capture_output=True, text=True)
+                        str(LSS), "--stages", paths.STAGES, "--kernel", kernel, "--timeout", timeout,
+                        *extra], capture_output=True, text=True, env=in_work(work))
     if r.returncode:
         raise RuntimeError(f"mkimage exit {r.returncode}: {r.stderr.strip()}")
     return image
@@ -150,10 +166,119 @@ def t_tampered_loader(work, key, cert):
     return None, g
 
 
+def locked_image(work, key, cert, *extra, timeout="0"):
+    """A locked, pinned menu: the payload signed with the key, mkimage --lock-config."""
+    return mkimage(work, signed_payload(work, key, cert), "--lock-config", "--sign-key", key,
+                   "--sign-cert", cert, *extra, timeout=timeout)
+
+
+def esp_cfg(image):
+    return mtools.read(image, gpt.find_partition(image, LSS)[0] * LSS, "/anysector.cfg") or b""
+
+
+def t_locked_boots(work, key, cert):
+    g = run(locked_image(work, key, cert), work, [console.PAYLOAD_RE])
+    if not console.PAYLOAD_RE.search(g.text()):
+        return "no payload line: the locked menu did not boot its pinned entry", g
+    return None, g
+
+
+def t_locked_changed_byte(work, key, cert):
+    image = locked_image(work, key, cert)
+    off = gpt.find_partition(image, LSS)[0] * LSS
+    locked = hashlib.sha256(esp_cfg(image)).hexdigest()
+    data = bytearray(esp_cfg(image))
+    at = data.index(b"timeout 0") + len("timeout ")
+    data[at] = ord("1")                     # one byte: "timeout 1"
+    changed = os.path.join(work, "anysector.cfg")
+    with open(changed, "wb") as f:
+        f.write(data)
+    mtools.run(["mcopy", "-o", changed, "::/anysector.cfg"], image, off)
+    got = hashlib.sha256(bytes(data)).hexdigest()
+    sentence = (f"anysector.cfg (SHA-256 {got[:8]}...) is not the configuration BOOTX64.EFI is "
+                f"locked to (SHA-256 {locked[:8]}...), so nothing is booted")
+    g = run(image, work, [re.compile(re.escape(sentence)), console.PAYLOAD_RE])
+    text = g.text()
+    if console.PAYLOAD_RE.search(text):
+        return "the changed anysector.cfg booted", g
+    if sentence not in text:
+        return f"no sentence \"{sentence}\"", g
+    if not g.wait_for(b"cannot show a boot menu", 60):
+        return "the loader did not say it shows no menu", g
+    return None, g
+
+
+def t_locked_bls_editor(work, key, cert):
+    # a long countdown keeps the menu up for the keys (the lock covers the timeout line too)
+    image = locked_image(work, key, cert, "--title", "Locked entry", timeout="60")
+    off = gpt.find_partition(image, LSS)[0] * LSS
+    conf = os.path.join(work, "dropped.conf")
+    with open(conf, "w") as f:
+        f.write("title Dropped BLS entry\nlinux /payload.efi/payload.efi\n")
+    mtools.run(["mmd", "::/loader", "::/loader/entries"], image, off)
+    mtools.run(["mcopy", conf, "::/loader/entries/dropped.conf"], image, off)
+    # the file is an entry the loaders would show on an unlocked menu
+    r = subprocess.run([paths.ANYSECTOR, "list", image], capture_output=True, text=True,
+                       env=in_work(work))
+    if "Dropped BLS entry" not in r.stdout:
+        return "list does not show the dropped entry: it would prove nothing", None
+    g = Guest(FW, image, work)
+    if not g.wait_for(b"Locked entry", WAIT):
+        return "the locked entry is not in the menu", g
+    g.send(b" ")                             # stop the countdown
+    g.pump(2)
+    if "Dropped BLS entry" in g.text():
+        return "the dropped /loader/entries file is in the locked menu", g
+    g.send(b"e")
+    if not g.wait_for(b"editing is off: anysector.cfg is locked", 30):
+        return "'e' did not say the editor is off because of the lock", g
+    g.send(b"\r")
+    if not g.wait_for(b"ANYSECTOR-PAYLOAD ", 120):
+        return "Enter did not boot the locked entry", g
+    return None, g
+
+
+def t_locked_add(work, key, cert):
+    image = locked_image(work, key, cert)
+    payload = os.path.join(work, "payload.efi")
+    before = hashlib.sha256(open(image, "rb").read()).hexdigest()
+    r = subprocess.run([paths.ANYSECTOR, "add", image, "--kernel", payload, "--name", "two",
+                        "--title", "Added under the lock", "--default"],
+                       capture_output=True, text=True, env=in_work(work))
+    after = hashlib.sha256(open(image, "rb").read()).hexdigest()
+    if r.returncode != 3 or "give --sign-key and --sign-cert" not in r.stderr:
+        return f"add without the key: exit {r.returncode}, {r.stderr.strip()!r}", None
+    if after != before:
+        return "add without the key changed the image", None
+    r = subprocess.run([paths.ANYSECTOR, "add", image, "--kernel", payload, "--name", "two",
+                        "--title", "Added under the lock", "--default", "--sign-key", key,
+                        "--sign-cert", cert], capture_output=True, text=True, env=in_work(work))
+    if r.returncode:
+        return f"add with the key: exit {r.returncode}: {r.stderr.strip()}", None
+    g = run(image, work, [console.PAYLOAD_RE])
+    text = g.text()
+    if not console.PAYLOAD_RE.search(text):
+        return "no payload line after add with the key", g
+    if "Loading Added under the lock" not in text:
+        return "the new default entry was not the one booted", g
+    return None, g
+
+
+def t_shim_locked(work, key, cert):
+    image = locked_image(work, key, cert, "--shim", signed_shim(work, key, cert))
+    g = run(image, work, [console.PAYLOAD_RE, REFUSED_RE["shim"], REFUSED_RE["firmware"]])
+    if not console.PAYLOAD_RE.search(g.text()):
+        return "no payload line: shim, the locked grubx64.efi or the payload did not start", g
+    return None, g
+
+
 CASES = [("sb-signed-kernel", t_signed_kernel), ("sb-unsigned-kernel", t_unsigned_kernel),
          ("sb-shim-debian-kernel", t_shim_debian_kernel),
          ("sb-shim-unsigned-kernel", t_shim_unsigned_kernel),
-         ("sb-tampered-loader", t_tampered_loader)]
+         ("sb-tampered-loader", t_tampered_loader),
+         ("sb-locked-boots", t_locked_boots), ("sb-locked-changed-byte", t_locked_changed_byte),
+         ("sb-locked-bls-editor", t_locked_bls_editor), ("sb-locked-add", t_locked_add),
+         ("sb-shim-locked", t_shim_locked)]
 
 
 def main(argv):

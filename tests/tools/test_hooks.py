@@ -19,7 +19,7 @@ import sys
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from lib import mtools, paths, tool  # noqa: E402
+from lib import keys, mtools, paths, tool  # noqa: E402
 from lib.disk import sha256  # noqa: E402
 from lib.suite import Suite, have  # noqa: E402
 
@@ -33,7 +33,7 @@ class World:
     """One fake system: /boot, the config file, the state directory, the disk image with the
     user's own entry 'mine' (made by mkimage), and the ESP's byte offset."""
 
-    def __init__(self, s, name):
+    def __init__(self, s, name, lock=None):
         self.s = s
         self.dir = s.path(name)
         shutil.rmtree(self.dir, ignore_errors=True)
@@ -45,8 +45,11 @@ class World:
         user_kernel = os.path.join(self.dir, "vmlinuz-user")
         with open(user_kernel, "wb") as f:
             f.write(b"MZ" + b"user kernel" * 1000)
+        # lock: (key, cert) for a locked menu (the real loader: a placeholder has no lock block)
+        locking = ["--stages", paths.STAGES, "--lock-config", "--sign-key", lock[0],
+                   "--sign-cert", lock[1]] if lock else []
         s.anysector("mkimage", self.img, "--size", "48M", "--label", "gpt", "--kernel",
-                    user_kernel, "--name", "mine", "--cmdline", "root=/dev/user")
+                    user_kernel, "--name", "mine", "--cmdline", "root=/dev/user", *locking)
         j = s.json("info", self.img)
         bp = [p for p in j.get("partitions", []) if p.get("boot_partition")]
         self.esp = bp[0]["start"] * j["topology"]["logical_sector_size"] if bp else 0
@@ -281,6 +284,33 @@ def t_pin(s):
     p = w.run(rc=2)
     s.check("ANYSECTOR_PIN in %s is 'maybe', not yes or no" % w.config in p.stderr,
             "stderr: %r" % p.stderr)
+
+
+def t_locked(s):
+    """A locked menu (mkimage --lock-config): with ANYSECTOR_SIGN_KEY and ANYSECTOR_SIGN_CERT the
+    hooks add the kernel's entry pinned and check finds the loader locked to the new
+    anysector.cfg, a second run writes nothing; without them the run fails with anysector's
+    refusal and the image is unchanged; one of the two alone is refused."""
+    key, cert = keys.snakeoil(s.work)
+    w = World(s, "locked", lock=(key, cert))
+    w.install_kernel(OLD)
+    w.configure(ANYSECTOR_SIGN_KEY=key, ANYSECTOR_SIGN_CERT=cert)
+    w.run()
+    s.eq(sorted(w.names()), sorted(["mine", "debian-" + OLD]), "entries of the locked menu")
+    k, i = (os.path.join(w.boot, f + OLD) for f in ("vmlinuz-", "initrd.img-"))
+    s.eq(pins(w).get("debian-" + OLD), (sha256sum(k), [sha256sum(i)]), "the hook entry's pins")
+    s.anysector("check", w.img, has=["and anysector.cfg matches"], lacks=["\nerror "])
+    idempotent(s, w, "locked")
+    w.install_kernel(NEW)
+    w.configure()
+    before = sha256(w.img)
+    p = w.run(rc=2)
+    s.check("give --sign-key and --sign-cert" in p.stderr, "stderr without a key: %r" % p.stderr)
+    s.eq(sha256(w.img), before, "image after a run without the key")
+    w.configure(ANYSECTOR_SIGN_KEY=key)
+    p = w.run(rc=2)
+    s.check("ANYSECTOR_SIGN_KEY and ANYSECTOR_SIGN_CERT in %s go together" % w.config in p.stderr,
+            "stderr with a key alone: %r" % p.stderr)
 
 
 def t_adopts_prefixed_entry(s):
@@ -626,6 +656,6 @@ def t_shellcheck(s):
 if __name__ == "__main__":
     s = Suite("hooks")
     sys.exit(s.run([t_kernel_lifecycle, t_new_initrd, t_waits_for_initrd, t_adopts_prefixed_entry,
-                    t_full_esp, t_user_entries, t_pin,
+                    t_full_esp, t_user_entries, t_pin, t_locked,
                     t_not_configured, t_failures, t_hook_modes, t_run_parts, t_package_paths,
                     t_package_deb, t_shellcheck]))

@@ -32,11 +32,13 @@ void efi_binary_inspect(const uint8_t *buf, size_t len, struct efi_binary *out);
  * text for check. */
 const char *efi_binary_text(const struct efi_binary *b, char *buf, size_t cap);
 
-/* --sign-key, --sign-cert and --shim of install and mkimage (tools/cmd/sign_options.h). */
+/* --sign-key, --sign-cert, --shim and --lock-config of install and mkimage; --sign-key and
+ * --sign-cert of add, remove and set-default (tools/cmd/sign_options.h). */
 struct efi_signing {
 	const char *key;
 	const char *cert;
 	const char *shim;
+	bool lock;                   /* --lock-config (tools/ops/lockcfg.h) */
 };
 
 /* Signs the loader in into a new temporary file (its name into out) with sbsign and checks the

@@ -52,6 +52,7 @@ enum {
 	OPT_TRIES,
 	OPT_UEFI_ONLY,
 	OPT_NO_NVRAM,
+	OPT_LOCK_CONFIG,
 	OPT_FAILED,         /* next_option: a shared option had a bad value (already reported) */
 };
 

@@ -9,6 +9,7 @@
 #include "tools/base/exit_codes.h"
 #include "tools/base/util.h"
 #include "tools/cmd/cli.h"
+#include "tools/cmd/sign_options.h"
 #include "tools/cmd/entry_options.h"
 
 static void usage(FILE *f)
@@ -26,7 +27,8 @@ static void usage(FILE *f)
 		"                       lines go, and its files that no entry uses any more\n"
 		"  --timeout S          also set the menu's countdown in anysector.cfg (0..3600 s)\n"
 		"  --backup FILE        save the sectors it replaces to FILE first (for restore)\n"
-		"  --dry-run            print every write and change nothing\n" TOPO_HELP LOCK_HELP);
+		"  --dry-run            print every write and change nothing\n" RESIGN_HELP TOPO_HELP
+		LOCK_HELP);
 }
 
 int cmd_add(int argc, char **argv)
@@ -35,6 +37,7 @@ int cmd_add(int argc, char **argv)
 		TOPO_LONG_OPTIONS,
 		LOCK_LONG_OPTIONS,
 		ENTRY_LONG_OPTIONS,
+		RESIGN_LONG_OPTIONS,
 		{ "backup", required_argument, NULL, OPT_BACKUP },
 		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 		{ "replace", no_argument, NULL, OPT_REPLACE },
@@ -44,6 +47,7 @@ int cmd_add(int argc, char **argv)
 	};
 	struct common_opts o = { 0 };
 	struct entry_list l;
+	struct efi_signing sg = { 0 };
 	const char *backup = NULL;
 	bool replace = false, has_timeout = false;
 	unsigned timeout = 0;
@@ -53,6 +57,8 @@ int cmd_add(int argc, char **argv)
 	optind = 1;
 	while ((c = next_option(argc, argv, opts, &o)) != -1) {
 		enum opt_result r = entry_option(c, optarg, &l, "add");
+		if (r == OPTION_OTHER)
+			r = signing_option(c, optarg, &sg, "add");
 		if (r == OPTION_BAD)
 			return EXIT_USAGE;
 		if (r == OPTION_TAKEN)
@@ -73,7 +79,7 @@ int cmd_add(int argc, char **argv)
 	}
 	if (optind + 1 != argc)
 		return usage_error("add", "add needs exactly one TARGET");
-	if ((rc = entry_finish(&l, "add", true)))
+	if ((rc = entry_finish(&l, "add", true)) || (rc = signing_finish(&sg, "add")))
 		return rc;
 
 	struct hostdev h;
@@ -85,6 +91,7 @@ int cmd_add(int argc, char **argv)
 		t.journal = backup != NULL;
 		t.backup = backup;
 		t.replace = replace;
+		t.sign = sg;
 		if (has_timeout) {
 			t.set_timeout = true;
 			t.cfg_timeout = timeout;

@@ -103,6 +103,7 @@ int cmd_install(int argc, char **argv)
 		t.force = o.force;
 		t.backup = backup;
 		t.sign = sg;
+		t.lock_config = sg.lock;
 		t.uefi_only = uefi_only;
 		t.no_nvram = no_nvram;
 		if (!(rc = txn_install(&t, &s)))

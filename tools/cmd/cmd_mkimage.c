@@ -296,6 +296,7 @@ static int make_image(struct mkimage_args *m, const struct stages *s, char *root
 		t.no_nvram = true; /* nor a firmware that boots it yet */
 		t.cfg_timeout = m->timeout;
 		t.sign = m->sg;
+		t.lock_config = m->sg.lock;
 		if ((!m->root_dir || !(rc = fill_root(&t, m->root_dir, &m->l, cmdlines, root_arg,
 						      cap))) &&
 		    !(rc = txn_install(&t, s)) && (!m->l.n || !(rc = txn_add(&t, m->l.e, m->l.n))))

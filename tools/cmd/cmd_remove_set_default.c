@@ -10,6 +10,7 @@
 #include "tools/base/exit_codes.h"
 #include "tools/base/util.h"
 #include "tools/cmd/cli.h"
+#include "tools/cmd/sign_options.h"
 #include "tools/ops/remove_set_default.h"
 
 static void usage(FILE *f, bool remove)
@@ -39,7 +40,7 @@ static void usage(FILE *f, bool remove)
 		"options:\n"
 		"  --backup FILE        save the sectors it replaces to FILE first (for restore)\n"
 		"  --dry-run            print every write and change nothing\n"
-		"%s" TOPO_HELP LOCK_HELP,
+		"%s" RESIGN_HELP TOPO_HELP LOCK_HELP,
 		remove ? "  --force              remove the last entry too\n"
 		       : "  --once               the next boot only\n");
 }
@@ -49,6 +50,7 @@ static int entry_command(int argc, char **argv, bool remove)
 	static const struct option opts[] = {
 		TOPO_LONG_OPTIONS,
 		LOCK_LONG_OPTIONS,
+		RESIGN_LONG_OPTIONS,
 		{ "backup", required_argument, NULL, OPT_BACKUP },
 		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 		{ "force", no_argument, NULL, OPT_FORCE },
@@ -58,12 +60,18 @@ static int entry_command(int argc, char **argv, bool remove)
 	};
 	const char *cmd = remove ? "remove" : "set-default";
 	struct common_opts o = { 0 };
+	struct efi_signing sg = { 0 };
 	const char *backup = NULL;
 	bool once = false;
 	int c, rc;
 
 	optind = 1;
 	while ((c = next_option(argc, argv, opts, &o)) != -1) {
+		enum opt_result r = signing_option(c, optarg, &sg, cmd);
+		if (r == OPTION_BAD)
+			return EXIT_USAGE;
+		if (r == OPTION_TAKEN)
+			continue;
 		switch (c) {
 		case OPT_BACKUP: backup = optarg; break;
 		case OPT_ONCE: once = true; break;
@@ -78,6 +86,8 @@ static int entry_command(int argc, char **argv, bool remove)
 		return usage_error(cmd, "--force is for remove only");
 	if (once && remove)
 		return usage_error(cmd, "--once is for set-default only");
+	if ((rc = signing_finish(&sg, cmd)))
+		return rc;
 
 	struct hostdev h;
 	struct txn t;
@@ -88,6 +98,7 @@ static int entry_command(int argc, char **argv, bool remove)
 		t.force = o.force;
 		t.journal = backup != NULL;
 		t.backup = backup;
+		t.sign = sg;
 		const char *name = argv[optind + 1];
 		rc = remove ? txn_remove(&t, name) : once ? txn_set_oneshot(&t, name)
 			    : txn_set_default(&t, name);

@@ -12,6 +12,10 @@
 
 enum opt_result signing_option(int opt, const char *arg, struct efi_signing *sg, const char *cmd)
 {
+	if (opt == OPT_LOCK_CONFIG) {
+		sg->lock = true;
+		return OPTION_TAKEN;
+	}
 	const char **slot = opt == OPT_SIGN_KEY ? &sg->key : opt == OPT_SIGN_CERT ? &sg->cert :
 			    opt == OPT_SHIM ? &sg->shim : NULL;
 	if (!slot)
@@ -50,6 +54,9 @@ int signing_finish(const struct efi_signing *sg, const char *cmd)
 {
 	if (!sg->key != !sg->cert)
 		return usage_error(cmd, "--sign-key and --sign-cert go together");
+	if (sg->lock && !sg->key)
+		return usage_error(cmd, "--lock-config needs --sign-key and --sign-cert: a lock is "
+				   "only worth the signature that keeps the loader from being changed");
 	const char *files[2] = { sg->key, sg->cert };
 	for (unsigned i = 0; i < 2; i++)
 		if (files[i] && access(files[i], R_OK))

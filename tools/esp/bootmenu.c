@@ -70,6 +70,11 @@ static int scan_one(void *ctx, const char *name, bool is_dir, uint64_t size)
 
 int boot_menu_load(struct esp_session *s, struct boot_menu *m, struct report *r)
 {
+	return boot_menu_load_as(s, true, m, r);
+}
+
+int boot_menu_load_as(struct esp_session *s, bool bls, struct boot_menu *m, struct report *r)
+{
 	struct scan sc = { s, m, r, xcalloc(1, sizeof *sc.bls), 0 };
 	char *text = NULL;
 	size_t len = 0;
@@ -93,6 +98,11 @@ int boot_menu_load(struct esp_session *s, struct boot_menu *m, struct report *r)
 	if ((rc = cfg_parse_text(text ? text : "", len, &m->cfg, &r->diag)))
 		goto out;
 
+	if (!bls) {   /* a locked loader reads neither /loader/entries nor loader.conf */
+		m->timeout_from = m->cfg.timeout_line ? CFG_FILE_NAME : "built-in";
+		m->valid = !cfg_menu_check(&m->cfg, &r->diag);
+		goto out;
+	}
 	bls_menu_begin(&m->cfg);
 	rc = esp_list(s, BLS_ENTRIES_DIR, scan_one, &sc);
 	if (rc == AS_ENOENT || rc == AS_ENOTDIR || rc == ESP_LIST_STOP)

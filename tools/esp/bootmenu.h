@@ -34,6 +34,9 @@ struct boot_menu {
  * an error when it is broken). Returns 0; AS_ECORRUPT when anysector.cfg does not parse (the
  * loaders would stop: nothing else is read); another AS_* code when a file cannot be read. */
 int boot_menu_load(struct esp_session *s, struct boot_menu *m, struct report *r);
+/* The same with bls false: anysector.cfg alone, the menu a locked loader shows
+ * (common/cfg_lock.h). */
+int boot_menu_load_as(struct esp_session *s, bool bls, struct boot_menu *m, struct report *r);
 void boot_menu_free(struct boot_menu *m);
 
 /* The menu index of the entry called name (case-insensitive, as the loaders match), or -1. */

@@ -48,14 +48,19 @@ static void sparse_try(struct esp_session *s, int fd)
 	free(sp);
 }
 
-int esp_open(struct esp_session *s, struct hostdev *h, uint64_t first_lba, uint64_t sectors,
-	     unsigned number)
+/* The session's copy made from the partition's bytes on from (starting at byte base; fd for
+ * its holes), sparse when sparse_ok and the layout allows it, then mounted. Returns 0 or an
+ * exit code. */
+static int copy_open(struct esp_session *s, struct blockdev *from, int from_fd, uint64_t base,
+		     bool sparse_ok)
 {
+	struct hostdev *h = s->h;
 	uint32_t lss = h->topo.lss;
+	uint64_t sectors = s->sectors;
+	unsigned number = s->number;
 	uint8_t *buf = xmalloc(CHUNK);
 	int fd, rc = 0;
 
-	esp_session_init(s, h, first_lba, sectors, number);
 	if (temp_create("esp", s->path, sizeof s->path, &fd)) {
 		t_error("esp.temp", "cannot create a temporary file in %s: %s", temp_dir(),
 			strerror(errno));
@@ -69,16 +74,16 @@ int esp_open(struct esp_session *s, struct hostdev *h, uint64_t first_lba, uint6
 		t_error("esp.temp", "%s: %s", s->path, strerror(errno));
 		rc = EXIT_ERRORS;
 	}
-	if (!rc)
+	if (!rc && sparse_ok)
 		sparse_try(s, fd);
 	for (uint64_t off = 0; !rc && !s->sparse && off < total; off += CHUNK) {
 		size_t n = (size_t)(total - off < CHUNK ? total - off : CHUNK);
-		if (!fd_has_data(h->fd, first_lba * lss + off, n))
+		if (!fd_has_data(from_fd, base + off, n))
 			continue;
-		int err = bdev_read_bytes(&h->dev, first_lba * lss + off, buf, n);
+		int err = bdev_read_bytes(from, base + off, buf, n);
 		if (err) {
 			t_error("io.read", "%s: reading the ESP at byte %llu failed: %s", h->path,
-				(unsigned long long)(first_lba * lss + off), as_strerror(err));
+				(unsigned long long)(base + off), as_strerror(err));
 			rc = EXIT_ERRORS;
 		} else if (!all_zero(buf, n) && pwrite_full(fd, buf, n, off)) {
 			t_error("esp.temp", "%s: write failed: %s", s->path, strerror(errno));
@@ -118,6 +123,33 @@ int esp_open(struct esp_session *s, struct hostdev *h, uint64_t first_lba, uint6
 		return EXIT_ERRORS;
 	}
 	return esp_check_chains(s);
+}
+
+int esp_open(struct esp_session *s, struct hostdev *h, uint64_t first_lba, uint64_t sectors,
+	     unsigned number)
+{
+	esp_session_init(s, h, first_lba, sectors, number);
+	return copy_open(s, &h->dev, h->fd, first_lba * h->topo.lss, true);
+}
+
+int esp_open_whole(struct esp_session *s, struct hostdev *h, uint64_t first_lba,
+		   uint64_t sectors, unsigned number)
+{
+	esp_session_init(s, h, first_lba, sectors, number);
+	return copy_open(s, &h->dev, h->fd, first_lba * h->topo.lss, false);
+}
+
+/* The fork's fence (esp_fence.h) is what its copy holds at the start: s's state, which the
+ * change writes to the disk before the fork's own. */
+int esp_fork(struct esp_session *s, struct esp_session *out)
+{
+	esp_session_init(out, s->h, s->first_lba, s->sectors, s->number);
+	if (s->mounted || !s->open || s->view || s->sparse) {
+		t_error("esp.fork", "partition %u: only a whole copy of the boot partition can be "
+			"forked", s->number);
+		return EXIT_ERRORS;
+	}
+	return copy_open(out, &s->img.dev, s->img.fd, 0, false);
 }
 
 int esp_open_mounted(struct esp_session *s, struct hostdev *h, uint64_t first_lba,
@@ -255,9 +287,49 @@ int esp_rmdir(struct esp_session *s, const char *path)
  * (so its clusters come from free space and the old chain stays whole), then the old file is
  * deleted and the new one renamed over it. esp_diff turns the result into writes that keep
  * every prefix a valid filesystem holding the old file or the new one. */
+int esp_stage(struct esp_session *s, const char *src, const char *dst, char *tmp, size_t cap)
+{
+	char source[4200], dir[1024];
+
+	/* a file name starting with '-' must not read as an option */
+	snprintf(source, sizeof source, "%s%.4000s", src[0] == '-' ? "./" : "", src);
+	snprintf(dir, sizeof dir, "%s", dst);
+	char *slash = strrchr(dir, '/');
+	if (slash)
+		*slash = 0;
+	for (unsigned i = 0;; i++) {
+		if (i == 1000) {
+			t_error("esp.temp_name", "no free temporary name in %s on the ESP", dir);
+			return EXIT_ERRORS;
+		}
+		snprintf(tmp, cap, "%s/ASNEW%03u.TMP", dir, i);
+		if (!esp_exists(s, tmp, NULL))
+			break;
+	}
+	char tmp_target[1110];
+	snprintf(tmp_target, sizeof tmp_target, "::%s", tmp);
+	const char *copy[] = { "mcopy", "-i", s->path, source, tmp_target, NULL };
+	return mtool(s, "copying a file to the ESP", copy);
+}
+
+int esp_unstage(struct esp_session *s, const char *tmp, const char *dst)
+{
+	char target[1100], tmp_target[1110];
+	int rc;
+
+	snprintf(target, sizeof target, "::%s", dst);
+	snprintf(tmp_target, sizeof tmp_target, "::%s", tmp);
+	const char *del[] = { "mdel", "-i", s->path, target, NULL };
+	const char *ren[] = { "mren", "-i", s->path, tmp_target, target, NULL };
+	if ((rc = mtool(s, "deleting the file it replaces on the ESP", del)) ||
+	    (rc = mtool(s, "renaming the new file on the ESP", ren)))
+		return rc;
+	return 0;
+}
+
 int esp_put(struct esp_session *s, const char *src, const char *dst)
 {
-	char target[1100], source[4200], tmp[1100], dir[1024];
+	char target[1100], source[4200], tmp[1100];
 	bool is_dir = false;
 	int rc;
 
@@ -270,29 +342,9 @@ int esp_put(struct esp_session *s, const char *src, const char *dst)
 		const char *argv[] = { "mcopy", "-o", "-i", s->path, source, target, NULL };
 		return mtool(s, "copying a file to the ESP", argv);
 	}
-	snprintf(dir, sizeof dir, "%s", dst);
-	char *slash = strrchr(dir, '/');
-	if (slash)
-		*slash = 0;
-	for (unsigned i = 0;; i++) {
-		if (i == 1000) {
-			t_error("esp.temp_name", "no free temporary name in %s on the ESP", dir);
-			return EXIT_ERRORS;
-		}
-		snprintf(tmp, sizeof tmp, "%s/ASNEW%03u.TMP", dir, i);
-		if (!esp_exists(s, tmp, NULL))
-			break;
-	}
-	char tmp_target[1110];
-	snprintf(tmp_target, sizeof tmp_target, "::%s", tmp);
-	const char *copy[] = { "mcopy", "-i", s->path, source, tmp_target, NULL };
-	const char *del[] = { "mdel", "-i", s->path, target, NULL };
-	const char *ren[] = { "mren", "-i", s->path, tmp_target, target, NULL };
-	if ((rc = mtool(s, "copying a file to the ESP", copy)) ||
-	    (rc = mtool(s, "deleting the file it replaces on the ESP", del)) ||
-	    (rc = mtool(s, "renaming the new file on the ESP", ren)))
+	if ((rc = esp_stage(s, src, dst, tmp, sizeof tmp)))
 		return rc;
-	return 0;
+	return esp_unstage(s, tmp, dst);
 }
 
 int esp_put_text(struct esp_session *s, const char *text, const char *dst)
@@ -349,8 +401,17 @@ static void fat_states_free(struct fat_states *f)
 	free(f->mid);
 }
 
+/* The state the writes start from: the partition on the disk, or another session's copy
+ * (esp_diff_from). */
+struct old_side {
+	struct blockdev *dev;
+	int fd;
+	uint64_t base;            /* the partition's first byte on dev */
+};
+
 /* Reads both sides' FATs and computes the states between them. Returns 0 or an exit code. */
-static int fat_states_read(struct esp_session *s, const struct esp_geom *g, struct fat_states *f)
+static int fat_states_read(struct esp_session *s, const struct old_side *o,
+			   const struct esp_geom *g, struct fat_states *f)
 {
 	size_t len = (size_t)(g->fats_end - g->fats);
 
@@ -358,7 +419,7 @@ static int fat_states_read(struct esp_session *s, const struct esp_geom *g, stru
 	f->new = xmalloc(len);
 	f->mid0 = xmalloc(len);
 	f->mid = xmalloc(len);
-	if (bdev_read_bytes(&s->h->dev, s->first_lba * s->h->topo.lss + g->fats, f->old, len) ||
+	if (bdev_read_bytes(o->dev, o->base + g->fats, f->old, len) ||
 	    bdev_read_bytes(&s->img.dev, g->fats, f->new, len)) {
 		t_error("io.read", "reading the FATs of partition %u for comparison failed", s->number);
 		return EXIT_ERRORS;
@@ -369,13 +430,14 @@ static int fat_states_read(struct esp_session *s, const struct esp_geom *g, stru
 
 /* Compares n bytes at off (whole sectors) of the partition on the disk (into a) with the copy
  * (into b) and collects the writes each changed sector needs. Returns 0 or an exit code. */
-static int diff_range(struct esp_session *s, const struct esp_geom *g, const struct fat_states *f,
-		      struct esp_writes *ws, uint64_t off, size_t n, uint8_t *a, uint8_t *b)
+static int diff_range(struct esp_session *s, const struct old_side *o, const struct esp_geom *g,
+		      const struct fat_states *f, struct esp_writes *ws, uint64_t off, size_t n,
+		      uint8_t *a, uint8_t *b)
 {
 	uint32_t lss = s->h->topo.lss;
 	const uint8_t *fat_active = f->old + (uint64_t)g->active * g->fat_bytes;
 
-	if (bdev_read_bytes(&s->h->dev, s->first_lba * lss + off, a, n) ||
+	if (bdev_read_bytes(o->dev, o->base + off, a, n) ||
 	    bdev_read_bytes(&s->img.dev, off, b, n)) {
 		t_error("io.read", "reading the ESP for comparison failed at byte %llu",
 			(unsigned long long)off);
@@ -396,11 +458,12 @@ static int diff_range(struct esp_session *s, const struct esp_geom *g, const str
 /* Compares the partition on the disk with the copy a chunk at a time. A sparse copy compares
  * only the runs of sectors esp_sparse_skip keeps, so file contents that stay on the disk are
  * neither read nor written. Returns 0 or an exit code. */
-static int collect_writes(struct esp_session *s, const struct esp_geom *g,
-			  const struct fat_states *f, struct esp_writes *ws)
+static int collect_writes(struct esp_session *s, const struct old_side *o,
+			  const struct esp_geom *g, const struct fat_states *f,
+			  struct esp_writes *ws)
 {
 	uint32_t lss = s->h->topo.lss;
-	uint64_t total = s->sectors * lss, base = s->first_lba * lss;
+	uint64_t total = s->sectors * lss, base = o->base;
 	const uint8_t *new_active = f->new + (uint64_t)g->active * g->fat_bytes;
 	uint8_t *a = xmalloc(CHUNK), *b = xmalloc(CHUNK);
 	int rc = 0;
@@ -408,8 +471,8 @@ static int collect_writes(struct esp_session *s, const struct esp_geom *g,
 	for (uint64_t off = 0; off < total && !rc; off += CHUNK) {
 		size_t n = (size_t)(total - off < CHUNK ? total - off : CHUNK);
 		if (!s->sparse) {
-			if (fd_has_data(s->h->fd, base + off, n) || fd_has_data(s->img.fd, off, n))
-				rc = diff_range(s, g, f, ws, off, n, a, b);
+			if (fd_has_data(o->fd, base + off, n) || fd_has_data(s->img.fd, off, n))
+				rc = diff_range(s, o, g, f, ws, off, n, a, b);
 			continue; /* else a hole on both sides */
 		}
 		for (size_t i = 0; i < n && !rc;) {
@@ -420,7 +483,7 @@ static int collect_writes(struct esp_session *s, const struct esp_geom *g,
 			size_t j = i + lss;
 			while (j < n && !esp_sparse_skip(s->sparse, new_active, off + j))
 				j += lss;
-			rc = diff_range(s, g, f, ws, off + i, j - i, a, b);
+			rc = diff_range(s, o, g, f, ws, off + i, j - i, a, b);
 			i = j;
 		}
 	}
@@ -443,7 +506,9 @@ static int sparse_unchanged(struct esp_session *s, const struct esp_geom *g,
 	return EXIT_ERRORS;
 }
 
-int esp_diff(struct esp_session *s, struct plan *p, const char *what)
+/* esp_diff with the writes starting from o. */
+static int diff_from(struct esp_session *s, const struct old_side *o, struct plan *p,
+		     const char *what)
 {
 	struct fat_states f = { 0 };
 	struct esp_writes ws;
@@ -463,10 +528,31 @@ int esp_diff(struct esp_session *s, struct plan *p, const char *what)
 		return EXIT_ERRORS;
 	}
 	esp_writes_init(&ws, s->h->topo.lss);
-	if (!(rc = fat_states_read(s, &g, &f)) && !(rc = sparse_unchanged(s, &g, &f)) &&
-	    !(rc = collect_writes(s, &g, &f, &ws)))
+	if (!(rc = fat_states_read(s, o, &g, &f)) && !(rc = sparse_unchanged(s, &g, &f)) &&
+	    !(rc = collect_writes(s, o, &g, &f, &ws)))
 		esp_writes_plan(&ws, what, p);
 	esp_writes_free(&ws);
 	fat_states_free(&f);
 	return rc;
+}
+
+int esp_diff(struct esp_session *s, struct plan *p, const char *what)
+{
+	struct old_side o = { &s->h->dev, s->h->fd, s->first_lba * s->h->topo.lss };
+	return diff_from(s, &o, p, what);
+}
+
+int esp_diff_from(struct esp_session *s, struct esp_session *from, struct plan *p,
+		  const char *what)
+{
+	struct old_side o = { &from->img.dev, from->img.fd, 0 };
+	if (s->mounted || from->mounted)
+		return 0;
+	/* a sparse copy's diff is against the disk it left the file contents on */
+	if (s->sparse || from->sparse) {
+		t_error("esp.fork", "partition %u: a change in two steps needs whole copies of the "
+			"boot partition", s->number);
+		return EXIT_ERRORS;
+	}
+	return diff_from(s, &o, p, what);
 }

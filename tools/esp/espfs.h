@@ -20,7 +20,15 @@
  * an exit code. */
 int esp_open(struct esp_session *s, struct hostdev *h, uint64_t first_lba, uint64_t sectors,
 	     unsigned number);
+/* The same with every byte copied, never sparse (tools/esp/esp_sparse.h): a change in two steps
+ * (esp_fork, esp_diff_from) compares two copies. Returns 0 or an exit code. */
+int esp_open_whole(struct esp_session *s, struct hostdev *h, uint64_t first_lba,
+		   uint64_t sectors, unsigned number);
 void esp_close(struct esp_session *s);
+/* A second session over the same partition whose copy starts as s's copy (a whole one) is now:
+ * the state the first step of a change in two steps reaches (esp_diff_from). Returns 0 or an
+ * exit code. */
+int esp_fork(struct esp_session *s, struct esp_session *out);
 /* Beside anysector.cfg on a mounted boot partition: the lock for writers that reach the ESP
  * through its filesystem. A change through the mount holds it exclusively (made when missing,
  * kept afterwards), a reader shared (when it exists), inside the disk's own lock. */
@@ -40,10 +48,21 @@ int esp_rmdir(struct esp_session *s, const char *path);
 int esp_mkdir_p(struct esp_session *s, const char *dir);
 /* Copies a host file to path on the copy, replacing it. Returns 0 or an exit code. */
 int esp_put(struct esp_session *s, const char *src, const char *dst);
+/* esp_put's two halves for a file that exists, so that several files replace others without a
+ * cluster one of them frees being taken by the next (tools/ops/lockcfg.c): esp_stage copies src
+ * under a free temporary name in dst's directory (into tmp[cap]), esp_unstage deletes dst and
+ * renames tmp to it. A copy only (not mounted). Each returns 0 or an exit code. */
+int esp_stage(struct esp_session *s, const char *src, const char *dst, char *tmp, size_t cap);
+int esp_unstage(struct esp_session *s, const char *tmp, const char *dst);
 /* The same for a file whose contents are text. Returns 0 or an exit code. */
 int esp_put_text(struct esp_session *s, const char *text, const char *dst);
 /* Adds one op per run of sectors that differ between the copy and the disk, in the order that
  * keeps every prefix a valid filesystem (espfs.c). Returns 0 or an exit code. */
 int esp_diff(struct esp_session *s, struct plan *p, const char *what);
+/* The same from the state of another copy of the same partition (from), as if the disk held
+ * it: the second half of a change made in two steps, each of whose prefixes is a valid
+ * filesystem (tools/ops/txn.c: the files that switch first). Returns 0 or an exit code. */
+int esp_diff_from(struct esp_session *s, struct esp_session *from, struct plan *p,
+		  const char *what);
 
 #endif

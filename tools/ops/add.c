@@ -13,6 +13,7 @@
 
 #include "common/linux.h"
 #include "common/pin.h"
+#include "tools/ops/lockcfg.h"
 #include "tools/base/exit_codes.h"
 #include "tools/base/util.h"
 #include "tools/disk/part_file.h"
@@ -165,11 +166,13 @@ static int entry_copy_files(struct txn *t, const struct add_entry *e, const char
 
 /* add --pin: the SHA-256 of the host files add copies (the bytes that land on the ESP), bit s of
  * *pinned for pin slot s. Returns 0 or an exit code. */
-static int entry_pins(const struct add_entry *e, unsigned *pinned,
+static int entry_pins(const struct txn *t, const struct add_entry *e, unsigned *pinned,
 		      uint8_t pin[1 + CFG_MAX_INITRDS][SHA256_BYTES])
 {
 	*pinned = 0;
-	if (!e->pin)
+	/* a locked menu pins every file it boots (tools/ops/lockcfg.h): add pins what it copies */
+	bool locked = t->relock || t->lock_config;
+	if (!e->pin && !(locked && e->kind != CFG_KIND_CHAIN && !e->partition))
 		return 0;
 	for (unsigned s = 0; s <= e->ninitrd; s++) {
 		const char *file = s == PIN_KERNEL ? e->kernel : e->initrd[s - PIN_INITRD];
@@ -301,7 +304,7 @@ static int add_entry(struct txn *t, const struct add_entry *e, char **text)
 		return rc;
 	uint8_t pin[1 + CFG_MAX_INITRDS][SHA256_BYTES];
 	unsigned pinned;
-	if ((rc = entry_pins(e, &pinned, pin)))
+	if ((rc = entry_pins(t, e, &pinned, pin)))
 		return rc;
 	cur = cfg_text_add_entry(*text, name, e->title, e->kind, f.kernel, e->partition,
 				 f.initrd_list, e->ninitrd, e->cmdline, pinned, pin);
@@ -323,12 +326,21 @@ static int add_entry(struct txn *t, const struct add_entry *e, char **text)
 	return 0;
 }
 
-int txn_add(struct txn *t, const struct add_entry *entries, unsigned n)
+struct add_args {
+	const struct add_entry *entries;
+	unsigned n;
+};
+
+/* One pass of add (a locked menu takes two: tools/ops/lockcfg.h txn_lock_run). */
+static int add_pass(struct txn *t, const void *arg)
 {
+	const struct add_entry *entries = ((const struct add_args *)arg)->entries;
+	unsigned n = ((const struct add_args *)arg)->n;
 	char *text = NULL;
 	int rc;
 
-	if ((rc = txn_open_esp(t)) || (rc = config_load(t, &text)))
+	if ((rc = txn_open_esp(t)) || (!t->lock_config && (rc = txn_lock_for_change(t))) ||
+	    (rc = config_load(t, &text)))
 		goto out;
 	for (unsigned i = 0; i < n; i++)
 		if ((rc = add_entry(t, &entries[i], &text)))
@@ -355,8 +367,15 @@ int txn_add(struct txn *t, const struct add_entry *entries, unsigned n)
 			continue;
 		nold += entry_boot_files(e, old + nold);
 	}
-	rc = txn_drop_unused(t, old, nold);
+	if (!(rc = txn_drop_unused(t, old, nold)))
+		rc = txn_relock(t);
 out:
 	free(text);
 	return rc;
+}
+
+int txn_add(struct txn *t, const struct add_entry *entries, unsigned n)
+{
+	struct add_args a = { entries, n };
+	return txn_lock_run(t, add_pass, &a);
 }

@@ -4,6 +4,7 @@
  * will find them. */
 #include "tools/ops/fwpath.h"
 #include "tools/ops/check_boot.h"
+#include "tools/ops/check_lock.h"
 #include "tools/ops/check_state.h"
 
 #include <stdio.h>
@@ -267,7 +268,8 @@ static int check_part_file(struct hostdev *h, const struct disk_info *di,
 /* The boot menu as the loaders build it (anysector.cfg, then /loader/entries): every problem
  * they would show, and the files its entries name. */
 static void check_config(struct hostdev *h, const struct disk_info *di,
-			 const struct part_info *bp, struct part_fs *c, bool ours, struct report *r)
+			 const struct part_info *bp, struct part_fs *c, bool ours, bool locked,
+			 struct report *r)
 {
 	struct esp_session s;
 	struct boot_menu *m = xcalloc(1, sizeof *m);
@@ -283,7 +285,7 @@ static void check_config(struct hostdev *h, const struct disk_info *di,
 		report_printf(r, ours ? DIAG_WARN : DIAG_INFO, "boot.no_config",
 			      "the boot partition has no %s and no %s: the boot menu will be empty",
 			      CFG_FILE_NAME, BLS_ENTRIES_DIR);
-	} else if (!boot_menu_load(&s, m, r) && m->valid) {
+	} else if (!boot_menu_load_as(&s, !locked, m, r) && m->valid) {
 		unsigned nbls = 0;
 		for (unsigned i = 0; i < m->cfg.nentries; i++) {
 			const struct cfg_entry *e = &m->cfg.entries[i];
@@ -309,6 +311,12 @@ static void check_config(struct hostdev *h, const struct disk_info *di,
 						      m->src[i].path + 1, e->name, e->initrd[k]);
 			if (e->kind != CFG_KIND_CHAIN)
 				check_pins(c, e, r);
+			int slot = locked ? pin_first_missing(e) : -1;
+			if (slot >= 0) /* the locked loader's own sentence (efi/boot.c) */
+				report_printf(r, DIAG_ERROR, "efi.locked_unpinned",
+					      "entry %s: anysector.cfg is locked, but %s has no sha256 "
+					      "line, so it is not booted", e->name,
+					      pin_path(e, (unsigned)slot));
 		}
 		int def = cfg_default_index(&m->cfg);
 		report_printf(r, DIAG_INFO, "boot.config",
@@ -400,7 +408,8 @@ void check_boot(struct hostdev *h, struct disk_info *di, struct report *r)
 				      "partition %u has no \\EFI\\BOOT\\BOOTX64.EFI: UEFI firmware will "
 				      "not boot this disk",
 				      bp->number);
-		check_config(h, di, bp, c, di->has_stage1 || efi, r);
+		bool locked = check_lock(&c->fs, bp->number, di->has_stage1, r);
+		check_config(h, di, bp, c, di->has_stage1 || efi, locked, r);
 		check_owned(h, bp, c, r);
 	}
 	report_free(&q);

@@ -20,6 +20,7 @@
 #include "tools/base/util.h"
 #include "tools/boot/efisig.h"
 #include "tools/esp/espfs.h"
+#include "tools/ops/lockcfg.h"
 
 #define OWN_DIR "/EFI/anysector"
 #define OWN_LOADER "anysectorx64.efi"   /* what the firmware starts there without shim */
@@ -353,6 +354,21 @@ static int install_beside(struct txn *t, const struct efi_set *own, const struct
 	return t->nv.active ? plan_entry(t, own->dst[0]) : 0;
 }
 
+/* --lock-config: the loaders just put are locked to anysector.cfg as it is. Without it, a lock
+ * the disk had goes with the loaders it replaces: said, since the owner may not mean it. */
+static int install_lock(struct txn *t)
+{
+	if (t->lock_config) {
+		t->relock = true;
+		return txn_relock(t);
+	}
+	if (t->lock_before.locked)
+		t_warn("install.unlocks", "the loader on partition %u was locked to %s; the one "
+		       "installed now is not (give --lock-config with --sign-key and --sign-cert to "
+		       "lock it again)", t->esp.number, CFG_FILE_NAME);
+	return 0;
+}
+
 int txn_install_efi(struct txn *t, const struct stages *s)
 {
 	const char *loader;
@@ -360,7 +376,8 @@ int txn_install_efi(struct txn *t, const struct stages *s)
 	struct efi_set own, fb;
 	int rc;
 
-	if ((rc = sign_loader(t, s, &loader, signer, sizeof signer)) || (rc = txn_open_esp(t)))
+	if ((rc = sign_loader(t, s, &loader, signer, sizeof signer)) || (rc = txn_open_esp(t)) ||
+	    (rc = txn_lock_scan(t)))
 		return rc;
 	if (t->sign.shim)
 		find_mok_manager(t->sign.shim, mm, sizeof mm);
@@ -374,8 +391,8 @@ int txn_install_efi(struct txn *t, const struct stages *s)
 		t->after_writes = nvram_apply;
 	}
 	if (t->uefi_only || t->nv.active)
-		return install_beside(t, &own, &fb, signer);
-	if ((rc = refuse_foreign_set(t, &fb)))
-		return rc;
-	return put_set(t, &fb, FALLBACK_DIR, signer);
+		rc = install_beside(t, &own, &fb, signer);
+	else if (!(rc = refuse_foreign_set(t, &fb)))
+		rc = put_set(t, &fb, FALLBACK_DIR, signer);
+	return rc ? rc : install_lock(t);
 }

@@ -30,7 +30,7 @@ int txn_load_menu(struct txn *t)
 		return 0;
 	t->menu = xcalloc(1, sizeof *t->menu);
 	report_init(&q, false);
-	rc = boot_menu_load(&t->esp, t->menu, &q);
+	rc = boot_menu_load_as(&t->esp, !(t->relock || t->lock_config), t->menu, &q);
 	const struct report_item *bad = report_first(&q, DIAG_ERROR);
 	if (rc == AS_ECORRUPT || rc == AS_ETOOBIG || report_has(&q, "cfg.default")) {
 		for (unsigned i = 0; i < q.n && bad && strncmp(bad->code, "cfg.", 4); i++)
@@ -61,7 +61,7 @@ int txn_check_menu(struct txn *t)
 	int rc = 0;
 
 	report_init(&q, false);
-	int err = boot_menu_load(&t->esp, m, &q);
+	int err = boot_menu_load_as(&t->esp, !(t->relock || t->lock_config), m, &q);
 	if (!err && t->allow_empty_menu && !m->cfg.nentries)
 		m->valid = true;
 	if (err || !m->valid) {

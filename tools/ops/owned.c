@@ -179,6 +179,14 @@ int owned_record(struct owned *o, struct esp_session *s, const char *path,
 			as_strerror(err));
 		return EXIT_ERRORS;
 	}
+	return owned_note(o, path, sha, before);
+}
+
+int owned_note(struct owned *o, const char *path, const uint8_t sha[SHA256_BYTES],
+	       const uint8_t *before)
+{
+	if (owned_by_name(path))
+		return 0;
 	owned_forget(o, path);
 	if (o->n + 2 > OWNED_MAX_FILES) {
 		t_error("refuse.owned_full", "%s would list more than %u files; remove entries first",

@@ -70,6 +70,10 @@ const char *owned_why_not(enum own_state st);
  * both listed. Returns 0 or an exit code. */
 int owned_record(struct owned *o, struct esp_session *s, const char *path,
 		 const uint8_t *before);
+/* owned_record with the new contents' SHA-256 given: a file put under another name first, whose
+ * switch comes later (tools/ops/lockcfg.c). Returns 0 or an exit code. */
+int owned_note(struct owned *o, const char *path, const uint8_t sha[SHA256_BYTES],
+	       const uint8_t *before);
 /* path is gone: off the list (every line of it). */
 void owned_forget(struct owned *o, const char *path);
 /* Puts the list onto s when it changed. Returns 0 or an exit code. */

@@ -14,6 +14,7 @@
 #include "tools/base/util.h"
 #include "tools/boot/bstate_disk.h"
 #include "tools/esp/cfgedit.h"
+#include "tools/ops/lockcfg.h"
 #include "tools/ops/menu_edit.h"
 
 /* The menu entry called name, or a refusal naming what there is. Returns the index or -1. */
@@ -35,11 +36,12 @@ static char *cfg_text_now(struct txn *t)
 	return xstrdup("# anysector.cfg: the boot menu (see anysector(8)); written by 'anysector'\n");
 }
 
-int txn_remove(struct txn *t, const char *name)
+static int remove_pass(struct txn *t, const void *arg)
 {
+	const char *name = arg;
 	int rc, i;
 
-	if ((rc = txn_open_esp(t)) || (rc = txn_load_menu(t)))
+	if ((rc = txn_open_esp(t)) || (rc = txn_lock_for_change(t)) || (rc = txn_load_menu(t)))
 		return rc;
 	if ((i = find_entry(t, name)) < 0)
 		return EXIT_REFUSED;
@@ -79,14 +81,16 @@ int txn_remove(struct txn *t, const char *name)
 		return rc;
 	/* an efi entry's file on another partition, or a chainload target, is not ours to delete */
 	const char *files[1 + CFG_MAX_INITRDS];
-	return txn_drop_unused(t, files, entry_boot_files(e, files));
+	rc = txn_drop_unused(t, files, entry_boot_files(e, files));
+	return rc ? rc : txn_relock(t);
 }
 
-int txn_set_default(struct txn *t, const char *name)
+static int set_default_pass(struct txn *t, const void *arg)
 {
+	const char *name = arg;
 	int rc, i;
 
-	if ((rc = txn_open_esp(t)) || (rc = txn_load_menu(t)))
+	if ((rc = txn_open_esp(t)) || (rc = txn_lock_for_change(t)) || (rc = txn_load_menu(t)))
 		return rc;
 	if ((i = find_entry(t, name)) < 0)
 		return EXIT_REFUSED;
@@ -97,7 +101,18 @@ int txn_set_default(struct txn *t, const char *name)
 	txn_summary(t, "default '%s' in %s on partition %u", exact, CFG_FILE_NAME, t->esp.number);
 	rc = txn_store_config(t, cur);
 	free(cur);
-	return rc;
+	return rc ? rc : txn_relock(t);
+}
+
+/* A locked menu's change is made in two passes (tools/ops/lockcfg.h txn_lock_run). */
+int txn_remove(struct txn *t, const char *name)
+{
+	return txn_lock_run(t, remove_pass, name);
+}
+
+int txn_set_default(struct txn *t, const char *name)
+{
+	return txn_lock_run(t, set_default_pass, name);
 }
 
 int txn_set_oneshot(struct txn *t, const char *name)

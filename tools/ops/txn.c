@@ -23,6 +23,7 @@
 #include "tools/base/util.h"
 #include "tools/esp/espdir.h"
 #include "tools/esp/espdir_write.h"
+#include "tools/esp/esp_read.h"
 #include "tools/plan/journal.h"
 
 void txn_summary(struct txn *t, const char *fmt, ...)
@@ -139,7 +140,9 @@ int txn_open_esp(struct txn *t)
 	int rc;
 
 	if (!k || !kdev_in_use(k, what, sizeof what)) {
-		if ((rc = esp_open(&t->esp, t->h, bp->first, bp->sectors, bp->number)))
+		rc = t->esp_whole ? esp_open_whole(&t->esp, t->h, bp->first, bp->sectors, bp->number)
+				  : esp_open(&t->esp, t->h, bp->first, bp->sectors, bp->number);
+		if (rc)
 			return rc;
 		return load_owned(t);
 	}
@@ -298,12 +301,23 @@ int txn_commit(struct txn *t)
 	 * root directory precedes every subdirectory's cluster) */
 	if (t->own_loaded && (rc = owned_store(&t->own, &t->esp)))
 		goto out;
+	/* through a mounted ESP the files that switch first are renamed first, after the list */
+	for (unsigned i = t->nfirst; t->esp.mounted && i-- > 0;)
+		espdir_hoist(&t->esp, t->first[i]);
 	if (t->esp.mounted)
 		espdir_hoist(&t->esp, "/" OWNED_FILE_NAME);
 	if (t->esp.open) {
 		char what[120];
 		snprintf(what, sizeof what, "files on partition %u", t->esp.number);
-		if ((rc = esp_diff(&t->esp, &esp, what)))
+		/* a change in two steps: the disk to the middle state, then that to the end */
+		char first[160];
+		snprintf(first, sizeof first, "%s (the re-signed loaders first)", what);
+		if (t->mid.open && ((rc = esp_diff(&t->mid, &esp, first)) ||
+				    (rc = esp_diff_from(&t->esp, &t->mid, &esp, what))))
+			goto out;
+		if (t->mid.open)
+			plan_split_overlaps(&esp);
+		if (!t->mid.open && (rc = esp_diff(&t->esp, &esp, what)))
 			goto out;
 	}
 	/* Order: stage2 (read back), the ESP, LBA 0 last. */
@@ -361,19 +375,35 @@ out:
 	return rc;
 }
 
-void txn_end(struct txn *t)
+void txn_esp_reset(struct txn *t)
 {
-	if (t->signed_loader[0])
-		temp_remove(t->signed_loader);
-	t->signed_loader[0] = 0;
-	usage_free(&t->use);
 	if (t->menu) {
 		boot_menu_free(t->menu);
 		free(t->menu);
 		t->menu = NULL;
 	}
 	owned_free(&t->own);
+	memset(&t->own, 0, sizeof t->own);
+	t->own_loaded = false;
 	esp_close(&t->esp);
+	memset(&t->esp, 0, sizeof t->esp);
+	t->nreplaced = 0;
+	t->nsummary = 0;
+	t->allow_empty_menu = false;
+}
+
+void txn_end(struct txn *t)
+{
+	if (t->signed_loader[0])
+		temp_remove(t->signed_loader);
+	t->signed_loader[0] = 0;
+	for (unsigned i = 0; i < t->nfirst; i++)
+		if (t->first_src[i][0])
+			temp_remove(t->first_src[i]);
+	t->nfirst = 0;
+	esp_close(&t->mid);
+	usage_free(&t->use);
+	txn_esp_reset(t);
 	plan_free(&t->pre);
 	plan_free(&t->post);
 	disk_info_free(&t->di);

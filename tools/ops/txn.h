@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 
+#include "common/cfg_lock.h"
 #include "common/config.h"
 #include "tools/boot/efisig.h"
 #include "tools/dev/hostdev.h"
@@ -43,7 +44,24 @@ struct txn {
 	bool journal;               /* save the old bytes first (mkimage on a new image does not) */
 	const char *backup;         /* journal path; NULL: the default */
 	unsigned cfg_timeout;       /* the menu timeout of a new anysector.cfg (seconds) */
-	struct efi_signing sign;    /* install: --sign-key, --sign-cert, --shim */
+	struct efi_signing sign;    /* install: --sign-key, --sign-cert, --shim; add, remove,
+				     * set-default: --sign-key, --sign-cert for a locked menu */
+	bool lock_config;           /* install, mkimage --lock-config (tools/ops/lockcfg.h) */
+	bool relock;                /* the loaders are locked to the new anysector.cfg at the end */
+	struct cfg_lock lock_before;/* what the loaders on the ESP held before the change */
+	uint8_t cfg_before[SHA256_BYTES]; /* anysector.cfg's SHA-256 before the change */
+	/* ESP files whose new contents go onto the disk before the rest of the ESP's change (the
+	 * re-signed loaders of a locked menu, so that no crash leaves the old loader with the new
+	 * anysector.cfg), and their signed copies (tools/ops/lockcfg.h) */
+	char first[4][FAT_PATH_MAX];
+	char first_src[4][4200];
+	unsigned nfirst;
+	bool relock_done;           /* the loaders are signed; the second pass only checks */
+	uint8_t relock_hash[SHA256_BYTES];  /* ... for this anysector.cfg */
+	/* the boot partition after the change's first step (those files and the ownership list):
+	 * txn_commit writes the disk to it, then it to the whole change */
+	struct esp_session mid;
+	bool esp_whole;             /* txn_open_esp copies the ESP whole (the second pass) */
 	char signed_loader[4200];   /* the temporary signed copy of BOOTX64.EFI ("" none) */
 	bool uefi_only;             /* install --uefi-only: no stage1, no stage2 */
 	bool no_nvram;              /* install --no-nvram: no firmware boot entry */
@@ -83,6 +101,10 @@ int txn_open_esp(struct txn *t);
 int txn_put_owned(struct txn *t, const char *src, const char *dst);
 int txn_commit(struct txn *t);
 void txn_end(struct txn *t);
+/* Drops the boot partition's session and what the operation built on it (the menu, the
+ * ownership list, the summary), so that the operation can run again from the disk as it is
+ * (a locked menu's second pass, tools/ops/lockcfg.h). */
+void txn_esp_reset(struct txn *t);
 
 /* Whether dst exists on the boot partition and is not anysector's (*st gets the state). */
 bool txn_foreign(struct txn *t, const char *dst, enum own_state *st);

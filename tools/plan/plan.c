@@ -98,6 +98,40 @@ void plan_append(struct plan *dst, struct plan *src)
 	src->n = src->cap = 0;
 }
 
+/* Whether op i shares a sector with another op whose bounds differ. */
+static bool overlaps_other(const struct plan *p, unsigned i)
+{
+	const struct write_op *a = &p->ops[i];
+	for (unsigned k = 0; k < p->n; k++) {
+		const struct write_op *b = &p->ops[k];
+		if (k != i && a->lba < b->lba + b->count && b->lba < a->lba + a->count &&
+		    (a->lba != b->lba || a->count != b->count))
+			return true;
+	}
+	return false;
+}
+
+void plan_split_overlaps(struct plan *p)
+{
+	struct plan out;
+
+	plan_init(&out, p->lss);
+	for (unsigned i = 0; i < p->n; i++) {
+		struct write_op *o = &p->ops[i];
+		if (o->count == 1 || !overlaps_other(p, i)) {
+			*grow(&out) = *o;
+			continue;
+		}
+		for (uint64_t k = 0; k < o->count; k++)
+			plan_add(&out, o->lba + k, 1, o->data + k * p->lss, o->what);
+		free(o->data);
+	}
+	free(p->ops);
+	p->ops = out.ops;
+	p->n = out.n;
+	p->cap = out.cap;
+}
+
 uint64_t plan_sectors(const struct plan *p)
 {
 	uint64_t n = 0;

@@ -51,6 +51,10 @@ void plan_free(struct plan *p);
 void plan_add(struct plan *p, uint64_t lba, uint64_t count, const void *data, const char *what);
 /* Moves every op of src to the end of dst (src is left empty). */
 void plan_append(struct plan *dst, struct plan *src);
+/* Splits each op that shares a sector with another op of other bounds into one op per sector,
+ * so that the journal, which checks a recorded range as a whole against what each op wrote
+ * there, can tell every state of it (a change in two steps, tools/ops/txn.c). */
+void plan_split_overlaps(struct plan *p);
 uint64_t plan_sectors(const struct plan *p);
 /* One line per op: "write LBA a..b (byte X, N bytes): what". */
 void plan_print(const struct plan *p, FILE *f);

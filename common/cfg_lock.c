@@ -26,13 +26,13 @@ int cfg_lock_parse(const uint8_t *block, size_t len, struct cfg_lock *out)
 
 void cfg_lock_encode(const struct cfg_lock *l, uint8_t out[CFG_LOCK_BYTES])
 {
-	unsigned n = l->locked ? l->nhashes : 0;
+	unsigned n = !l->locked ? 0 : l->nhashes < CFG_LOCK_HASHES ? l->nhashes : CFG_LOCK_HASHES;
 	memset(out, 0, CFG_LOCK_BYTES);
 	memcpy(out, CFG_LOCK_MAGIC, CFG_LOCK_MAGIC_LEN);
 	le32_store(out + CFG_LOCK_VERSION_OFF, CFG_LOCK_VERSION);
 	le32_store(out + CFG_LOCK_FLAGS_OFF, n ? CFG_LOCK_LOCKED : 0);
 	le32_store(out + CFG_LOCK_COUNT_OFF, n);
-	for (unsigned i = 0; i < n && i < CFG_LOCK_HASHES; i++)
+	for (unsigned i = 0; i < n; i++)
 		memcpy(out + CFG_LOCK_HASH_OFF + i * SHA256_BYTES, l->hash[i], SHA256_BYTES);
 }
 

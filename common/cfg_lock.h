@@ -53,7 +53,8 @@ struct cfg_lock {
  * CFG_LOCK_HASHES). */
 int cfg_lock_parse(const uint8_t *block, size_t len, struct cfg_lock *out);
 
-/* Writes the block for l into out[CFG_LOCK_BYTES] (an unlocked l: the block as built). */
+/* Writes the block for l into out[CFG_LOCK_BYTES] (an unlocked l: the block as built; of more
+ * than CFG_LOCK_HASHES hashes, the first ones). */
 void cfg_lock_encode(const struct cfg_lock *l, uint8_t out[CFG_LOCK_BYTES]);
 
 /* Whether got (the SHA-256 of anysector.cfg as read) is a hash the lock takes. An unlocked l

@@ -199,6 +199,21 @@ def make_tcg():
             f.write(data)
 
 
+def make_cfg_lock():
+    """fuzz_cfg_lock: the lock block as BOOTX64.EFI is built (not locked), locked to one hash,
+    and locked to two during a change, each followed by the section's zero padding."""
+    def block(flags, hashes):
+        return (b"anysector cfglck" + struct.pack("<IIII", 1, flags, len(hashes), 0)
+                + b"".join(hashes) + bytes(96 - 32 * len(hashes)))
+    a = bytes(range(32))
+    b = bytes(range(32, 64))
+    seeds = {"built": block(0, []) + bytes(32), "locked-one": block(1, [a]),
+             "locked-two": block(1, [a, b])}
+    for name, data in seeds.items():
+        with open(os.path.join(HERE, "cfg_lock", name), "wb") as f:
+            f.write(data)
+
+
 def make_fat_path():
     # two paths split at the first NUL; one path alone is compared with a respelling of itself
     seeds = {
@@ -338,7 +353,7 @@ def make_uki():
 
 def main(argv):
     which = argv or ["fat", "linux", "bootinfo", "guid", "align", "sha256", "pe", "fat_path",
-                     "uki", "tcg"]
+                     "uki", "tcg", "cfg_lock"]
     for d in which:
         os.makedirs(os.path.join(HERE, d), exist_ok=True)
     if "fat" in which:
@@ -362,6 +377,8 @@ def main(argv):
         make_uki()
     if "tcg" in which:
         make_tcg()
+    if "cfg_lock" in which:
+        make_cfg_lock()
 
 
 if __name__ == "__main__":

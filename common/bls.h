@@ -24,7 +24,7 @@
  * loaders and the tool. A boot counter "+LEFT" or "+LEFT-DONE" after the last '+' of NAME is
  * not part of the entry's name (its id); every file is read, so one id may have several files
  * (boot-counted variants), ordered as below. BOOTX64.EFI counts a try by renaming the file
- * (common/bootcount.h, efi/rename.c); stage2 does not count yet.
+ * (common/bootcount.h, efi/rename.c); stage2 counts it in the boot state block.
  *
  * Fields shown or compared (title, version, sort-key, machine-id) keep up to 255 bytes; a longer
  * value is cut there with a warning, never the entry left out. A title that is not UTF-8 is kept

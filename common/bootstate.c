@@ -130,12 +130,13 @@ int bstate_load(struct bstate_io *s, struct blockdev *disk, uint64_t offset)
 	uint32_t ss = disk->sector_size;
 	int rc;
 
-	s->disk = disk;
+	s->disk = 0;
 	s->live = -1;
 	s->lba = offset / ss;
 	s->sectors = BSTATE_COPY_BYTES / ss;
 	if (offset % ss || BSTATE_COPY_BYTES % ss)
 		return AS_ERANGE;
+	s->disk = disk;
 	if ((rc = bdev_read(disk, s->lba, 2ull * s->sectors, s->copy)))
 		return rc;
 	s->live = bstate_pick(s->copy[0], s->copy[1]);

@@ -91,7 +91,7 @@ int bstate_set(uint8_t *copy, unsigned type, const char *name, uint8_t a, uint8_
 struct blockdev;
 
 struct bstate_io {
-	struct blockdev *disk;
+	struct blockdev *disk;               /* NULL: no block (nothing is written) */
 	uint64_t lba;                        /* copy 0 (copy 1 follows it) */
 	uint32_t sectors;                    /* of one copy */
 	int live;                            /* the copy holding the state (bstate_pick), -1 none */
@@ -99,7 +99,8 @@ struct bstate_io {
 };
 
 /* Reads both copies of the block at byte offset of disk. Returns 0, AS_ERANGE when they are
- * not whole sectors inside it, or the read's code (s->live is then -1: no state). */
+ * not whole sectors inside it (s->disk NULL then: never written), or the read's code (s->live
+ * is then -1: no state; a change writes a new one). */
 int bstate_load(struct bstate_io *s, struct blockdev *disk, uint64_t offset);
 /* The copy a change goes to, holding the state as it is (an empty one when no copy is whole):
  * never the live copy. Change it, then bstate_commit. */

@@ -268,8 +268,10 @@ static struct bstate_io *boot_state(struct boot_volume *v, struct cfg *c, struct
 	uint64_t off = 0;
 	int rc;
 
-	if (s)
+	if (s) {
+		s->disk = NULL;
 		s->live = -1;
+	}
 	if (!s || !buf || bstate_locate(&v->disk.dev, buf, STAGE2_MAX_SIZE, &off) || !off) {
 		efi_free_pages(buf, pages);
 		return s;
@@ -278,7 +280,7 @@ static struct bstate_io *boot_state(struct boot_volume *v, struct cfg *c, struct
 	if ((rc = bstate_load(s, &v->disk.dev, off)))
 		diag_warn(d, "efi.state", "the boot state block at byte %llu cannot be read (%s)",
 			  (unsigned long long)off, as_strerror(rc));
-	bootcount_apply(c, s);
+	bootcount_apply(c, s, BSTATE_FW_UEFI);
 	return s;
 }
 

@@ -67,7 +67,7 @@ void stage2_main(uint32_t drive, uint32_t stage1_bps)
 		if (id.state_offset && (rc = bstate_load(&state, &disk, id.state_offset)))
 			con_printf("the boot state block at byte %u cannot be read (%s)\n",
 				   (unsigned)id.state_offset, as_strerror(rc));
-		bootcount_apply(&cfg, &state);
+		bootcount_apply(&cfg, &state, BSTATE_FW_BIOS);
 	}
 
 	for (bool first = true;; first = false) {

@@ -13,8 +13,9 @@ from Linux's own "Command line:" lines. Scenarios:
            reboots: "other" boots once, with the one-shot gone, then the default again.
   oneshot  SeaBIOS and OVMF: set-default --once through the boot state block boots once.
   torn     SeaBIOS: a state write torn by a power cut; the other copy's one-shot boots.
-  count    OVMF: Boot Loader Specification boot counting (new+2.conf that panics boots twice,
-           then the next entry; LoaderBootCountPath of a counted entry that comes up).
+  count    SeaBIOS and OVMF: Boot Loader Specification boot counting (new+2.conf that panics
+           boots twice, then the next entry; a counted entry that comes up: OVMF renames it
+           and sets LoaderBootCountPath, stage2 records it in the boot state block).
 
 usage: rollback.py [--only GLOB] [--keep]
 """
@@ -326,15 +327,20 @@ def bls_entry(kernel_path, initrd_path, version, options):
             f"linux {kernel_path}\ninitrd {initrd_path}\noptions {options}\n")
 
 
-def case_count(work, inputs):
-    """Boot counting under OVMF: /loader/entries/new+2.conf, whose kernel panics (panic=1, no
-    usable init), is the newest entry and so the default; anysector.cfg's good entry has no
-    default line. One run boots new twice (BOOTX64.EFI renames it new+1-1.conf, then
-    new+0-2.conf, and says so), then, new being bad, good; new+0-2.conf sorts last. Then a
-    counted entry that comes up, fine+1.conf: booted once, renamed fine+0-1.conf, and the
-    running system sees LoaderBootCountPath naming that file (what systemd-bless-boot renames)."""
+def case_count(firmware, frontend, label, lss, pss, work, inputs):
+    """Boot counting: /loader/entries/new+2.conf, whose kernel panics (panic=1, no usable
+    init), is the newest entry and so the default; anysector.cfg's good entry has no default
+    line. One run boots new twice, then, new having no tries left, good; new sorts last.
+    OVMF: BOOTX64.EFI renames new+2.conf to new+1-1.conf, then new+0-2.conf, and says so.
+    SeaBIOS: stage2 keeps the tries in the boot state block (check shows 0 left, 2 done) and
+    the file keeps its name. Then a counted entry that comes up, fine+1.conf, boots once: OVMF
+    renames it fine+0-1.conf and the running system sees LoaderBootCountPath naming that file
+    (what systemd-bless-boot renames); SeaBIOS records it as the counted boot (what bless
+    takes)."""
     kernel, initrd = inputs
-    image = make_image(work, "gpt", 4096, 4096, kernel, initrd, [("good", cmdline("good"), ())])
+    topo = ["--sector-size", lss] + (["--physical-size", pss] if pss != lss else []) \
+        if label == "mbr" else []
+    image = make_image(work, label, lss, pss, kernel, initrd, [("good", cmdline("good"), ())])
     off = esp_offset(image)
     cfg = mtools.read_text(image, off, "/anysector.cfg")
     kpath = re.search(r"^\s*kernel\s+(\S+)", cfg, re.M).group(1)
@@ -343,23 +349,35 @@ def case_count(work, inputs):
         mtools.run(["mmd", f"::{d}"], image, off)
     esp_put(image, off, "/loader/entries/new+2.conf",
             bls_entry(kpath, ipath, "2", "console=ttyS0 rb=new panic=1 rdinit=/none"))
-    run = guest("ovmf", "nvme", image, 4096, 4096, work, "run1")
+    run = guest(firmware, frontend, image, lss, pss, work, "run1")
     expect(run.roles == ["new", "new", "good"], f"boots {run.roles}, not new, new, good")
-    for a, b in (("new+2.conf", "new+1-1.conf"), ("new+1-1.conf", "new+0-2.conf")):
-        line = f"boot counting: /loader/entries/{a} is now {b}"
-        expect(line in run.text, f"the console lacks '{line}'")
     names = entries_dir(image, off)
-    expect(names == ["new+0-2.conf"], f"/loader/entries holds {names}, not new+0-2.conf")
+    st = state_text(image, topo)
+    if firmware == "ovmf":
+        for a, b in (("new+2.conf", "new+1-1.conf"), ("new+1-1.conf", "new+0-2.conf")):
+            line = f"boot counting: /loader/entries/{a} is now {b}"
+            expect(line in run.text, f"the console lacks '{line}'")
+        expect(names == ["new+0-2.conf"], f"/loader/entries holds {names}, not new+0-2.conf")
+    else:
+        expect(names == ["new+2.conf"], f"stage2 renamed a file: /loader/entries holds {names}")
+        expect("'new+2.conf' 0 tries left, 2 done" in st and "started last" not in st,
+               f"the state block should hold new's tries (0 left, 2 done) and no counted "
+               f"boot after good booted: {st}")
     esp_put(image, off, "/loader/entries/fine+1.conf",
             bls_entry(kpath, ipath, "3", cmdline("fine")))
-    run = guest("ovmf", "nvme", image, 4096, 4096, work, "run2")
+    run = guest(firmware, frontend, image, lss, pss, work, "run2")
     expect(run.roles == ["fine"], f"second run boots {run.roles}, not fine")
-    path = utf16(run.vars_of(0).get("LoaderBootCountPath", b""))
-    expect(path == "\\loader\\entries\\fine+0-1.conf",
-           f"LoaderBootCountPath {path!r}, not \\loader\\entries\\fine+0-1.conf")
     names = entries_dir(image, off)
-    expect(names == ["fine+0-1.conf", "new+0-2.conf"], f"/loader/entries holds {names}")
-
+    if firmware == "ovmf":
+        path = utf16(run.vars_of(0).get("LoaderBootCountPath", b""))
+        expect(path == "\\loader\\entries\\fine+0-1.conf",
+               f"LoaderBootCountPath {path!r}, not \\loader\\entries\\fine+0-1.conf")
+        expect(names == ["fine+0-1.conf", "new+0-2.conf"], f"/loader/entries holds {names}")
+    else:
+        st = state_text(image, topo)
+        expect("'fine+1.conf' started last by stage2, counted" in st and
+               "'fine+1.conf' 0 tries left, 1 done" in st,
+               f"the state block should hold fine's try and its counted boot: {st}")
 
 CASES = [
     ("ovmf-nvme-4Kn-gpt-bli", case_bli),
@@ -370,7 +388,12 @@ CASES = [
     ("ovmf-nvme-4Kn-gpt-oneshot",
      lambda w, i: case_oneshot("ovmf", "nvme", "gpt", 4096, 4096, w, i)),
     ("seabios-nvme-4Kn-gpt-torn", case_torn),
-    ("ovmf-nvme-4Kn-gpt-count", case_count),
+    ("ovmf-nvme-4Kn-gpt-count",
+     lambda w, i: case_count("ovmf", "nvme", "gpt", 4096, 4096, w, i)),
+    ("seabios-ide-512e-mbr-count",
+     lambda w, i: case_count("seabios", "ide", "mbr", 512, 4096, w, i)),
+    ("seabios-nvme-4Kn-gpt-count",
+     lambda w, i: case_count("seabios", "nvme", "gpt", 4096, 4096, w, i)),
 ]
 
 

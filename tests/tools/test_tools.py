@@ -9,6 +9,7 @@ import os
 import struct
 import subprocess
 import sys
+import zlib
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -711,6 +712,108 @@ def t_set_default_once(s):
             "give back copy 1 alone")
 
 
+def state_copy(seq, records):
+    """A boot state block copy (common/bootstate.h): records [(type, name, a, b)], sealed."""
+    body = b"".join(bytes([t, len(n), a, b]) + n.encode() for t, n, a, b in records)
+    c = bytearray(4096)
+    c[0:32] = b"ANYSTATE" + struct.pack("<IIQII", 1, 4096, seq, 0, 0)
+    c[32:32 + len(body)] = body
+    struct.pack_into("<I", c, 0x18, zlib.crc32(bytes(c)))
+    return bytes(c)
+
+
+def mtools_env():
+    return dict(os.environ, MTOOLS_SKIP_CHECK="1")
+
+
+def t_bless(s):
+    """bless marks the counted boot good. BIOS: the state block's counted boot (BOOTED, flag
+    counted) names new+2.conf: the file becomes new.conf (same bytes) and its TRIES and BOOTED
+    records go, in the copy that did not hold the state; then nothing is left to do. UEFI:
+    LoaderBootCountPath (a test efivars directory) names fine+0-1.conf: it becomes fine.conf.
+    --dry-run changes nothing; a boot that was not counted changes nothing."""
+    if not os.path.exists(os.path.join(paths.STAGES, "stage2.bin")):
+        raise Skip("%s has no stage2.bin yet" % paths.STAGES)
+    if not have("mcopy"):
+        raise Skip("mtools is not installed")
+    ev = s.path("bless-efivars")
+    os.makedirs(ev, exist_ok=True)
+    os.environ["ANYSECTOR_TEST_EFIVARS"] = ev
+    try:
+        bless_cases(s, ev)
+    finally:
+        del os.environ["ANYSECTOR_TEST_EFIVARS"]
+
+
+def bless_cases(s, ev):
+    k = s.path("bless-k")
+    open(k, "wb").write(os.urandom(30000))
+    img = s.path("bless.img")
+    s.anysector("mkimage", img, "--size", "32M", "--sector-size", "4096", "--stages",
+                paths.STAGES, "--kernel", k, "--name", "good")
+    esp = esp_offset(s, img)
+    ent = s.path("bless-entry")
+    text = b"title New\nversion 2\nlinux /good/bless-k\n"
+    open(ent, "wb").write(text)
+    at = "%s@@%d" % (img, esp)
+    for cmd in (["mmd", "-i", at, "::/loader", "::/loader/entries"],
+                ["mcopy", "-i", at, ent, "::/loader/entries/new+2.conf"],
+                ["mcopy", "-i", at, ent, "::/loader/entries/fine+0-1.conf"]):
+        subprocess.run(cmd, env=mtools_env(), check=True, capture_output=True)
+    j = s.json("check", img, rc=0)
+    line = [p["message"] for p in j.get("problems", []) if p.get("code") == "boot.state"]
+    off = int(line[0].split("byte ")[1].split(":")[0]) if line else 0
+    c0 = read_at(img, off, 4096)
+    write_at(img, off + 4096, state_copy(1, [(2, "new+2.conf", 1, 1), (2, "old+1.conf", 1, 0),
+                                              (3, "new+2.conf", 1, 1)]))
+    s.anysector("check", img, rc=0, has=["copy 1 (sequence 1) holds it: 'new+2.conf' 1 tries "
+                                         "left, 1 done", "'new+2.conf' started last by stage2, "
+                                         "counted"])
+    # list shows both counters: the file's (UEFI) and the block's (BIOS); +0 is bad
+    j = s.json("list", img, rc=0)
+    got = {e["name"]: (e.get("tries_left"), e.get("tries_done"), e.get("bad"),
+                       e.get("bios_tries_left"), e.get("bios_tries_done"))
+           for e in j.get("entries", [])}
+    s.eq(got, {"good": (None, None, False, None, None), "new": (2, 0, False, 1, 1),
+               "fine": (0, 1, True, None, None)}, "list --json tries")
+    s.anysector("list", img, has=["tries    2 left, 0 done (its file name); under BIOS 1 left, "
+                                  "1 done (boot state block)",
+                                  "tries    0 left, 1 done (its file name): failed, sorts last"])
+    before = sha(img)
+    s.anysector("bless", "--dry-run", img, has=["copy 0 (sequence 2): 'new+2.conf' good",
+                                                "files on partition 2"])
+    s.eq(sha(img), before, "bless --dry-run changed the image")
+    s.anysector("bless", "--backup", img + ".b", img,
+                has=["/loader/entries/new+2.conf is now /loader/entries/new.conf"])
+    r = subprocess.run(["mdir", "-b", "-i", at, "::/loader/entries"], env=mtools_env(),
+                       capture_output=True, text=True)
+    names = sorted(os.path.basename(n.strip()) for n in r.stdout.splitlines() if n.strip())
+    s.eq(names, ["fine+0-1.conf", "new.conf"], "/loader/entries after bless")
+    r = subprocess.run(["mtype", "-i", at, "::/loader/entries/new.conf"], env=mtools_env(),
+                       capture_output=True)
+    s.eq(r.stdout, text, "new.conf's bytes")
+    s.anysector("check", img, rc=0, has=["copy 0 (sequence 2) holds it: 'old+1.conf' 1 tries "
+                                         "left, 0 done"],
+                lacks=["new+2.conf"])
+    s.check(read_at(img, off, 4096) != c0 and read_at(img, off + 4096, 4096)[:8] == b"ANYSTATE",
+            "bless did not write copy 0 alone")
+    before = sha(img)
+    s.anysector("bless", img, has=["this boot was not counted"])
+    s.eq(sha(img), before, "a second bless changed the image")
+    # UEFI: the file LoaderBootCountPath names
+    var = os.path.join(ev, "LoaderBootCountPath-4a67b082-0a4c-41cf-b6c7-440b29bb8c4f")
+    with open(var, "wb") as f:
+        f.write(struct.pack("<I", 6) + "\\loader\\entries\\fine+0-1.conf\0".encode("utf-16-le"))
+    s.anysector("bless", img, has=["/loader/entries/fine+0-1.conf is now "
+                                   "/loader/entries/fine.conf"])
+    r = subprocess.run(["mdir", "-b", "-i", at, "::/loader/entries"], env=mtools_env(),
+                       capture_output=True, text=True)
+    names = sorted(os.path.basename(n.strip()) for n in r.stdout.splitlines() if n.strip())
+    s.eq(names, ["fine.conf", "new.conf"], "/loader/entries after the UEFI bless")
+    s.anysector("bless", img, has=["is not there (marked good already?)"])
+    os.unlink(var)
+
+
 def sfdisk_image(s, name, script, size=64 * MIB):
     """An image partitioned by sfdisk (512-byte sectors) for layouts we would never make."""
     if not have("sfdisk"):
@@ -1035,7 +1138,7 @@ def main():
                 t_dos_compat, t_gap_build, t_check_misaligned, t_gpt_rules, t_mbr_rules,
                 t_detection, t_install_layouts, t_reinstall_and_backups, t_backup_durable, t_foreign_gap, t_stage2_slots,
                 t_refusals, t_restore_safety, t_stage2_damage, t_add, t_esp_chains,
-                t_add_invalid_config, t_set_default_once, t_mkimage, t_mkimage_timeout, t_garbage, t_real_stages])
+                t_add_invalid_config, t_set_default_once, t_bless, t_mkimage, t_mkimage_timeout, t_garbage, t_real_stages])
     for p in s.cleanup:
         if os.path.exists(p):
             os.unlink(p)

@@ -6,10 +6,12 @@
  * leaves the state where it was. */
 #include "tests/unit/helpers.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/bits.h"
+#include "common/bls.h"
 #include "common/bootcount.h"
 #include "common/errors.h"
 #include "common/str.h"
@@ -42,7 +44,7 @@ static void test_oneshot_used_once(void **state)
 		assert_int_equal(cfg_parse(text, sizeof text - 1, c, NULL), 0);
 		assert_int_equal(bstate_load(s, &d->dev, OFF), 0);
 		assert_int_equal(s->live, 0);
-		assert_int_equal(bootcount_apply(c, s), 1);
+		assert_int_equal(bootcount_apply(c, s, BSTATE_FW_BIOS), 1);
 		assert_int_equal(cfg_default_index(c), 1);
 		/* entry a is chosen in the menu: the one-shot is used up all the same */
 		assert_int_equal(bootcount_before(c, 0, s, BSTATE_FW_BIOS), 0);
@@ -60,7 +62,7 @@ static void test_oneshot_used_once(void **state)
 		assert_int_equal(bstate_load(s, &d->dev, OFF), 0);
 		assert_int_equal(s->live, 1);
 		uint64_t written = d->md.sectors_written;
-		assert_int_equal(bootcount_apply(c, s), -1);
+		assert_int_equal(bootcount_apply(c, s, BSTATE_FW_BIOS), -1);
 		assert_int_equal(bootcount_before(c, 1, s, BSTATE_FW_UEFI), 0);
 		assert_int_equal(d->md.sectors_written, written);
 		free(s);
@@ -77,7 +79,7 @@ static void test_oneshot_naming_nothing(void **state)
 	struct bstate_io *s = calloc(1, sizeof *s);
 	assert_int_equal(cfg_parse(text, sizeof text - 1, c, NULL), 0);
 	assert_int_equal(bstate_load(s, &d->dev, OFF), 0);
-	assert_int_equal(bootcount_apply(c, s), -1);
+	assert_int_equal(bootcount_apply(c, s, BSTATE_FW_BIOS), -1);
 	assert_int_equal(cfg_default_index(c), 0);
 	assert_int_equal(bootcount_before(c, 0, s, BSTATE_FW_BIOS), 0);
 	assert_null(bstate_find(s->copy[s->live], BSTATE_ONESHOT, NULL));
@@ -99,12 +101,115 @@ static void test_failed_write_keeps_state(void **state)
 	d->md.fail_span = 8;
 	assert_int_equal(bootcount_before(c, 0, s, BSTATE_FW_BIOS), AS_EIO);
 	assert_int_equal(s->live, 0);
-	assert_int_equal(bootcount_apply(c, s), 0);
+	assert_int_equal(bootcount_apply(c, s, BSTATE_FW_BIOS), 0);
 	/* no block at all (a disk in the legacy gap): nothing is read, nothing happens */
 	s->live = -1;
-	assert_int_equal(bootcount_apply(c, s), -1);
+	assert_int_equal(bootcount_apply(c, s, BSTATE_FW_BIOS), -1);
 	assert_int_equal(bootcount_before(c, 0, s, BSTATE_FW_BIOS), 0);
 	free(s);
+	free(c);
+	test_disk_free(d);
+}
+
+/* The menu a loader builds from anysector.cfg's "good" and the /loader/entries files names[]
+ * (version from the name's digit after "v"), as a fresh boot does. */
+static struct cfg *bls_menu(const char *const *names, unsigned n)
+{
+	static const char cfgtext[] = "timeout 3\nentry good\n kernel /g\n";
+	static struct bls_scratch sc;
+	struct cfg *c = calloc(1, sizeof *c);
+	char text[200];
+
+	assert_int_equal(cfg_parse_text(cfgtext, sizeof cfgtext - 1, c, NULL), 0);
+	bls_menu_begin(c);
+	for (unsigned k = 0; k < n; k++) {
+		snprintf(text, sizeof text, "title T\nsort-key t\nversion %c\nlinux /k\n",
+			 strchr(names[k], 'v')[1]);
+		sc.seen = 0;
+		assert_int_equal(bls_dir_entry(&sc, names[k], false, (uint32_t)strlen(text), NULL),
+				 BLS_READ);
+		assert_int_equal(bls_menu_file(c, &sc, text, strlen(text), NULL), 0);
+	}
+	bls_menu_finish(c, NULL);
+	return c;
+}
+
+/* One boot under BIOS: the menu, the block read, its tries applied; the default (or `pick`
+ * when >= 0) starts. Returns the name of the file or entry booted. */
+static const char *bios_boot(struct test_disk *d, const char *const *names, unsigned n,
+			     struct cfg **cp)
+{
+	struct cfg *c = bls_menu(names, n);
+	struct bstate_io *s = calloc(1, sizeof *s);
+
+	assert_int_equal(bstate_load(s, &d->dev, OFF), 0);
+	bootcount_apply(c, s, BSTATE_FW_BIOS);
+	int i = cfg_default_index(c);
+	assert_int_equal(bootcount_before(c, (unsigned)i, s, BSTATE_FW_BIOS), 0);
+	free(s);
+	free(*cp);
+	*cp = c;
+	return c->entries[i].bls ? c->entries[i].file : c->entries[i].name;
+}
+
+static uint8_t *live_copy(struct test_disk *d)
+{
+	uint8_t *c0 = d->md.data + OFF, *c1 = c0 + BSTATE_COPY_BYTES;
+	int k = bstate_pick(c0, c1);
+	assert_true(k >= 0);
+	return k ? c1 : c0;
+}
+
+/* BIOS boot counting in the state block: new+2.conf (newest) boots twice, its tries in the
+ * block (1/1, then 0/2), then sorts last and old.conf boots; that boot takes the counted
+ * record out, so bless cannot take new for good; a file the menu no longer has loses its
+ * record at the next write; under UEFI nothing is counted in the block. */
+static void test_bios_counting(void **state)
+{
+	(void)state;
+	struct test_disk *d = disk_with(4096, NULL);
+	static const char *const files[] = { "new-v2+2.conf", "old-v1.conf" };
+	struct cfg *c = NULL;
+	uint8_t *r;
+
+	assert_string_equal(bios_boot(d, files, 2, &c), "new-v2+2.conf");
+	r = bstate_find(live_copy(d), BSTATE_TRIES, "new-v2+2.conf");
+	assert_non_null(r);
+	assert_int_equal(r[2], 1);
+	assert_int_equal(r[3], 1);
+	r = bstate_find(live_copy(d), BSTATE_BOOTED, NULL);
+	assert_non_null(r);
+	assert_int_equal(r[3], BSTATE_BOOTED_COUNTED);
+	assert_string_equal(bios_boot(d, files, 2, &c), "new-v2+2.conf");
+	r = bstate_find(live_copy(d), BSTATE_TRIES, "new-v2+2.conf");
+	assert_int_equal(r[2], 0);
+	assert_int_equal(r[3], 2);
+	/* no tries left: last in the menu, and the default is the next entry */
+	assert_string_equal(bios_boot(d, files, 2, &c), "old-v1.conf");
+	assert_string_equal(c->entries[c->nentries - 1].file, "new-v2+2.conf");
+	assert_int_equal(c->entries[c->nentries - 1].tries_left, 0);
+	assert_null(bstate_find(live_copy(d), BSTATE_BOOTED, NULL));
+	assert_non_null(bstate_find(live_copy(d), BSTATE_TRIES, "new-v2+2.conf"));
+	/* the next boot writes nothing: nothing changed */
+	uint64_t written = d->md.sectors_written;
+	assert_string_equal(bios_boot(d, files, 2, &c), "old-v1.conf");
+	assert_int_equal(d->md.sectors_written, written);
+	/* new blessed (renamed new-v2.conf), another counted file: the stale record goes */
+	static const char *const files2[] = { "new-v3+1.conf", "new-v2.conf" };
+	assert_string_equal(bios_boot(d, files2, 2, &c), "new-v3+1.conf");
+	assert_null(bstate_find(live_copy(d), BSTATE_TRIES, "new-v2+2.conf"));
+	assert_non_null(bstate_find(live_copy(d), BSTATE_TRIES, "new-v3+1.conf"));
+	/* under UEFI the file is renamed instead: the block is left alone */
+	written = d->md.sectors_written;
+	struct cfg *u = bls_menu(files, 2);
+	struct bstate_io *s = calloc(1, sizeof *s);
+	assert_int_equal(bstate_load(s, &d->dev, OFF), 0);
+	s->live = -1;      /* as if the block held nothing: a counted UEFI boot still writes none */
+	bootcount_apply(u, s, BSTATE_FW_UEFI);
+	assert_int_equal(bootcount_before(u, 1, s, BSTATE_FW_UEFI), 0);
+	assert_int_equal(d->md.sectors_written, written);
+	free(s);
+	free(u);
 	free(c);
 	test_disk_free(d);
 }
@@ -157,6 +262,7 @@ int main(void)
 		cmocka_unit_test(test_oneshot_naming_nothing),
 		cmocka_unit_test(test_failed_write_keeps_state),
 		cmocka_unit_test(test_bls_next),
+		cmocka_unit_test(test_bios_counting),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,6 +11,7 @@
 #include "tools/base/util.h"
 #include "tools/cmd/cli.h"
 #include "tools/cmd/cmd_add.h"
+#include "tools/cmd/cmd_bless.h"
 #include "tools/cmd/cmd_info.h"
 #include "tools/cmd/cmd_install.h"
 #include "tools/cmd/cmd_list.h"
@@ -37,6 +38,7 @@ static const struct {
 	{ "list", cmd_list, "show the boot menu the loaders build (anysector.cfg + /loader/entries)" },
 	{ "remove", cmd_remove, "remove a boot entry and the files only it uses" },
 	{ "set-default", cmd_set_default, "make a boot entry the default" },
+	{ "bless", cmd_bless, "mark the running boot good (boot counting)" },
 	{ "mkimage", cmd_mkimage, "make a bootable sparse disk image in one step" },
 	{ "restore", cmd_restore, "undo an install from its backup file" },
 	{ "repair", cmd_repair, "rebuild the broken half of a dual GPT (journalled)" },

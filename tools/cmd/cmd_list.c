@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/bootstate.h"
 #include "common/errors.h"
 #include "common/menu.h"
 #include "common/pin.h"
@@ -14,6 +15,7 @@
 #include "tools/base/json.h"
 #include "tools/base/text.h"
 #include "tools/base/util.h"
+#include "tools/boot/bstate_disk.h"
 #include "tools/cmd/cli.h"
 #include "tools/dev/mounts.h"
 #include "tools/disk/inspect.h"
@@ -60,6 +62,38 @@ static const char *pin_text(const struct cfg_entry *e, unsigned s, char hex[SHA2
 	return hex;
 }
 
+/* The boot state block's record of the tries stage2 counted for e's file (BIOS), or NULL. */
+static const uint8_t *bios_tries(uint8_t *live, const struct cfg_entry *e)
+{
+	return live && e->bls && e->tries_left >= 0 ? bstate_find(live, BSTATE_TRIES, e->file)
+						    : NULL;
+}
+
+/* The copy of the boot state block holding the state (into st), or NULL: the tries stage2
+ * counted (BIOS) are there, not in the file names. */
+static uint8_t *state_now(struct hostdev *h, struct bstate_disk *st)
+{
+	const char *why;
+
+	return !bstate_disk_read(&h->dev, st, &why) && st->offset && st->io.live >= 0
+	       ? st->io.copy[st->io.live] : NULL;
+}
+
+/* e's boot counter: the file's (UEFI counts by renaming it) and the state block's (BIOS). */
+static void print_tries(uint8_t *live, const struct cfg_entry *e)
+{
+	const uint8_t *r = bios_tries(live, e);
+
+	if (!e->bls || e->tries_left < 0)
+		return;
+	printf("     tries    %d left, %d done (its file name)%s", (int)e->tries_left,
+	       (int)e->tries_done, e->tries_left ? "" : ": failed, sorts last");
+	if (r)
+		printf("; under BIOS %u left, %u done (boot state block)%s", r[2], r[3],
+		       r[2] ? "" : ": failed, sorts last");
+	printf("\n");
+}
+
 /* A line of the listing: the label, then text from the disk as tools/base/text.h shows it. */
 static void shown_line(const char *label, const char *value)
 {
@@ -68,7 +102,8 @@ static void shown_line(const char *label, const char *value)
 	fputc('\n', stdout);
 }
 
-static void print_human(const struct boot_menu *m, unsigned part, const struct report *r)
+static void print_human(const struct boot_menu *m, unsigned part, const struct report *r,
+			uint8_t *live)
 {
 	const struct cfg *c = &m->cfg;
 	int def = cfg_default_index(c);
@@ -103,6 +138,7 @@ static void print_human(const struct boot_menu *m, unsigned part, const struct r
 				printf("     sha256   %s\n", hex);
 		}
 		shown_line("     cmdline  ", e->cmdline);
+		print_tries(live, e);
 		printf("     from     ");
 		text_put(stdout, m->src[i].path);
 		printf("%s\n", (int)i == def ? " (the default)" : "");
@@ -116,8 +152,16 @@ static void print_human(const struct boot_menu *m, unsigned part, const struct r
 		printf("%-7s %s\n", report_level_name(r->items[i].level), r->items[i].msg);
 }
 
+static void json_count(struct json *j, const char *key, bool has, long long v)
+{
+	if (has)
+		json_i64(j, key, v);
+	else
+		json_null(j, key);
+}
+
 static void print_json(const struct boot_menu *m, const char *target, unsigned part,
-		       const struct report *r, int status)
+		       const struct report *r, int status, uint8_t *live)
 {
 	const struct cfg *c = &m->cfg;
 	int def = cfg_default_index(c);
@@ -190,6 +234,15 @@ static void print_json(const struct boot_menu *m, const char *target, unsigned p
 			json_str(&j, "machine_id", e->machine_id);
 			json_str(&j, "sort_key", e->sort_key);
 		}
+		/* boot counting: the file's counter (null: not counted), and under BIOS the
+		 * boot state block's tries for it */
+		const uint8_t *bt = bios_tries(live, e);
+		bool counted = e->bls && e->tries_left >= 0;
+		json_count(&j, "tries_left", counted, e->tries_left);
+		json_count(&j, "tries_done", counted, e->tries_done);
+		json_bool(&j, "bad", counted && !e->tries_left);
+		json_count(&j, "bios_tries_left", bt, bt ? bt[2] : 0);
+		json_count(&j, "bios_tries_done", bt, bt ? bt[3] : 0);
 		json_obj_end(&j);
 	}
 	json_arr_end(&j);
@@ -287,16 +340,19 @@ int cmd_list(int argc, char **argv)
 			r = q;
 		}
 	}
+	struct bstate_disk *st = xcalloc(1, sizeof *st);
+	uint8_t *live = part ? state_now(&h, st) : NULL;
 	if (json) {
-		print_json(m, argv[optind], part, &r, rc);
+		print_json(m, argv[optind], part, &r, rc, live);
 	} else {
 		if (part)
-			print_human(m, part, &r);
+			print_human(m, part, &r, live);
 		else
 			for (unsigned i = 0; i < r.n; i++)
 				if (r.items[i].level == DIAG_ERROR)
 					fprintf(stderr, "anysector: %s\n", r.items[i].msg);
 	}
+	free(st);
 	esp_close(&s);
 	boot_menu_free(m);
 	free(m);

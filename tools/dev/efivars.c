@@ -53,11 +53,17 @@ static void var_path(const char *dir, const char *name, char *out, size_t cap)
 
 int efivar_read(const char *dir, const char *name, uint32_t *attr, uint8_t **data, size_t *len)
 {
+	return efivar_read_vendor(dir, name, EFI_GLOBAL_GUID_TEXT, attr, data, len);
+}
+
+int efivar_read_vendor(const char *dir, const char *name, const char *guid, uint32_t *attr,
+		       uint8_t **data, size_t *len)
+{
 	char path[4000];
 	uint8_t *buf = xmalloc(EFIVARS_MAX_BYTES + 1);
 	size_t n = 0;
 
-	var_path(dir, name, path, sizeof path);
+	snprintf(path, sizeof path, "%.3800s/%.64s-%.36s", dir, name, guid);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		free(buf);

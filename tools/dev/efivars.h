@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* The running system's UEFI variables through efivarfs (/sys/firmware/efi/efivars): each
- * variable a file NAME-GUID holding its u32 attributes (little-endian) then its data. Only the
- * global variables of the boot manager are used (Boot####, BootOrder, BootCurrent, GUID
- * 8BE4DF61-93CA-11D2-AA0D-00E098032B8C). ANYSECTOR_TEST_EFIVARS names a plain directory to use
+ * variable a file NAME-GUID holding its u32 attributes (little-endian) then its data. Used: the
+ * global variables of the boot manager (Boot####, BootOrder, BootCurrent, GUID
+ * 8BE4DF61-93CA-11D2-AA0D-00E098032B8C), and, read only, the loader's LoaderBootCountPath
+ * (bless). ANYSECTOR_TEST_EFIVARS names a plain directory to use
  * instead (tests), where files are replaced by rename. */
 #ifndef ANYSECTOR_TOOLS_EFIVARS_H
 #define ANYSECTOR_TOOLS_EFIVARS_H
@@ -27,6 +28,11 @@ bool efivars_sees(const struct hostdev *h);
  * code: AS_ENOENT when it does not exist, AS_EIO (errno says why), AS_ECORRUPT (shorter than
  * its attributes), AS_ETOOBIG. */
 int efivar_read(const char *dir, const char *name, uint32_t *attr, uint8_t **data, size_t *len);
+/* The same for a variable of another vendor (guid as text, lower case: systemd's loader GUID
+ * LOADER_GUID_TEXT). */
+#define LOADER_GUID_TEXT "4a67b082-0a4c-41cf-b6c7-440b29bb8c4f"
+int efivar_read_vendor(const char *dir, const char *name, const char *guid, uint32_t *attr,
+		       uint8_t **data, size_t *len);
 /* Writes the global variable name with attr and data (one write of attributes and data, as the
  * kernel wants it; the immutable flag efivarfs may set is cleared first). Returns 0 or AS_EIO
  * (errno says why). */

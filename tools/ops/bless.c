@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+#include "tools/ops/bless.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/bls.h"
+#include "common/bootstate.h"
+#include "common/errors.h"
+#include "tools/base/exit_codes.h"
+#include "tools/base/util.h"
+#include "tools/boot/bstate_disk.h"
+#include "tools/dev/efivars.h"
+#include "tools/esp/esp_read.h"
+#include "tools/esp/espfs.h"
+
+/* The file LoaderBootCountPath names ("\loader\entries\x+2-1.conf"), as its name in
+ * /loader/entries, into out; false when the variable is not there (not a counted UEFI boot). */
+static bool uefi_counted(char *out, size_t cap)
+{
+	const char *dir = efivars_dir();
+	uint8_t *data = NULL;
+	uint32_t attr;
+	size_t len, n = 0;
+	char path[512];
+
+	if (!dir || efivar_read_vendor(dir, "LoaderBootCountPath", LOADER_GUID_TEXT, &attr, &data,
+				       &len))
+		return false;
+	for (size_t i = 0; i + 1 < len && data[i] | data[i + 1] && n + 1 < sizeof path; i += 2)
+		path[n++] = data[i + 1] || data[i] > 0x7E ? '?' : data[i] == '\\' ? '/' : (char)data[i];
+	path[n] = 0;
+	free(data);
+	const char *dirpart = BLS_ENTRIES_DIR "/";
+	size_t dl = strlen(dirpart);
+	const char *file = strncasecmp(path, dirpart, dl) ? NULL : path + dl;
+	if (!file || strchr(file, '/') || strlen(file) >= cap) {
+		t_warn("bless.path", "LoaderBootCountPath names %s, not a file of %s: left alone",
+		       path, BLS_ENTRIES_DIR);
+		return false;
+	}
+	memcpy(out, file, strlen(file) + 1);
+	return true;
+}
+
+/* Renames /loader/entries/file to its name without the boot counter on t's boot partition. */
+static int rename_to_good(struct txn *t, const char *file)
+{
+	struct bls_entry *e = xcalloc(1, sizeof *e);
+	char from[BLS_NAME_MAX + 32], to[BLS_NAME_MAX + 32];
+	char *text = NULL;
+	size_t len;
+	int rc = 0;
+
+	snprintf(from, sizeof from, BLS_ENTRIES_DIR "/%s", file);
+	if (!bls_name_check(from, e, NULL) || e->tries_left < 0) {
+		t_info("bless.none", "%s has no boot counter: nothing to mark", from);
+		goto out;
+	}
+	snprintf(to, sizeof to, BLS_ENTRIES_DIR "/%s%s", e->id, file + strlen(file) - 5);
+	if (!esp_exists(&t->esp, from, NULL)) {
+		t_info("bless.done", "%s is not there (marked good already?): nothing to do", from);
+		goto out;
+	}
+	if (esp_exists(&t->esp, to, NULL)) {
+		t_error("refuse.bless_target", "%s cannot become %s: that file exists; nothing was "
+			"changed", from, to);
+		rc = EXIT_REFUSED;
+		goto out;
+	}
+	if ((rc = esp_read_file(&t->esp, from, &text, &len, NULL))) {
+		t_error("bless.read", "%s cannot be read (%s); nothing was changed", from,
+			as_strerror(rc));
+		rc = EXIT_ERRORS;
+		goto out;
+	}
+	if (!(rc = esp_put_text(&t->esp, text, to)) && !(rc = esp_delete(&t->esp, from)))
+		txn_summary(t, "%s is now %s: the boot counts as good", from, to);
+out:
+	free(text);
+	free(e);
+	return rc;
+}
+
+/* The counted BIOS boot the state block records: its file into file; its TRIES and BOOTED
+ * records taken out of the next copy, which goes into t's plan. False when there is none. */
+static bool bios_counted(struct txn *t, char *file, size_t cap)
+{
+	struct bstate_disk *d = xcalloc(1, sizeof *d);
+	const char *why;
+	uint8_t *r, *next;
+	bool found = false;
+
+	if (bstate_disk_read(&t->h->dev, d, &why) || !d->offset || d->io.live < 0 ||
+	    !(r = bstate_find(d->io.copy[d->io.live], BSTATE_BOOTED, NULL)) ||
+	    !(r[3] & BSTATE_BOOTED_COUNTED) || !bstate_name(r, file, (unsigned)cap))
+		goto out;
+	found = true;
+	next = bstate_begin(&d->io);
+	bstate_remove(next, bstate_find(next, BSTATE_BOOTED, NULL));
+	if ((r = bstate_find(next, BSTATE_TRIES, file)))
+		bstate_remove(next, r);
+	unsigned k = bstate_seal_next(&d->io);
+	char what[400];
+	snprintf(what, sizeof what, "boot state block, copy %u (sequence %llu): '%s' good", k,
+		 (unsigned long long)bstate_seq(d->io.copy[k]), file);
+	plan_add(&t->pre, d->io.lba + (uint64_t)k * d->io.sectors, d->io.sectors, d->io.copy[k],
+		 what);
+out:
+	free(d);
+	return found;
+}
+
+int txn_bless(struct txn *t)
+{
+	char file[BLS_NAME_MAX + 1];
+	int rc;
+
+	if ((rc = txn_open_esp(t)))
+		return rc;
+	if (uefi_counted(file, sizeof file) || bios_counted(t, file, sizeof file))
+		return rename_to_good(t, file);
+	t_info("bless.none", "this boot was not counted (no LoaderBootCountPath, and the boot state "
+	       "block records no counted boot): nothing to mark");
+	return 0;
+}

@@ -12,7 +12,7 @@ import sys
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from lib.disk import read_at, sparse, write_at  # noqa: E402
+from lib.disk import read_at, sha256, sparse, write_at  # noqa: E402
 from lib.fat import Fat  # noqa: E402
 from lib.results import Skip  # noqa: E402
 from lib.suite import Suite, have  # noqa: E402
@@ -130,9 +130,56 @@ def t_reads_what_it_changes(s):
         fat_clean(s, img, off, size, what + ", after remove")
 
 
+def in_tmpfs(s, size):
+    """The prefix running anysector in a mount namespace of its own with TMPDIR a tmpfs of size
+    bytes (Skip where mount namespaces cannot be made)."""
+    d = s.path("tmpfs")
+    os.makedirs(d, exist_ok=True)
+    user = [] if os.geteuid() == 0 else ["-r"]
+    script = 'mount -t tmpfs -o size=%d tmpfs "$0" && TMPDIR="$0" exec "$@"' % size
+    prefix = ["unshare", "-m"] + user + ["sh", "-c", script, d]
+    if not have("unshare") or subprocess.run(prefix + ["true"], capture_output=True).returncode:
+        raise Skip("no mount namespace with a tmpfs here (unshare -m)")
+    return prefix, d
+
+
+def t_temp_space(s):
+    """TMPDIR holds the metadata and the new files, not the ESP: on a 64 MiB ESP without holes,
+    add of 8 MiB fails in a 4 MiB tmpfs with the one sentence naming TMPDIR and the size needed
+    (exit 2, the image unchanged, no backup file) and succeeds in a 16 MiB one. Probe: without the
+    check, mcopy fails on the full tmpfs ('esp.mtools'); with the whole copy, the 16 MiB tmpfs
+    is too small."""
+    prefix, d = in_tmpfs(s, 4 * MIB)
+    img = s.path("space.img")
+    sparse(img, 80 * MIB)
+    s.anysector("partition", img, "--esp-size", "64M", "--no-rest")
+    s.anysector("install", img, "--backup", img + ".bak")
+    off, size = esp_place(s, img, 512)
+    meta = fill_free(img, off, size)
+    k, i = s.path("vmlinuz-space"), s.path("initrd-space")
+    for f, n in ((k, 100000), (i, 8 * MIB)):
+        open(f, "wb").write(os.urandom(n))
+    before = sha256(img)
+    out, err = s.anysector("add", img, "--kernel", k, "--initrd", i, "--backup", img + ".b1",
+                           prefix=prefix, rc=2,
+                           has=["TMPDIR (%s) has 4.0 MiB free, but changing partition 2 needs "
+                                % d, "set TMPDIR to a directory with more room"])
+    m = re.search(r"needs ([0-9.]+) MiB there \(([0-9.]+) (KiB|MiB) for its FAT metadata and "
+                  r"directories and ([0-9.]+) MiB for the new files\)", out + err)
+    if s.check(m, "the sentence's sizes:\n" + out + err):
+        need, new = float(m.group(1)) * MIB, float(m.group(4)) * MIB
+        s.check(8 * MIB < new < 10 * MIB and need < new + meta + MIB,
+                "needs %d (new files %d), metadata %d" % (need, new, meta))
+    s.eq(sha256(img), before, "the refused add changed the image")
+    s.check(not os.path.exists(img + ".b1"), "the refused add left a backup file")
+    prefix, d = in_tmpfs(s, 16 * MIB)
+    s.anysector("add", img, "--kernel", k, "--initrd", i, "--name", "space", prefix=prefix)
+    same_file(s, img, off, "/space/initrd-space", i, "added through a 16 MiB TMPDIR")
+
+
 def main():
     s = Suite("esp-cost")
-    return s.run([t_reads_what_it_changes])
+    return s.run([t_reads_what_it_changes, t_temp_space])
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 #include "tools/esp/esp_sparse.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,15 +22,17 @@ static bool cluster_in_use(const struct esp_sparse *sp, const uint8_t *fat, uint
 	return esp_fat_get(&sp->g, fat, c) != 0;
 }
 
-/* Copies [off, off + len) of the partition into fd, leaving zero pieces holes. */
+/* Copies [off, off + len) of the partition into fd, leaving zero pieces holes. Returns 0, the
+ * read's AS_* code or a positive errno value (the write's). */
 static int copy_range(struct esp_sparse *sp, int fd, uint64_t off, uint64_t len, uint8_t *buf)
 {
 	while (len) {
 		size_t n = (size_t)(len < SPARSE_CHUNK ? len : SPARSE_CHUNK);
-		if (bdev_read_bytes(sp->disk, off, buf, n))
-			return AS_EIO;
+		int err = bdev_read_bytes(sp->disk, off, buf, n);
+		if (err)
+			return err < 0 ? err : AS_EIO;
 		if (!all_zero(buf, n) && pwrite_full(fd, buf, n, off))
-			return AS_EIO;
+			return errno ? errno : EIO;
 		sp->copied += n;
 		off += n;
 		len -= n;
@@ -53,35 +56,33 @@ static int queue_subdir(void *ctx, const struct fat_dirent *e)
 	return 0;
 }
 
-/* Marks and copies the chain of one directory starting at first; AS_ELOOP past the cluster
- * count (the walk's hard bound), AS_ECORRUPT for a link out of range. */
-static int copy_chain(struct esp_sparse *sp, int fd, uint32_t first, uint8_t *buf)
+/* Marks the chain of one directory starting at first; AS_ELOOP past the cluster count (the
+ * walk's hard bound), AS_ECORRUPT for a link out of range. */
+static int mark_chain(struct esp_sparse *sp, uint32_t first)
 {
 	uint32_t c = first, last = sp->g.clusters + 1;
+	uint32_t end = sp->g.type == FAT_TYPE_12 ? 0xFF8u : sp->g.type == FAT_TYPE_16 ? 0xFFF8u
+										     : 0x0FFFFFF8u;
 	for (uint32_t steps = 0; steps <= sp->g.clusters; steps++) {
 		if (c < 2 || c > last)
 			return AS_ECORRUPT;
 		if (bit(sp->dirs, c))
-			return 0; /* met a chain copied already */
+			return 0; /* met a chain marked already */
 		sp->dirs[c / 8] |= (uint8_t)(1u << (c % 8));
-		int err = copy_range(sp, fd, sp->g.data + (uint64_t)(c - 2) * sp->g.cluster,
-				     sp->g.cluster, buf);
-		if (err)
-			return err;
+		sp->need += sp->g.cluster;
 		uint32_t next = esp_fat_get(&sp->g, sp->fat, c);
-		if (next >= (sp->g.type == FAT_TYPE_12 ? 0xFF8u
-			     : sp->g.type == FAT_TYPE_16 ? 0xFFF8u : 0x0FFFFFF8u))
+		if (next >= end)
 			return 0;
 		c = next;
 	}
 	return AS_ELOOP;
 }
 
-/* Every directory, breadth first from the root: its clusters copied, its subdirectories queued. */
-static int copy_dirs(struct esp_sparse *sp, struct fat_fs *fs, int fd, uint8_t *buf)
+/* Every directory, breadth first from the root: its clusters marked, its subdirectories queued. */
+static int mark_dirs(struct esp_sparse *sp, struct fat_fs *fs)
 {
 	struct dir_queue q = { 0 };
-	int err = fs->type == FAT_TYPE_32 ? copy_chain(sp, fd, fs->root_cluster, buf) : 0;
+	int err = fs->type == FAT_TYPE_32 ? mark_chain(sp, fs->root_cluster) : 0;
 
 	if (!err)
 		err = fat_list(fs, NULL, queue_subdir, &q, NULL);
@@ -93,7 +94,7 @@ static int copy_dirs(struct esp_sparse *sp, struct fat_fs *fs, int fd, uint8_t *
 		}
 		if (bit(sp->dirs, c))
 			continue; /* a loop in the tree, or ".." */
-		if ((err = copy_chain(sp, fd, c, buf)))
+		if ((err = mark_chain(sp, c)))
 			break;
 		struct fat_file d = { .first_cluster = c, .is_dir = true, .attr = 0x10 };
 		err = fat_list(fs, &d, queue_subdir, &q, NULL);
@@ -102,10 +103,9 @@ static int copy_dirs(struct esp_sparse *sp, struct fat_fs *fs, int fd, uint8_t *
 	return err;
 }
 
-int esp_sparse_build(struct esp_sparse *sp, struct blockdev *disk, int fd, uint32_t lss)
+int esp_sparse_build(struct esp_sparse *sp, struct blockdev *disk, uint32_t lss)
 {
 	struct fat_fs *fs = xcalloc(1, sizeof *fs);
-	uint8_t *buf = NULL;
 	int err;
 
 	sp->disk = disk;
@@ -118,17 +118,33 @@ int esp_sparse_build(struct esp_sparse *sp, struct blockdev *disk, int fd, uint3
 	}
 	sp->fat = xmalloc((size_t)sp->g.fat_bytes);
 	sp->dirs = xcalloc((size_t)(sp->g.clusters + 2) / 8 + 1, 1);
-	buf = xmalloc(SPARSE_CHUNK);
-	if ((err = bdev_read_bytes(disk, sp->g.fats + sp->g.active * sp->g.fat_bytes, sp->fat,
-				   (size_t)sp->g.fat_bytes)) ||
-	    (err = copy_range(sp, fd, 0, sp->g.data, buf)))
-		goto out;
-	err = copy_dirs(sp, fs, fd, buf);
+	sp->need = sp->g.data;
+	if (!(err = bdev_read_bytes(disk, sp->g.fats + sp->g.active * sp->g.fat_bytes, sp->fat,
+				    (size_t)sp->g.fat_bytes)))
+		err = mark_dirs(sp, fs);
 out:
-	free(buf);
 	free(fs);
 	if (err)
 		esp_sparse_free(sp);
+	return err;
+}
+
+int esp_sparse_copy(struct esp_sparse *sp, int fd)
+{
+	uint8_t *buf = xmalloc(SPARSE_CHUNK);
+	int err = copy_range(sp, fd, 0, sp->g.data, buf);
+
+	for (uint32_t c = 2; !err && c < sp->g.clusters + 2; c++) {
+		if (!bit(sp->dirs, c))
+			continue;
+		uint32_t run = c + 1;
+		while (run < sp->g.clusters + 2 && bit(sp->dirs, run))
+			run++;
+		err = copy_range(sp, fd, sp->g.data + (uint64_t)(c - 2) * sp->g.cluster,
+				 (uint64_t)(run - c) * sp->g.cluster, buf);
+		c = run;
+	}
+	free(buf);
 	return err;
 }
 

@@ -29,15 +29,20 @@ struct esp_sparse {
 	struct blockdev *disk;         /* the partition on the disk (a slice) */
 	struct blockdev part;
 	int (*read)(struct blockdev *, uint64_t, uint32_t, void *); /* the copy's own */
+	uint64_t need;                 /* bytes the copy holds at most: metadata and directories */
 	uint64_t copied;               /* bytes copied from the disk */
 };
 
 /* sp zeroed but for part. Mounts the partition on the disk (disk: a slice of it, usually
- * &sp->part), copies its metadata and directory clusters into fd (already the partition's size,
- * all holes) and fills sp. Returns 0, or an AS_* code when the sparse copy cannot be made (then
- * sp holds nothing; what was written to fd is the disk's own bytes, so the caller's whole copy
- * over it is still exact). */
-int esp_sparse_build(struct esp_sparse *sp, struct blockdev *disk, int fd, uint32_t lss);
+ * &sp->part), reads its active FAT and walks its directory tree, marking every directory
+ * cluster; sp->need is then the bytes esp_sparse_copy will copy. Returns 0, or an AS_* code when
+ * the sparse copy cannot be made (then sp holds nothing and the caller copies the whole ESP). */
+int esp_sparse_build(struct esp_sparse *sp, struct blockdev *disk, uint32_t lss);
+
+/* Copies what esp_sparse_build marked into fd (the partition's size, all holes); zero runs stay
+ * holes. Returns 0, an AS_* code (reading the disk failed) or a positive errno value (writing fd
+ * failed). */
+int esp_sparse_copy(struct esp_sparse *sp, int fd);
 
 /* Whether the diff may skip the sector at byte `at`: content that stays on the disk only (a
  * cluster in use on the disk that is not a directory, or the slack after the last cluster), or

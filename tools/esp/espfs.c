@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "common/errors.h"
@@ -34,55 +35,77 @@ static int sparse_read(struct blockdev *dev, uint64_t lba, uint32_t count, void 
 	return esp_sparse_read(s->sparse, dev, lba, count, buf);
 }
 
-/* Copies only the metadata and the directories into fd (all holes, the partition's size) when
- * the layout allows it; otherwise s->sparse stays NULL and the caller copies the ESP whole. */
-static void sparse_try(struct esp_session *s, int fd)
+/* Plans the sparse copy (tools/esp/esp_sparse.h) when the layout allows it; otherwise
+ * s->sparse stays NULL and the ESP is copied whole. */
+static void sparse_try(struct esp_session *s)
 {
 	struct esp_sparse *sp = xcalloc(1, sizeof *sp);
 
 	if (!bdev_slice(&s->h->dev, s->first_lba, s->sectors, &sp->part) &&
-	    !esp_sparse_build(sp, &sp->part, fd, s->h->topo.lss)) {
+	    !esp_sparse_build(sp, &sp->part, s->h->topo.lss)) {
 		s->sparse = sp;
 		return;
 	}
 	free(sp);
 }
 
-/* The session's copy made from the partition's bytes on from (starting at byte base; fd for
- * its holes), sparse when sparse_ok and the layout allows it, then mounted. Returns 0 or an
- * exit code. */
-static int copy_open(struct esp_session *s, struct blockdev *from, int from_fd, uint64_t base,
-		     bool sparse_ok)
+/* The bytes a whole copy holds: the chunks of the partition's bytes on from_fd (from byte base)
+ * that have data (on a block device, all). */
+static uint64_t whole_need(const struct esp_session *s, int from_fd, uint64_t base)
 {
-	struct hostdev *h = s->h;
-	uint32_t lss = h->topo.lss;
-	uint64_t sectors = s->sectors;
-	unsigned number = s->number;
-	uint8_t *buf = xmalloc(CHUNK);
-	int fd, rc = 0;
+	uint64_t total = s->sectors * s->h->topo.lss, n = 0;
 
-	if (temp_create("esp", s->path, sizeof s->path, &fd)) {
-		t_error("esp.temp", "cannot create a temporary file in %s: %s", temp_dir(),
-			strerror(errno));
-		s->path[0] = 0;
-		free(buf);
-		return EXIT_ERRORS;
+	for (uint64_t off = 0; off < total; off += CHUNK) {
+		uint64_t len = total - off < CHUNK ? total - off : CHUNK;
+		if (fd_has_data(from_fd, base + off, len))
+			n += len;
 	}
-	s->open = true;
-	uint64_t total = sectors * lss;
-	if (ftruncate(fd, (off_t)total)) {
-		t_error("esp.temp", "%s: %s", s->path, strerror(errno));
-		rc = EXIT_ERRORS;
-	}
-	if (!rc && sparse_ok)
-		sparse_try(s, fd);
-	for (uint64_t off = 0; !rc && !s->sparse && off < total; off += CHUNK) {
+	return n;
+}
+
+/* Temporary space is checked before anything is copied: the copy (metadata and directories, or
+ * the whole partition), the new files (new_bytes) and some clusters for new directories, file
+ * tails and the small files (anysector.cfg, the ownership list). Returns 0 or EXIT_ERRORS with
+ * the sentence naming TMPDIR and the size. */
+static int temp_room(const struct esp_session *s, int from_fd, uint64_t base, uint64_t new_bytes)
+{
+	uint64_t copy = s->sparse ? s->sparse->need : whole_need(s, from_fd, base);
+	uint64_t slack = 32 * (s->sparse ? s->sparse->g.cluster : 65536);
+	uint64_t need = copy + new_bytes + slack, room;
+	struct statvfs v;
+	char a[32], b[32], c[32], d[32];
+
+	if (statvfs(temp_dir(), &v))
+		return 0; /* temp_create made a file there: a failure now says nothing of room */
+	room = (uint64_t)v.f_bavail * v.f_frsize;
+	if (room >= need)
+		return 0;
+	t_error("esp.temp_space",
+		"TMPDIR (%s) has %s free, but changing partition %u needs %s there (%s for %s and %s "
+		"for the new files); nothing was written: set TMPDIR to a directory with more room",
+		temp_dir(), human_size(room, a, sizeof a), s->number, human_size(need, b, sizeof b),
+		human_size(copy, c, sizeof c),
+		s->sparse ? "its FAT metadata and directories" : "a whole copy of it",
+		human_size(need - copy, d, sizeof d));
+	return EXIT_ERRORS;
+}
+
+/* Copies the partition's bytes on from (starting at byte base; from_fd for its holes) whole into
+ * fd, leaving holes and zero chunks holes. Returns 0 or an exit code. */
+static int copy_whole(struct esp_session *s, int fd, struct blockdev *from, int from_fd,
+		      uint64_t base)
+{
+	uint64_t total = s->sectors * s->h->topo.lss;
+	uint8_t *buf = xmalloc(CHUNK);
+	int rc = 0;
+
+	for (uint64_t off = 0; !rc && off < total; off += CHUNK) {
 		size_t n = (size_t)(total - off < CHUNK ? total - off : CHUNK);
 		if (!fd_has_data(from_fd, base + off, n))
 			continue;
 		int err = bdev_read_bytes(from, base + off, buf, n);
 		if (err) {
-			t_error("io.read", "%s: reading the ESP at byte %llu failed: %s", h->path,
+			t_error("io.read", "%s: reading the ESP at byte %llu failed: %s", s->h->path,
 				(unsigned long long)(base + off), as_strerror(err));
 			rc = EXIT_ERRORS;
 		} else if (!all_zero(buf, n) && pwrite_full(fd, buf, n, off)) {
@@ -90,8 +113,48 @@ static int copy_open(struct esp_session *s, struct blockdev *from, int from_fd, 
 			rc = EXIT_ERRORS;
 		}
 	}
-	close(fd);
 	free(buf);
+	return rc;
+}
+
+/* The session's copy made from the partition's bytes on from (starting at byte base; fd for
+ * its holes), sparse when sparse_ok and the layout allows it, then mounted; TMPDIR must have
+ * room for it and new_bytes (temp_room). Returns 0 or an exit code. */
+static int copy_open(struct esp_session *s, struct blockdev *from, int from_fd, uint64_t base,
+		     bool sparse_ok, uint64_t new_bytes)
+{
+	struct hostdev *h = s->h;
+	uint32_t lss = h->topo.lss;
+	unsigned number = s->number;
+	int fd, rc = 0;
+
+	if (temp_create("esp", s->path, sizeof s->path, &fd)) {
+		t_error("esp.temp", "cannot create a temporary file in %s: %s", temp_dir(),
+			strerror(errno));
+		s->path[0] = 0;
+		return EXIT_ERRORS;
+	}
+	s->open = true;
+	if (ftruncate(fd, (off_t)(s->sectors * lss))) {
+		t_error("esp.temp", "%s: %s", s->path, strerror(errno));
+		rc = EXIT_ERRORS;
+	}
+	if (!rc && sparse_ok)
+		sparse_try(s);
+	if (!rc)
+		rc = temp_room(s, from_fd, base, new_bytes);
+	if (!rc && s->sparse) {
+		int err = esp_sparse_copy(s->sparse, fd);
+		if (err < 0)
+			t_error("io.read", "%s: reading the FAT metadata and directories of partition %u "
+				"failed: %s", h->path, number, as_strerror(err));
+		else if (err)
+			t_error("esp.temp", "%s: write failed: %s", s->path, strerror(err));
+		rc = err ? EXIT_ERRORS : 0;
+	} else if (!rc) {
+		rc = copy_whole(s, fd, from, from_fd, base);
+	}
+	close(fd);
 	if (rc)
 		return rc;
 	if ((rc = hostdev_open_own(&s->img, s->path, false)))
@@ -126,17 +189,17 @@ static int copy_open(struct esp_session *s, struct blockdev *from, int from_fd, 
 }
 
 int esp_open(struct esp_session *s, struct hostdev *h, uint64_t first_lba, uint64_t sectors,
-	     unsigned number)
+	     unsigned number, uint64_t new_bytes)
 {
 	esp_session_init(s, h, first_lba, sectors, number);
-	return copy_open(s, &h->dev, h->fd, first_lba * h->topo.lss, true);
+	return copy_open(s, &h->dev, h->fd, first_lba * h->topo.lss, true, new_bytes);
 }
 
 int esp_open_whole(struct esp_session *s, struct hostdev *h, uint64_t first_lba,
-		   uint64_t sectors, unsigned number)
+		   uint64_t sectors, unsigned number, uint64_t new_bytes)
 {
 	esp_session_init(s, h, first_lba, sectors, number);
-	return copy_open(s, &h->dev, h->fd, first_lba * h->topo.lss, false);
+	return copy_open(s, &h->dev, h->fd, first_lba * h->topo.lss, false, new_bytes);
 }
 
 /* The fork's fence (esp_fence.h) is what its copy holds at the start: s's state, which the
@@ -149,7 +212,7 @@ int esp_fork(struct esp_session *s, struct esp_session *out)
 			"forked", s->number);
 		return EXIT_ERRORS;
 	}
-	return copy_open(out, &s->img.dev, s->img.fd, 0, false);
+	return copy_open(out, &s->img.dev, s->img.fd, 0, false, 0);
 }
 
 int esp_open_mounted(struct esp_session *s, struct hostdev *h, uint64_t first_lba,

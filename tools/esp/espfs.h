@@ -16,14 +16,16 @@
 #include "tools/plan/plan.h"
 
 
-/* Copies the partition and checks it holds a FAT filesystem whose chains are whole. Returns 0 or
- * an exit code. */
+/* Copies the partition (its FAT metadata and directories: tools/esp/esp_sparse.h) and checks it
+ * holds a FAT filesystem whose chains are whole. new_bytes: the size of the files the change
+ * will copy onto it; first TMPDIR must have room for the copy and those (else one sentence
+ * naming TMPDIR and the size, esp.temp_space). Returns 0 or an exit code. */
 int esp_open(struct esp_session *s, struct hostdev *h, uint64_t first_lba, uint64_t sectors,
-	     unsigned number);
+	     unsigned number, uint64_t new_bytes);
 /* The same with every byte copied, never sparse (tools/esp/esp_sparse.h): a change in two steps
  * (esp_fork, esp_diff_from) compares two copies. Returns 0 or an exit code. */
 int esp_open_whole(struct esp_session *s, struct hostdev *h, uint64_t first_lba,
-		   uint64_t sectors, unsigned number);
+		   uint64_t sectors, unsigned number, uint64_t new_bytes);
 void esp_close(struct esp_session *s);
 /* A second session over the same partition whose copy starts as s's copy (a whole one) is now:
  * the state the first step of a change in two steps reaches (esp_diff_from). Returns 0 or an

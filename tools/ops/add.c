@@ -339,6 +339,13 @@ static int add_pass(struct txn *t, const void *arg)
 	char *text = NULL;
 	int rc;
 
+	for (unsigned i = 0; i < n && !t->esp.open; i++) { /* once, before the ESP is open */
+		if (entries[i].kind == CFG_KIND_CHAIN || entries[i].partition)
+			continue; /* nothing copied */
+		txn_expect(t, entries[i].kernel);
+		for (unsigned j = 0; j < entries[i].ninitrd; j++)
+			txn_expect(t, entries[i].initrd[j]);
+	}
 	if ((rc = txn_open_esp(t)) || (!t->lock_config && (rc = txn_lock_for_change(t))) ||
 	    (rc = config_load(t, &text)))
 		goto out;

@@ -376,13 +376,18 @@ int txn_install_efi(struct txn *t, const struct stages *s)
 	struct efi_set own, fb;
 	int rc;
 
-	if ((rc = sign_loader(t, s, &loader, signer, sizeof signer)) || (rc = txn_open_esp(t)) ||
-	    (rc = txn_lock_scan(t)))
+	if ((rc = sign_loader(t, s, &loader, signer, sizeof signer)))
 		return rc;
 	if (t->sign.shim)
 		find_mok_manager(t->sign.shim, mm, sizeof mm);
 	efi_set(&fb, FALLBACK_DIR, "BOOTX64.EFI", loader, &t->sign, mm);
 	efi_set(&own, OWN_DIR, NULL, loader, &t->sign, mm);
+	for (unsigned i = 0; i < fb.n && !t->esp.open; i++) /* both sets at most */
+		txn_expect(t, fb.src[i]);
+	for (unsigned i = 0; i < own.n && !t->esp.open; i++)
+		txn_expect(t, own.src[i]);
+	if ((rc = txn_open_esp(t)) || (rc = txn_lock_scan(t)))
+		return rc;
 	const char *dir = t->no_nvram ? NULL : efivars_dir();
 	if (dir && efivars_sees(t->h)) {
 		t->nv.active = true;

@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <linux/fs.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -140,8 +141,10 @@ int txn_open_esp(struct txn *t)
 	int rc;
 
 	if (!k || !kdev_in_use(k, what, sizeof what)) {
-		rc = t->esp_whole ? esp_open_whole(&t->esp, t->h, bp->first, bp->sectors, bp->number)
-				  : esp_open(&t->esp, t->h, bp->first, bp->sectors, bp->number);
+		rc = t->esp_whole ? esp_open_whole(&t->esp, t->h, bp->first, bp->sectors, bp->number,
+						   t->esp_new_bytes)
+				  : esp_open(&t->esp, t->h, bp->first, bp->sectors, bp->number,
+					     t->esp_new_bytes);
 		if (rc)
 			return rc;
 		return load_owned(t);
@@ -161,6 +164,14 @@ int txn_open_esp(struct txn *t)
 	if ((rc = esp_open_mounted(&t->esp, t->h, bp->first, bp->sectors, bp->number, k->mount)))
 		return rc;
 	return load_owned(t);
+}
+
+void txn_expect(struct txn *t, const char *src)
+{
+	struct stat st;
+	/* a file that cannot be read is refused later, naming it */
+	if (src && !stat(src, &st) && S_ISREG(st.st_mode))
+		t->esp_new_bytes += (uint64_t)st.st_size;
 }
 
 int txn_put_owned(struct txn *t, const char *src, const char *dst)

@@ -77,6 +77,7 @@ struct txn {
 	unsigned nreplaced;
 	bool allow_empty_menu;      /* remove --force of the last entry */
 	struct esp_session esp;
+	uint64_t esp_new_bytes;     /* the files the operation will copy onto it (txn_expect) */
 	struct owned own;           /* which files of the ESP are anysector's (tools/ops/owned.h) */
 	bool own_loaded;
 	struct plan pre;            /* stage2 */
@@ -97,6 +98,9 @@ int txn_begin(struct txn *t, struct hostdev *h);
  * it mounted, its filesystem (tools/esp/espdir.h); and reads which of its files are
  * anysector's (tools/ops/owned.h) before anything changes. */
 int txn_open_esp(struct txn *t);
+/* Before txn_open_esp: the operation will copy the host file src onto the boot partition (its
+ * size counts in the temporary space esp_open checks for). */
+void txn_expect(struct txn *t, const char *src);
 /* Copies a host file to dst on the boot partition and lists it as anysector's. */
 int txn_put_owned(struct txn *t, const char *src, const char *dst);
 int txn_commit(struct txn *t);

@@ -814,6 +814,68 @@ def bless_cases(s, ev):
     os.unlink(var)
 
 
+def efivar_file(ev, name, text):
+    """A Boot Loader Interface string variable in a test efivars directory."""
+    with open(os.path.join(ev, name + "-4a67b082-0a4c-41cf-b6c7-440b29bb8c4f"), "wb") as f:
+        f.write(struct.pack("<I", 6) + (text + "\0").encode("utf-16-le"))
+
+
+def t_status(s):
+    """status: under UEFI the Boot Loader Interface's variables (a test efivars directory):
+    firmware, loader, entry, the counted file's tries, the OS's one-shot, the two times; under
+    BIOS (ANYSECTOR_TEST_EFIVARS naming no directory) the boot state block: the boot stage2
+    recorded, its tries, the pending one-shot; --json the same."""
+    if not os.path.exists(os.path.join(paths.STAGES, "stage2.bin")):
+        raise Skip("%s has no stage2.bin yet" % paths.STAGES)
+    k = s.path("status-k")
+    open(k, "wb").write(os.urandom(30000))
+    img = s.path("status.img")
+    s.anysector("mkimage", img, "--size", "32M", "--sector-size", "4096", "--stages",
+                paths.STAGES, "--kernel", k, "--name", "good")
+    s.anysector("add", img, "--kernel", k, "--name", "other")
+    ev = s.path("status-efivars")
+    os.makedirs(ev, exist_ok=True)
+    for name, text in (("LoaderInfo", "anysector 0.1"), ("LoaderFirmwareType", "UEFI 2.70"),
+                       ("LoaderFirmwareInfo", "EDK II 1.00"), ("LoaderEntrySelected", "fine"),
+                       ("LoaderEntryOneShot", "other"), ("LoaderTimeInitUSec", "1234567"),
+                       ("LoaderTimeExecUSec", "2345678"),
+                       ("LoaderBootCountPath", "\\loader\\entries\\fine+2-1.conf")):
+        efivar_file(ev, name, text)
+    try:
+        os.environ["ANYSECTOR_TEST_EFIVARS"] = ev
+        s.anysector("status", img, has=["firmware     UEFI (UEFI 2.70, EDK II 1.00)",
+                                        "loader       anysector 0.1 (LoaderInfo)",
+                                        "entry        fine (LoaderEntrySelected)",
+                                        "tries        2 left, 1 done "
+                                        "(/loader/entries/fine+2-1.conf)",
+                                        "one-shot     none; LoaderEntryOneShot other",
+                                        "loader time  1234567 us at start, 2345678 us"])
+        j = s.json("status", img)
+        s.eq((j.get("firmware"), j.get("loader"), j.get("entry"), j.get("tries_left"),
+              j.get("tries_done"), j.get("time_exec_usec")),
+             ("uefi", "anysector 0.1", "fine", 2, 1, "2345678"), "status --json (UEFI)")
+        # BIOS: no UEFI variables; stage2 recorded a counted boot, and a one-shot waits
+        os.environ["ANYSECTOR_TEST_EFIVARS"] = s.path("no-such-dir")
+        s.anysector("set-default", "--once", img, "other")
+        j = s.json("check", img, rc=0)
+        line = [p["message"] for p in j.get("problems", []) if p.get("code") == "boot.state"]
+        off = int(line[0].split("byte ")[1].split(":")[0]) if line else 0
+        write_at(img, off, state_copy(7, [(1, "other", 0, 0), (2, "new+3.conf", 2, 1),
+                                          (3, "new+3.conf", 1, 1)]))
+        s.anysector("status", img, has=["firmware     BIOS (no UEFI variables)",
+                                        "loader       stage2 of anysector (the boot state "
+                                        "block)",
+                                        "entry        new+3.conf, started last by stage2, "
+                                        "counted",
+                                        "tries        2 left, 1 done (the boot state block)",
+                                        "one-shot     other"])
+        j = s.json("status", img)
+        s.eq((j.get("firmware"), j.get("booted"), j.get("booted_counted"), j.get("tries_left"),
+              j.get("oneshot")), ("bios", "new+3.conf", True, 2, "other"), "status --json (BIOS)")
+    finally:
+        del os.environ["ANYSECTOR_TEST_EFIVARS"]
+
+
 def sfdisk_image(s, name, script, size=64 * MIB):
     """An image partitioned by sfdisk (512-byte sectors) for layouts we would never make."""
     if not have("sfdisk"):
@@ -1138,7 +1200,7 @@ def main():
                 t_dos_compat, t_gap_build, t_check_misaligned, t_gpt_rules, t_mbr_rules,
                 t_detection, t_install_layouts, t_reinstall_and_backups, t_backup_durable, t_foreign_gap, t_stage2_slots,
                 t_refusals, t_restore_safety, t_stage2_damage, t_add, t_esp_chains,
-                t_add_invalid_config, t_set_default_once, t_bless, t_mkimage, t_mkimage_timeout, t_garbage, t_real_stages])
+                t_add_invalid_config, t_set_default_once, t_bless, t_status, t_mkimage, t_mkimage_timeout, t_garbage, t_real_stages])
     for p in s.cleanup:
         if os.path.exists(p):
             os.unlink(p)

@@ -20,6 +20,7 @@
 #include "tools/cmd/cmd_remove_set_default.h"
 #include "tools/cmd/cmd_repair.h"
 #include "tools/cmd/cmd_restore.h"
+#include "tools/cmd/cmd_status.h"
 
 #ifndef ANYSECTOR_VERSION
 #define ANYSECTOR_VERSION "0.1"
@@ -39,6 +40,7 @@ static const struct {
 	{ "remove", cmd_remove, "remove a boot entry and the files only it uses" },
 	{ "set-default", cmd_set_default, "make a boot entry the default" },
 	{ "bless", cmd_bless, "mark the running boot good (boot counting)" },
+	{ "status", cmd_status, "this boot: loader, entry, tries left, pending one-shot" },
 	{ "mkimage", cmd_mkimage, "make a bootable sparse disk image in one step" },
 	{ "restore", cmd_restore, "undo an install from its backup file" },
 	{ "repair", cmd_repair, "rebuild the broken half of a dual GPT (journalled)" },

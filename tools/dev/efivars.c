@@ -41,8 +41,9 @@ bool efivars_sees(const struct hostdev *h)
 const char *efivars_dir(void)
 {
 	struct stat st;
-	if (efivars_test())
-		return getenv("ANYSECTOR_TEST_EFIVARS");
+	if (efivars_test())   /* a path that is no directory: a system not booted through UEFI */
+		return !stat(getenv("ANYSECTOR_TEST_EFIVARS"), &st) && S_ISDIR(st.st_mode)
+		       ? getenv("ANYSECTOR_TEST_EFIVARS") : NULL;
 	return !stat(SYS_EFIVARS, &st) && S_ISDIR(st.st_mode) ? SYS_EFIVARS : NULL;
 }
 
@@ -51,13 +52,9 @@ static void var_path(const char *dir, const char *name, char *out, size_t cap)
 	snprintf(out, cap, "%.3800s/%.64s-" EFI_GLOBAL_GUID_TEXT, dir, name);
 }
 
-int efivar_read(const char *dir, const char *name, uint32_t *attr, uint8_t **data, size_t *len)
-{
-	return efivar_read_vendor(dir, name, EFI_GLOBAL_GUID_TEXT, attr, data, len);
-}
-
-int efivar_read_vendor(const char *dir, const char *name, const char *guid, uint32_t *attr,
-		       uint8_t **data, size_t *len)
+/* efivar_read for a variable of any vendor (guid as text, lower case). */
+static int efivar_read_vendor(const char *dir, const char *name, const char *guid,
+			      uint32_t *attr, uint8_t **data, size_t *len)
 {
 	char path[4000];
 	uint8_t *buf = xmalloc(EFIVARS_MAX_BYTES + 1);
@@ -91,6 +88,26 @@ int efivar_read_vendor(const char *dir, const char *name, const char *guid, uint
 	memmove(buf, buf + 4, *len);
 	*data = buf;
 	return 0;
+}
+
+int efivar_read(const char *dir, const char *name, uint32_t *attr, uint8_t **data, size_t *len)
+{
+	return efivar_read_vendor(dir, name, EFI_GLOBAL_GUID_TEXT, attr, data, len);
+}
+
+bool efivar_loader_str(const char *dir, const char *name, char *out, size_t cap)
+{
+	uint8_t *data = NULL;
+	uint32_t attr;
+	size_t len, n = 0;
+
+	if (!dir || !cap || efivar_read_vendor(dir, name, LOADER_GUID_TEXT, &attr, &data, &len))
+		return false;
+	for (size_t i = 0; i + 1 < len && (data[i] | data[i + 1]) && n + 1 < cap; i += 2)
+		out[n++] = data[i + 1] || data[i] < 0x20 || data[i] > 0x7E ? '?' : (char)data[i];
+	out[n] = 0;
+	free(data);
+	return true;
 }
 
 /* efivarfs makes some variables immutable; writing needs the flag off (as chattr -i). */

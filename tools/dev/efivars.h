@@ -18,7 +18,8 @@
 #define EFIVAR_NV_BS_RT 0x00000007u   /* non-volatile, boot service and runtime access */
 #define EFIVARS_MAX_BYTES (64u << 10) /* a boot entry or BootOrder is far smaller */
 
-/* The directory of the variables, or NULL when this system was not booted through UEFI. */
+/* The directory of the variables, or NULL when this system was not booted through UEFI (with
+ * ANYSECTOR_TEST_EFIVARS naming no directory, too). */
 const char *efivars_dir(void);
 /* Whether this system's firmware can see the target h: a disk, not an image file or a loop
  * device over one (with ANYSECTOR_TEST_EFIVARS: any target). */
@@ -28,11 +29,11 @@ bool efivars_sees(const struct hostdev *h);
  * code: AS_ENOENT when it does not exist, AS_EIO (errno says why), AS_ECORRUPT (shorter than
  * its attributes), AS_ETOOBIG. */
 int efivar_read(const char *dir, const char *name, uint32_t *attr, uint8_t **data, size_t *len);
-/* The same for a variable of another vendor (guid as text, lower case: systemd's loader GUID
- * LOADER_GUID_TEXT). */
+/* systemd's loader GUID, the vendor of the Boot Loader Interface's variables. */
 #define LOADER_GUID_TEXT "4a67b082-0a4c-41cf-b6c7-440b29bb8c4f"
-int efivar_read_vendor(const char *dir, const char *name, const char *guid, uint32_t *attr,
-		       uint8_t **data, size_t *len);
+/* A string variable of systemd's Boot Loader Interface (UCS-2) as ASCII into out ('?' for
+ * what is not printable ASCII); false when dir is NULL or the variable is not there. */
+bool efivar_loader_str(const char *dir, const char *name, char *out, size_t cap);
 /* Writes the global variable name with attr and data (one write of attributes and data, as the
  * kernel wants it; the immutable flag efivarfs may set is cleared first). Returns 0 or AS_EIO
  * (errno says why). */

@@ -19,19 +19,13 @@
  * /loader/entries, into out; false when the variable is not there (not a counted UEFI boot). */
 static bool uefi_counted(char *out, size_t cap)
 {
-	const char *dir = efivars_dir();
-	uint8_t *data = NULL;
-	uint32_t attr;
-	size_t len, n = 0;
 	char path[512];
 
-	if (!dir || efivar_read_vendor(dir, "LoaderBootCountPath", LOADER_GUID_TEXT, &attr, &data,
-				       &len))
+	if (!efivar_loader_str(efivars_dir(), "LoaderBootCountPath", path, sizeof path))
 		return false;
-	for (size_t i = 0; i + 1 < len && data[i] | data[i + 1] && n + 1 < sizeof path; i += 2)
-		path[n++] = data[i + 1] || data[i] > 0x7E ? '?' : data[i] == '\\' ? '/' : (char)data[i];
-	path[n] = 0;
-	free(data);
+	for (char *p = path; *p; p++)
+		if (*p == '\\')
+			*p = '/';
 	const char *dirpart = BLS_ENTRIES_DIR "/";
 	size_t dl = strlen(dirpart);
 	const char *file = strncasecmp(path, dirpart, dl) ? NULL : path + dl;

@@ -5,7 +5,8 @@
 # for the same calls (the read floors, bench/floor/); same kernel/initrd/disk, every loader once
 # per round.
 # `make bench BENCH_RUNS=9 BENCH_CASES='bios-*'`; the large-initrd cases (`*-512M`, `*-1G`) run
-# BENCH_LARGE_RUNS rounds.
+# BENCH_LARGE_RUNS rounds. The `esp-add-*` cases time `anysector add` onto ESPs of 256 MiB, 1 GiB
+# and 4 GiB of a loop device against dd (bench/espcost.py; no QEMU).
 # Results: $(BUILD)/bench/{results.txt,samples.csv,logs/}; a full run (every case, at least 5
 # rounds, GPT) also rewrites bench/RESULTS.md, any other run writes $(BUILD)/bench/RESULTS.md.
 BENCH_RUNS ?= 5

@@ -21,6 +21,10 @@ pinned anysector's (mkimage --pin), are compared with it. Each round runs every 
 drift on the host hits all alike. One sample is the wall time from starting QEMU to
 reading the marker on its serial console.
 
+The esp-add-* cases (espcost.py) are no boots: they time `anysector add` onto ESPs of 256 MiB,
+1 GiB and 4 GiB of a loop device against dd writing the same bytes; their section follows the
+boot tables (a run of only those writes its own short report).
+
 Results: $BUILD/bench/{results.txt,samples.csv,logs/}; the Markdown report goes to
 bench/RESULTS.md after a full run (every case, at least 5 rounds, GPT, anysector built), else to
 $BUILD/bench/RESULTS.md.
@@ -47,6 +51,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
 import boot     # noqa: E402
 import disks    # noqa: E402
+import espcost  # noqa: E402
 import floor    # noqa: E402
 import initrd   # noqa: E402
 import report   # noqa: E402
@@ -488,6 +493,34 @@ def initrd_address(log):
     return int(m.group(1), 16) if m else None
 
 
+def esp_only(work, esp, esp_cases, a, payload, started, load_start):
+    """The report of a run of ESP cases only: $BUILD/bench/{RESULTS.md,results.txt}; when every
+    ESP case ran and was measured, also bench/RESULTS.md's ESP section (espcost.splice)."""
+    load = os.getloadavg()
+    git = subprocess.run(["git", "describe", "--always", "--dirty"], capture_output=True,
+                         text=True).stdout.strip() or "?"
+    command = os.environ.get("BENCH_COMMAND") or "python3 bench/bench.py"
+    rounds = f"{a.runs} round{'s' if a.runs != 1 else ''}"
+    head = (f"Run {started:%Y-%m-%d %H:%M} UTC at git `{git}`: `{command}` ({rounds}, cases "
+            f"{' '.join(esp_cases)}); "
+            f"load average {load_start[0]:.2f} at the start, {load[0]:.2f} at the end, on "
+            f"{os.cpu_count()} CPUs; {report.machine()}.")
+    text = head + "\n" + espcost.text(esp[0], esp[1], payload) + "\n"
+    with open(os.path.join(work, "results.txt"), "w") as f:
+        f.write(text)
+    section = espcost.markdown(esp[0], esp[1], payload, a.runs, head)
+    md = os.path.join(work, "RESULTS.md")
+    with open(md, "w") as f:
+        f.write("# anysector benchmark results (ESP cases only)\n\n**Partial run**: "
+                "`bench/RESULTS.md` keeps the last full run's boot tables.\n\n" + section)
+    where = md
+    if esp_cases == espcost.CASES and esp[0] and all("error" not in r for r in esp[0]):
+        espcost.splice(os.path.join(os.path.dirname(os.path.abspath(__file__)), "RESULTS.md"),
+                       section)
+        where += " and bench/RESULTS.md's ESP section"
+    print(text + f"bench: report in {where}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=int(os.environ.get("BENCH_RUNS", "5")))
@@ -512,13 +545,14 @@ def main():
 
     patterns = [p.strip() for p in a.cases.split(",") if p.strip()]
     cases = [c for c in CASES if any(fnmatch.fnmatch(case_name(*c), p) for p in patterns)]
+    esp_cases = [n for n in espcost.CASES if any(fnmatch.fnmatch(n, p) for p in patterns)]
     if a.label == "mbr":
         cases = [c for c in cases if c[0] == "bios" and c[3] is None]   # UEFI peers need an ESP
-    if not cases:
+    if not cases and not esp_cases:
         sys.exit(f"bench: no case matches {a.cases!r}; cases: "
-                 + " ".join(case_name(*c) for c in CASES))
-    full = cases == CASES and a.runs >= FULL_RUNS and a.label == "gpt" \
-        and "BENCH_KERNEL" not in os.environ
+                 + " ".join([case_name(*c) for c in CASES] + espcost.CASES))
+    full = cases == CASES and esp_cases == espcost.CASES and a.runs >= FULL_RUNS \
+        and a.label == "gpt" and "BENCH_KERNEL" not in os.environ
 
     started = datetime.datetime.now(datetime.timezone.utc)
     host = HostLoad()
@@ -537,6 +571,13 @@ def main():
     if load1 > max(1, (os.cpu_count() or 1) - 1):
         print(f"bench: warning: load average {load1:.1f} on {os.cpu_count()} CPUs; other work "
               "will widen the spread (compare the minimums, or raise BENCH_RUNS)", flush=True)
+    esp = espcost.run(esp_cases, a.runs, build, kernel, initrd_path, tmp,
+                      lambda line: print(line, flush=True)) if esp_cases else (None, "")
+    if esp_cases and esp[0] is None:
+        full = False
+    if not cases:
+        return esp_only(work, esp, esp_cases, a, os.path.getsize(kernel) +
+                        os.path.getsize(initrd_path), started, host.load_start)
     workloads = sorted({(c[2], c[3]) for c in cases},
                        key=lambda x: (list(PROFILES).index(x[0]), x[1] or 0))
     firmwares = {wl: {c[0] for c in cases if (c[2], c[3]) == wl} for wl in workloads}
@@ -586,7 +627,10 @@ def main():
         "large_runs": a.large_runs, "large_memory": LARGE_MEMORY,
         "versions": {p: pkg_version(p) for p in report.PACKAGES},
     }
+    payload = os.path.getsize(kernel) + os.path.getsize(initrd_path)
     text = report.text(meta, results, size_rows)
+    if esp_cases:
+        text += "\n" + espcost.text(esp[0], esp[1], payload) + "\n"
     with open(os.path.join(work, "results.txt"), "w") as f:
         f.write(text)
     print(report.summary_text(results))
@@ -594,6 +638,9 @@ def main():
         else os.path.join(work, "RESULTS.md")
     with open(md_path + ".tmp", "w") as f:
         f.write(report.markdown(meta, results, size_rows))
+        if esp_cases:
+            f.write("\n" + espcost.markdown(esp[0], esp[1], payload, a.runs,
+                                             "Run with the boot cases above."))
     os.replace(md_path + ".tmp", md_path)
     print(f"bench: samples in {samples_path}, tables in {os.path.join(work, 'results.txt')}, "
           f"report in {md_path}"

@@ -14,6 +14,9 @@ the installer's own words:
   prefixes), a change is refused, install --lock-config locks again;
 - check reports the lock; a Boot Loader Specification entry is not part of a locked menu;
 - with --shim the loader shim starts (grubx64.efi) is locked, shim itself untouched;
+- through a mounted ESP (Debian's /boot/efi, declared in a mountinfo file as test-live-tools
+  does): add without the key changes nothing, with it the loader in the mount is locked to the
+  new file and the one before it, signed, and renamed into place before anysector.cfg (strace);
 - an add stopped dead after every write K (ANYSECTOR_TEST_CRASH_AFTER_WRITE) leaves an ESP
   whose loader takes its anysector.cfg and whose FAT is whole: the old state, the middle one
   (the new loader with the old file) or the new one.
@@ -26,9 +29,11 @@ import sys
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from lib import gpt, keys, mtools, paths  # noqa: E402
-from lib.disk import sha256  # noqa: E402
-from lib.suite import Suite, have  # noqa: E402
+from lib import gpt, keys, mtools, paths, strace  # noqa: E402
+from lib.disk import Loop, sha256  # noqa: E402
+from lib.live import MOUNTINFO, declare_mounted  # noqa: E402
+from lib.results import Skip  # noqa: E402
+from lib.suite import Suite, have, need_loop  # noqa: E402
 
 LSS = 512
 LOADER = "/EFI/BOOT/BOOTX64.EFI"
@@ -50,7 +55,11 @@ def cfg_sha(img):
 
 def lock_of(s, img, path=LOADER):
     """(locked, [hex hashes]) from the loader's .cfglock section, as objcopy extracts it."""
-    data = esp_read(img, path)
+    return lock_in(s, esp_read(img, path))
+
+
+def lock_in(s, data):
+    """lock_of for a loader's bytes."""
     if data is None:
         return None
     pe, sec = s.path("lock-pe.efi"), s.path("lock.bin")
@@ -272,6 +281,66 @@ def t_crash_points(s):
     s.eq(os.listdir(tmp), [], "temporary files left by the add that finished")
 
 
+def tree(top):
+    """{relative path: SHA-256} of every file under top."""
+    out = {}
+    for d, _, files in os.walk(top):
+        for f in files:
+            with open(os.path.join(d, f), "rb") as fh:
+                out[os.path.relpath(os.path.join(d, f), top)] = hashlib.sha256(fh.read()).hexdigest()
+    return out
+
+
+def t_mounted_esp(s):
+    """A locked menu changed through the mounted ESP: without the key nothing in the mount or on
+    the disk changes (exit 3); with it add writes the re-signed loader and the new anysector.cfg
+    through the mount, the loader locked to both files and renamed into place first, and no
+    sector of the ESP is written."""
+    need_loop(())
+    if not have("strace"):
+        raise Skip("strace is not installed")
+    img, key, cert = locked_image(s, "mounted.img")
+    sign = ["--sign-key", key, "--sign-cert", cert]
+    with Loop(img, LSS) as lo:
+        lo.scan()
+        esp = lo.dev + "p2"
+        mnt = os.path.realpath(s.path("boot-efi"))
+        os.makedirs(mnt)
+        r = mtools.run(["mcopy", "-s", "-n", "::/*", mnt + "/"], esp, 0)
+        s.check(r.returncode == 0, "mcopy -s: %r" % r.stderr)
+        declare_mounted(s, lo, esp, mnt)
+        try:
+            raw, files = sha256(esp), tree(mnt)
+            old = hashlib.sha256(open(os.path.join(mnt, "anysector.cfg"), "rb").read()).hexdigest()
+            s.anysector("add", lo.dev, "--kernel", paths.EFI_PAYLOAD, "--name", "two", rc=3,
+                        has=["give --sign-key and --sign-cert; nothing was written"])
+            # (the ESP's lock file, tools/esp/espfs.h, is made empty by any writer)
+            s.eq({k: v for k, v in tree(mnt).items() if k != "anysector.lock"}, files,
+                 "the mount after add without the key")
+            ops = strace.traced(s, "add", lo.dev, "--kernel", paths.EFI_PAYLOAD, "--name", "two",
+                                *sign)
+            cfg = open(os.path.join(mnt, "anysector.cfg"), "rb").read()
+            new = hashlib.sha256(cfg).hexdigest()
+            loader = open(os.path.join(mnt, "EFI", "BOOT", "BOOTX64.EFI"), "rb").read()
+            s.check(b"entry two" in cfg and cfg.count(b"sha256") == 2, "the new entry is not "
+                    "pinned in the mount's anysector.cfg: %r" % cfg)
+            s.eq(lock_in(s, loader), (True, [new, old]), "the lock of the mount's loader")
+            signed = s.path("mounted-loader.efi")
+            with open(signed, "wb") as f:
+                f.write(loader)
+            s.check(keys.verifies(signed, cert), "the mount's loader does not verify")
+            order = [o.dst for o in ops if o.kind == "rename"]
+            at = {os.path.relpath(d, mnt): i for i, d in enumerate(order)}
+            s.check("EFI/BOOT/BOOTX64.EFI" in at and "anysector.cfg" in at and
+                    at["EFI/BOOT/BOOTX64.EFI"] < at["anysector.cfg"],
+                    "the loader is not renamed into place before anysector.cfg: %r" % order)
+            s.eq(sha256(esp), raw, "the mounted ESP's sectors")
+            s.check(not [n for n in os.listdir(mnt) if n.startswith(".anysector-new")],
+                    "a temporary file was left in the mount")
+        finally:
+            os.environ.pop(MOUNTINFO, None)
+
+
 if __name__ == "__main__":
     for prog in ("sbsign", "sbverify", "sbattach", "objcopy", "mtype"):
         if not have(prog):
@@ -283,4 +352,5 @@ if __name__ == "__main__":
             sys.exit(1)
     sys.exit(Suite("lockcfg").run([t_mkimage_locked, t_usage, t_unpinned_refused,
                                    t_changes_need_key, t_changes_with_key, t_tampered,
-                                   t_bls_not_in_locked_menu, t_shim, t_crash_points]))
+                                   t_bls_not_in_locked_menu, t_shim, t_mounted_esp,
+                                   t_crash_points]))

@@ -2,6 +2,7 @@
 /* The boot menu's text (common/menu.h): the same lines on every console of both loaders. */
 #include "common/menu.h"
 
+#include "common/features.h"
 #include "common/fmt.h"
 #include "common/mem.h"
 #include "common/str.h"
@@ -87,6 +88,15 @@ static void mode_line(const struct menu *m, void (*put)(const char *))
 	}
 }
 
+/* What follows a row's title: where it does not run, or that its boot counter has no tries
+ * left (the legacy-gap stage2 leaves that word out: its size). */
+static const char *row_note(const struct menu *m, const struct cfg_entry *e)
+{
+	if (!cfg_entry_runs_on(e, m->fw))
+		return m->fw == CFG_FW_UEFI ? " (BIOS only)" : " (UEFI only)";
+	return FEATURE_BOOT_STATE && e->bls && !e->tries_left ? " (failed)" : "";
+}
+
 static void header(const struct menu *m, void (*put)(const char *))
 {
 	const struct cfg *c = m->cfg;
@@ -96,8 +106,7 @@ static void header(const struct menu *m, void (*put)(const char *))
 	for (unsigned i = 0; i < c->nentries; i++) {
 		menu_title(&c->entries[i], t, TITLE_COLS);
 		line(put, " %c %u) %s%s\n", i == m->def ? '*' : ' ', i + 1, t,
-		     cfg_entry_runs_on(&c->entries[i], m->fw) ? ""
-		     : m->fw == CFG_FW_UEFI ? " (BIOS only)" : " (UEFI only)");
+		     row_note(m, &c->entries[i]));
 	}
 	/* the owner's default names nothing: said, not silently replaced */
 	if (cfg_default_missing(c))

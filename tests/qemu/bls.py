@@ -39,9 +39,9 @@ lines, plus an entry without a linux line. Scenarios:
   counted  a boot-counted pair written bad first: foo+0-2.conf ("foo BAD", no tries left) then
            foo.conf ("foo GOOD"), anysector.cfg's entry with "timeout 1" and "default gone",
            which names no entry, and a débian.conf (a name the specification's rule refuses):
-           both foo files are rows, the good one 2) and the default, the bad one 3), the menu
-           says the default names nothing, débian.conf is left out with the name rule's
-           sentence as check and list say it, and the good one boots;
+           both foo files are rows, the good one 2) and the default, the bad one 3) marked
+           "(failed)", the menu says the default names nothing, débian.conf is left out with
+           the name rule's sentence as check and list say it, and the good one boots;
   full     70 entries deb-6.1.0-1.conf to deb-6.1.0-70.conf written oldest first, anysector.cfg's
            entry with "timeout 1": the menu holds 64 rows (the loaders' cap, anysector.cfg's entry
            among them: stage2's menu at 0x70000 full), 6.1.0-70 down to 6.1.0-8, the newest the
@@ -172,7 +172,7 @@ def rows_wanted(scenario):
         return [MENU_LINE.format(mark="*" if n == 2 else " ", n=n, version=v)
                 for n, v in enumerate(reversed(TWENTY), 2)]
     if scenario == "counted":
-        return [" * 2) foo GOOD", "   3) foo BAD"]
+        return [" * 2) foo GOOD", "   3) foo BAD (failed)"]
     if scenario in ("full", "gapfull"):
         return [MENU_LINE.format(mark="*" if n == 2 else " ", n=n, version=v)
                 for n, v in enumerate(list(reversed(FULL))[:FULL_KEPT], 2)]

@@ -351,6 +351,9 @@ def case_count(firmware, frontend, label, lss, pss, work, inputs):
             bls_entry(kpath, ipath, "2", "console=ttyS0 rb=new panic=1 rdinit=/none"))
     run = guest(firmware, frontend, image, lss, pss, work, "run1")
     expect(run.roles == ["new", "new", "good"], f"boots {run.roles}, not new, new, good")
+    last_menu = run.text[run.text.rfind("anysector boot menu"):]
+    expect(re.search(r"^ {3}\d\) Rollback test \(2\) \(failed\)\s*$", last_menu, re.M),
+           "the last menu does not show new as '(failed)':\n" + last_menu[:600])
     names = entries_dir(image, off)
     st = state_text(image, topo)
     if firmware == "ovmf":

@@ -21,6 +21,17 @@
 
 static struct cfg cfg;
 static struct bls_scratch scratch;
+static char screen[8192];
+static size_t screen_at;
+
+static void screen_put(const char *t)
+{
+	size_t n = strlen(t);
+	if (screen_at + n < sizeof screen) {
+		memcpy(screen + screen_at, t, n + 1);
+		screen_at += n;
+	}
+}
 
 static void cfg_text(const char *text)
 {
@@ -256,6 +267,15 @@ static void test_boot_counted_pair(void **state)
 		assert_int_equal(cfg.entries[2].tries_left, 0);
 		assert_int_equal(cfg_default_index(&cfg), 0);
 		assert_int_equal(cfg_find(&cfg, "foo"), 0);
+		/* the menu marks the entry without tries left, under both firmwares */
+		for (unsigned fw = CFG_FW_BIOS; fw <= CFG_FW_UEFI; fw++) {
+			struct menu mn;
+			screen_at = 0;
+			menu_start(&mn, &cfg, fw, false, true);
+			menu_draw(&mn, MENU_SHOW, screen_put);
+			assert_non_null(strstr(screen, " * 1) foo GOOD\n   2) bar\n   3) foo BAD "
+						       "(failed)\n"));
+		}
 	}
 	/* a warning names the file as it is called, counter and all */
 	capture_init(&cap);

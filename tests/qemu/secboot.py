@@ -21,7 +21,9 @@ A locked configuration (mkimage --lock-config, docs/SECURITY.md "A locked config
 - sb-locked-add: add without the key exits 3 and leaves the image's SHA-256 as it was; add with
   it signs the loader again and its new default entry boots (its title on the serial line);
 - sb-shim-locked: the same lock in the loader shim starts (grubx64.efi, signed with the MOK
-  key), which boots the signed payload.
+  key), which boots the signed payload;
+- sb-locked-unpinned: a config without its sha256 line, the loader locked to it and signed by
+  hand (no anysector command locks an unpinned entry): the loader's sentence, nothing boots.
 Each case is a fresh 64 MiB GPT image on NVMe with 4096-byte sectors."""
 import hashlib
 import os
@@ -272,13 +274,59 @@ def t_shim_locked(work, key, cert):
     return None, g
 
 
+def pe_section(data, name):
+    """(file offset, size) of the PE section called name, from the section table."""
+    nt = int.from_bytes(data[0x3C:0x40], "little")
+    count = int.from_bytes(data[nt + 6:nt + 8], "little")
+    table = nt + 24 + int.from_bytes(data[nt + 20:nt + 22], "little")
+    for i in range(count):
+        sec = data[table + 40 * i:table + 40 * (i + 1)]
+        if sec[:8].rstrip(b"\0") == name:
+            return (int.from_bytes(sec[20:24], "little"), int.from_bytes(sec[16:20], "little"))
+    return None
+
+
+def t_locked_unpinned(work, key, cert):
+    """The loader's own rule, not the installer's: a config without its sha256 line, to which
+    the loader is locked and signed by hand (as no anysector command would), boots nothing."""
+    image = locked_image(work, key, cert)
+    off = gpt.find_partition(image, LSS)[0] * LSS
+    cfg = b"".join(line for line in esp_cfg(image).splitlines(keepends=True)
+                   if not line.strip().startswith(b"sha256"))
+    loader = bytearray(mtools.read(image, off, "/EFI/BOOT/BOOTX64.EFI"))
+    where = pe_section(loader, b".cfglock")
+    if not where or loader[where[0]:where[0] + 16] != b"anysector cfglck":
+        return "no .cfglock block in the locked loader", None
+    at = where[0]
+    loader[at + 20:at + 128] = ((1).to_bytes(4, "little") + (1).to_bytes(4, "little") + bytes(4)
+                                + hashlib.sha256(cfg).digest() + bytes(64))
+    plain, signed = os.path.join(work, "relocked.efi"), os.path.join(work, "relocked-signed.efi")
+    with open(plain, "wb") as f:
+        f.write(loader)
+    subprocess.run(["sbattach", "--remove", plain], check=True, capture_output=True)
+    keys.sign(plain, signed, key, cert)
+    changed = os.path.join(work, "anysector.cfg")
+    with open(changed, "wb") as f:
+        f.write(cfg)
+    mtools.run(["mcopy", "-o", changed, "::/anysector.cfg"], image, off)
+    mtools.run(["mcopy", "-o", signed, "::/EFI/BOOT/BOOTX64.EFI"], image, off)
+    said = re.compile(r"anysector\.cfg is locked, but \S+ has no sha256 line, so it is not booted")
+    g = run(image, work, [said, console.PAYLOAD_RE])
+    text = g.text()
+    if console.PAYLOAD_RE.search(text):
+        return "the unpinned entry of a locked config booted", g
+    if not said.search(text):
+        return "no sentence naming the file without a sha256 line", g
+    return None, g
+
+
 CASES = [("sb-signed-kernel", t_signed_kernel), ("sb-unsigned-kernel", t_unsigned_kernel),
          ("sb-shim-debian-kernel", t_shim_debian_kernel),
          ("sb-shim-unsigned-kernel", t_shim_unsigned_kernel),
          ("sb-tampered-loader", t_tampered_loader),
          ("sb-locked-boots", t_locked_boots), ("sb-locked-changed-byte", t_locked_changed_byte),
          ("sb-locked-bls-editor", t_locked_bls_editor), ("sb-locked-add", t_locked_add),
-         ("sb-shim-locked", t_shim_locked)]
+         ("sb-shim-locked", t_shim_locked), ("sb-locked-unpinned", t_locked_unpinned)]
 
 
 def main(argv):

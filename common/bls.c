@@ -185,13 +185,15 @@ static void parse_lines(struct parse *ps, const char *p, size_t len, const struc
 }
 
 /* The file's name (the last component of path) by the rule of common/bls.h: its id and boot
- * counter into out. False when the file is left out. */
+ * counter into out. False when the file is left out. Only '/' separates: path is
+ * "/loader/entries/" and a directory entry's name, and a backslash in a name read from a
+ * mounted file system is a byte of that name, which the rule refuses. */
 static bool entry_name(const char *path, struct bls_entry *out)
 {
 	memset(out, 0, sizeof *out);
 	const char *file = path;
 	for (const char *p = path; *p; p++)
-		if (*p == '/' || *p == '\\')
+		if (*p == '/')
 			file = p + 1;
 	size_t n = str_len(file), sl = sizeof BLS_SUFFIX - 1;
 	str_copy(out->file, sizeof out->file, file);

@@ -184,20 +184,21 @@ static void parse_lines(struct parse *ps, const char *p, size_t len, const struc
 	}
 }
 
-/* The file's name (the last component of path) by the rule of common/bls.h: its id and boot
- * counter into out. False when the file is left out. Only '/' separates: path is
- * "/loader/entries/" and a directory entry's name, and a backslash in a name read from a
- * mounted file system is a byte of that name, which the rule refuses. */
-static bool entry_name(const char *path, struct bls_entry *out)
+/* bls_file_id with the suffix's length sl: the legacy-gap stage2, which has no Type #2
+ * entries, has only bls_name_check's use, for ".conf" alone. Only '/' separates: path is a
+ * directory and a directory entry's name, and a backslash in a name read from a mounted file
+ * system is a byte of that name, which the rule refuses. */
+static inline bool file_id(const char *path, const char *suffix, size_t sl,
+			   struct bls_entry *out)
 {
 	memset(out, 0, sizeof *out);
 	const char *file = path;
 	for (const char *p = path; *p; p++)
 		if (*p == '/')
 			file = p + 1;
-	size_t n = str_len(file), sl = sizeof BLS_SUFFIX - 1;
+	size_t n = str_len(file);
 	str_copy(out->file, sizeof out->file, file);
-	if (n > BLS_NAME_MAX || n < sl || str_casecmp(file + n - sl, BLS_SUFFIX))
+	if (n > BLS_NAME_MAX || n < sl || str_casecmp(file + n - sl, suffix))
 		return false;
 	n -= sl;
 	if (name_portable_span(file, n) < n)
@@ -229,9 +230,16 @@ static bool entry_name(const char *path, struct bls_entry *out)
 	return n;
 }
 
+#if FEATURE_UKI
+bool bls_file_id(const char *path, const char *suffix, struct bls_entry *out)
+{
+	return file_id(path, suffix, str_len(suffix), out);
+}
+#endif
+
 bool bls_name_check(const char *path, struct bls_entry *out, struct diag *d)
 {
-	if (entry_name(path, out))
+	if (file_id(path, BLS_SUFFIX, sizeof BLS_SUFFIX - 1, out))
 		return true;
 #if !FEATURE_NOTICES
 	(void)d;   /* the gap build leaves it out as the tool does; check and list say why */

@@ -55,7 +55,7 @@
 
 /* One entry file as parsed, before it joins a menu (the loaders keep one, as scratch). */
 struct bls_entry {
-	char file[BLS_NAME_MAX + 1];         /* its name in /loader/entries */
+	char file[BLS_NAME_MAX + 1];         /* its name in /loader/entries (or /EFI/Linux) */
 	char id[CFG_ID_MAX];                 /* the name without ".conf" and the boot counter */
 	char title[BLS_TEXT_MAX];
 	char version[BLS_TEXT_MAX];
@@ -67,6 +67,8 @@ struct bls_entry {
 	unsigned ninitrd;
 	int32_t tries_left;                  /* the boot counter "+L-D" of the file name; -1: none */
 	int32_t tries_done;
+	uint8_t kind;                        /* CFG_KIND_LINUX; CFG_KIND_UKI: a Type #2 entry, a
+					      * unified kernel image in /EFI/Linux (common/uki.h) */
 };
 
 struct bls_loader {
@@ -77,8 +79,11 @@ struct bls_loader {
 	unsigned timeout;                    /* seconds; menu-force waits CFG_TIMEOUT_MAX */
 };
 
-/* Whether path's last component is a file name by the rule above (reported when not): its id
- * and boot counter into out, which is otherwise cleared. */
+/* Whether path's last component is NAME SUFFIX by the rule above (suffix: BLS_SUFFIX, or
+ * UKI_SUFFIX for a Type #2 entry, common/uki.h): its name and, without the suffix and boot
+ * counter, its id into out, which is otherwise cleared. */
+bool bls_file_id(const char *path, const char *suffix, struct bls_entry *out);
+/* The same for BLS_SUFFIX, reported when it is not. */
 bool bls_name_check(const char *path, struct bls_entry *out, struct diag *d);
 
 /* Parses one entry file. file is its path ("/loader/entries/x.conf"): the entry's id and boot

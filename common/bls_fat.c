@@ -10,6 +10,7 @@
 #include "common/fmt.h"
 #include "common/measure.h"
 #include "common/str.h"
+#include "common/uki.h"
 
 /* Whether a file of size bytes is too big to read (said, naming it). */
 static bool too_big(struct diag *d, const char *path, uint32_t size)
@@ -91,9 +92,13 @@ unsigned bls_load_fat(struct fat_fs *fs, struct cfg *c, char *buf, struct bls_sc
 	long len;
 
 	s->seen = 0;
+	if (FEATURE_UKI)   /* the legacy-gap stage2 has no room for them (common/features.h) */
+		uki_cfg_fat(fs, c, buf, s, d);
 	bls_menu_begin(c);
 	if (!fat_open(fs, BLS_ENTRIES_DIR, &f, 0) && f.is_dir)
 		fat_list(fs, &f, one_entry, &w, d);
+	if (FEATURE_UKI)
+		uki_load_fat(fs, c, buf, s, d);
 	bool conf = !fat_open(fs, BLS_LOADER_CONF, &f, 0) && !f.is_dir &&
 		    (len = read_small(&w, "BLS loader.conf", BLS_LOADER_CONF, &f)) >= 0;
 	if (conf)

@@ -14,6 +14,7 @@
 #include "common/features.h"
 #include "common/mem.h"
 #include "common/str.h"
+#include "common/uki.h"
 
 void bls_menu_begin(struct cfg *c)
 {
@@ -37,18 +38,21 @@ static void view(struct cfg_entry *v, const struct bls_entry *e)
 	v->ninitrd = (uint8_t)e->ninitrd;
 	v->tries_left = e->tries_left;
 	v->tries_done = e->tries_done;
+	if (FEATURE_UKI)   /* (the legacy-gap stage2 has no Type #2 entries) */
+		v->kind = e->kind;
 	v->bls = 1;
 }
 
-static void left_out(struct diag *d, const char *file)
+static void left_out(struct diag *d, unsigned kind, const char *file)
 {
 #if !FEATURE_NOTICES
 	/* the gap build leaves naming them to check and list (its size) */
 	(void)d;
+	(void)kind;
 	(void)file;
 #else
-	diag_warn(d, "bls.left_out", BLS_ENTRIES_DIR "/%s left out: the menu is full of entries "
-		  "sorting before it", file);
+	diag_warn(d, "bls.left_out", "%s/%s left out: the menu is full of entries sorting before "
+		  "it", kind == CFG_KIND_UKI ? UKI_DIR : BLS_ENTRIES_DIR, file);
 #endif
 }
 /* Takes out entry j, a /loader/entries one: its block of the arena is closed up, and the
@@ -60,7 +64,7 @@ static void drop(struct cfg *c, unsigned j, struct diag *d)
 	uint16_t size = x->text_size;
 	char *from = b + size;
 
-	left_out(d, x->file);
+	left_out(d, x->kind, x->file);
 	memmove(b, from, (size_t)(c->text + c->text_used - from));
 	c->text_used -= size;
 	memmove(x, x + 1, (--c->nentries - j) * sizeof *x);
@@ -87,7 +91,7 @@ void bls_menu_add(struct cfg *c, const struct bls_entry *e, struct diag *d)
 	for (; p < c->nentries && bls_compare(&c->entries[p], &v) <= 0; p++)
 		used += c->entries[p].text_size;
 	if (p >= CFG_MENU_MAX || used + need > CFG_TEXT_MAX) {
-		left_out(d, e->file);
+		left_out(d, e->kind, e->file);
 		return;
 	}
 	used += need;

@@ -181,13 +181,17 @@ static void cfg_finish_entry(struct cfg_parser *ps)
 		const char *what = ps->what;
 		if (!ps->kernel_line)
 			cfg_err(ps, "cfg.no_kernel", CFG_FILE_NAME " line %u: entry '%s' has no kernel "
-				"(nor efi or chainload line)", ps->entry_line, ps->entry_name);
+				"(nor efi, chainload or uki line)", ps->entry_line, ps->entry_name);
 		else if (ps->initrd_line && str_cmp(what, "kernel"))
 			cfg_err(ps, "cfg.not_here", CFG_TAG "initrd goes with a kernel, not with %s",
 				ps->initrd_line, what);
 		if (ps->cmdline_line && ps->kernel_line && !str_cmp(what, "chainload"))
 			cfg_err(ps, "cfg.not_here", CFG_TAG "a boot record takes no cmdline",
 				ps->cmdline_line);
+		/* (the legacy-gap stage2 shows no uki entry: check says this for it) */
+		if (FEATURE_UKI && ps->cmdline_line && ps->kernel_line && !str_cmp(what, "uki"))
+			cfg_err(ps, "cfg.not_here", CFG_TAG "a unified kernel image's command line is "
+				"its .cmdline; no cmdline line", ps->cmdline_line);
 		if (ps->partition_line && ps->kernel_line && str_cmp(what, "efi"))
 			cfg_err(ps, "cfg.not_here", CFG_TAG "partition goes with efi, not with %s",
 				ps->partition_line, what);
@@ -310,7 +314,7 @@ static void cfg_key_default(struct cfg_parser *ps, struct cfg_span v)
 		str_copy_n(ps->out->default_name, sizeof ps->out->default_name, v.p, v.n);
 }
 
-/* kernel PATH, efi PATH or chainload N|hdN: what the entry starts, once. */
+/* kernel PATH, efi PATH, uki PATH or chainload N|hdN: what the entry starts, once. */
 static void cfg_key_what(struct cfg_parser *ps, const char *key, struct cfg_span v)
 {
 	struct cfg_entry *e = ps->cur;
@@ -330,7 +334,8 @@ static void cfg_key_what(struct cfg_parser *ps, const char *key, struct cfg_span
 	ps->what = key;
 	if (str_cmp(key, "chainload")) {
 		if (cfg_store(ps, key, v, e ? &e->kernel : 0, CFG_PATH_MAX) && e)
-			e->kind = key[0] == 'e' ? CFG_KIND_EFI : CFG_KIND_LINUX;
+			e->kind = key[0] == 'e' ? CFG_KIND_EFI : key[0] == 'u' ? CFG_KIND_UKI
+								 : CFG_KIND_LINUX;
 		ps->pin_target = 0;
 		return;
 	}
@@ -357,7 +362,7 @@ static void cfg_key_sha256(struct cfg_parser *ps, struct cfg_span v)
 	uint8_t d[SHA256_BYTES];
 
 	if (ps->pin_prev < 0) {
-		cfg_err(ps, "cfg.not_here", CFG_TAG "sha256 must follow the kernel, efi or initrd line "
+		cfg_err(ps, "cfg.not_here", CFG_TAG "sha256 must follow the kernel, efi, uki or initrd line "
 			"whose file it pins", ps->line);
 		return;
 	}
@@ -389,7 +394,8 @@ static void cfg_key_in_entry(struct cfg_parser *ps, const char *key, struct cfg_
 	if (str_cmp(key, "title") == 0) {
 		if (cfg_once(ps, "title", &ps->title_line))
 			cfg_store(ps, "title", v, e ? &e->title : 0, CFG_TITLE_MAX);
-	} else if (!str_cmp(key, "kernel") || !str_cmp(key, "efi") || !str_cmp(key, "chainload")) {
+	} else if (!str_cmp(key, "kernel") || !str_cmp(key, "efi") || !str_cmp(key, "chainload") ||
+		   !str_cmp(key, "uki")) {
 		cfg_key_what(ps, key, v);
 	} else if (str_cmp(key, "partition") == 0) {
 		uint32_t n;
@@ -423,7 +429,7 @@ static void cfg_key_in_entry(struct cfg_parser *ps, const char *key, struct cfg_
 }
 
 static const char *const cfg_entry_keys[] = { "title", "kernel", "initrd", "cmdline", "efi",
-					       "chainload", "partition", "sha256" };
+					       "chainload", "partition", "sha256", "uki" };
 
 bool cfg_is_entry_key(const char *key, size_t n)
 {
@@ -479,7 +485,8 @@ static void cfg_line(struct cfg_parser *ps, struct cfg_span s)
 	if (!v.n) {
 		cfg_err(ps, "cfg.missing_value", CFG_TAG "%s needs a value", ps->line,
 			span_show(key, show));
-		if ((span_is(key, "kernel") || span_is(key, "efi") || span_is(key, "chainload")) &&
+		if ((span_is(key, "kernel") || span_is(key, "efi") || span_is(key, "chainload") ||
+		     (FEATURE_UKI && span_is(key, "uki"))) &&
 		    !ps->kernel_line) {
 			ps->kernel_line = ps->line;  /* said once is enough: no "has no kernel" too */
 			ps->what = entry_key;
@@ -618,7 +625,10 @@ void cfg_entry_clear(struct cfg_entry *e)
 
 bool cfg_entry_runs_on(const struct cfg_entry *e, enum cfg_firmware fw)
 {
-	return e->kind == CFG_KIND_LINUX || (e->kind == CFG_KIND_CHAIN) == (fw == CFG_FW_BIOS);
+	/* the legacy-gap stage2 cannot boot a unified kernel image (common/features.h) */
+	return e->kind == CFG_KIND_LINUX ||
+	       (e->kind == CFG_KIND_UKI && (FEATURE_UKI || fw != CFG_FW_BIOS)) ||
+	       (e->kind == CFG_KIND_CHAIN) == (fw == CFG_FW_BIOS);
 }
 
 bool cfg_editor_allowed(const struct cfg *c, bool secure_boot)

@@ -25,8 +25,14 @@
  *   entry dos                 a boot record (BIOS only): partition 2's first sector, or
  *     chainload 2             "chainload hd1" for BIOS disk 0x81's LBA 0
  *
- * An entry starts one thing: kernel, efi or chainload. initrd goes only with kernel, partition
- * only with efi, cmdline not with chainload.
+ *   entry debian-uki          a unified kernel image (common/uki.h; both firmwares): its own
+ *     uki /EFI/Linux/d.efi      .cmdline is the command line, its .osrel's PRETTY_NAME the
+ *     sha256 5d41402a...        title unless a title line is given; a sha256 line pins the
+ *                               whole file. /EFI/Linux holds Type #2 entries of its own
+ *                               (common/bls.h); a file an uki line names is not one of them.
+ *
+ * An entry starts one thing: kernel, efi, chainload or uki. initrd goes only with kernel,
+ * partition only with efi, cmdline not with chainload or uki.
  * '#' starts a comment at the start of a line or after whitespace; in a cmdline value only a
  * whole-line comment counts ('#' inside a command line is the kernel's business).
  * Unknown keys, missing values, bad numbers, duplicate entries, keys outside an entry that belong
@@ -77,6 +83,7 @@ enum cfg_kind {
 	CFG_KIND_LINUX = 0,   /* kernel: a bzImage (BIOS) or an EFI-stub kernel (UEFI) */
 	CFG_KIND_EFI,         /* efi: an EFI application (UEFI only) */
 	CFG_KIND_CHAIN,       /* chainload: a boot record (BIOS only) */
+	CFG_KIND_UKI,         /* uki, or a /EFI/Linux file: a unified kernel image (both) */
 };
 
 enum cfg_firmware {

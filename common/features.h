@@ -11,6 +11,8 @@
 
 #ifdef ANYSECTOR_GAP_BUILD
 #define FEATURE_MEASURE 0    /* measured boot through the TPM (common/measure.h) */
+#define FEATURE_UKI 0        /* unified kernel images under BIOS (common/uki.h): the gap build
+			      * neither lists /EFI/Linux nor boots an uki entry */
 #define FEATURE_NOTICES 0    /* the boot menu's notices that report nothing broken (a title
 			      * that is not UTF-8, which the gap build keeps as its bytes; a
 			      * field cut; @saved; a default naming nothing, which the menu shows
@@ -20,6 +22,7 @@
 			      * with only the legacy gap has no room for the state block anyway */
 #else
 #define FEATURE_MEASURE 1
+#define FEATURE_UKI 1
 #define FEATURE_NOTICES 1
 #define FEATURE_BOOT_STATE 1
 #endif
@@ -27,6 +30,6 @@
 /* The features the gap build leaves out, as one phrase per feature for `check`. */
 /* (FEATURE_NOTICES takes nothing a disk needs: check and list say what the gap build keeps
  * quiet about, so it is not named here.) */
-#define FEATURES_NOT_IN_GAP "measured boot, one-shot boots, boot counting"
+#define FEATURES_NOT_IN_GAP "measured boot, one-shot boots, boot counting, unified kernel images"
 
 #endif

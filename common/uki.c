@@ -30,21 +30,21 @@ static int headers(const struct pe_image *pe, const char *path, struct diag *d)
 		return 0;
 	case PE_FAULT_NO_MZ:
 	case PE_FAULT_NO_PE:
-		diag_error(d, "uki.not_pe", "%s is not an EFI executable (no PE header); left out",
+		diag_error(d, "uki.not_pe", "%s is not an EFI executable (no PE header)",
 			   path);
 		break;
 	case PE_FAULT_TABLE:
 		if (end <= size)
 			diag_error(d, "uki.table", "%s: its section table (bytes %llu..%llu) is past the "
-				   "first %u bytes, where the loaders read it; left out", path, at,
+				   "first %u bytes, where the loaders read it", path, at,
 				   end, UKI_HEAD_BYTES);
 		else
 			diag_error(d, "uki.table", "%s: its section table (bytes %llu..%llu) lies "
-				   "outside the %llu-byte file; left out", path, at, end, size);
+				   "outside the %llu-byte file", path, at, end, size);
 		break;
 	default:
 		diag_error(d, "uki.header", "%s: its PE headers (bytes %llu..%llu) are damaged or "
-			   "cut short in the %llu-byte file; left out", path, at, end, size);
+			   "cut short in the %llu-byte file", path, at, end, size);
 		break;
 	}
 	return AS_ECORRUPT;
@@ -62,11 +62,11 @@ static int sections(const struct pe_image *pe, const char *path, struct uki *u, 
 			shown_name(name, n);
 			if (a < pe->file_len)
 				diag_error(d, "uki.cut", "%s: section %s (bytes %llu..%llu) runs past the "
-					   "end of the %llu-byte file: it is cut short; left out", path,
+					   "end of the %llu-byte file: it is cut short", path,
 					   n, a, b, (unsigned long long)pe->file_len);
 			else
 				diag_error(d, "uki.section", "%s: section %s points at bytes %llu..%llu, "
-					   "outside the %llu-byte file; left out", path, n, a, b,
+					   "outside the %llu-byte file", path, n, a, b,
 					   (unsigned long long)pe->file_len);
 			return AS_ECORRUPT;
 		}
@@ -95,20 +95,20 @@ int uki_parse(const uint8_t *head, size_t head_len, uint64_t file_len, const cha
 		return rc;
 	if (pe.machine != UKI_PE_MACHINE_X64) {
 		diag_warn(d, "uki.machine", "%s is for another machine (PE machine 0x%04x), not "
-			  "x86-64; left out", path, pe.machine);
+			  "x86-64", path, pe.machine);
 		return AS_EUNSUPP;
 	}
 	static const uint8_t need[] = { UKI_LINUX, UKI_CMDLINE, UKI_OSREL };
 	for (unsigned i = 0; i < sizeof need; i++)
 		if (!uki_has(u, need[i])) {
 			diag_warn(d, "uki.not_uki", "%s is not a unified kernel image: it has no %s "
-				  "section; left out", path, sec_names[need[i]]);
+				  "section", path, sec_names[need[i]]);
 			return AS_EUNSUPP;
 		}
 	if (u->sec[UKI_CMDLINE].len >= cmdline_max || u->sec[UKI_OSREL].len > UKI_OSREL_MAX) {
 		bool c = u->sec[UKI_CMDLINE].len >= cmdline_max;
 		diag_error(d, "uki.too_long", "%s: its %s is %u bytes, more than the %u the loaders "
-			   "read; left out", path, c ? ".cmdline" : ".osrel",
+			   "read", path, c ? ".cmdline" : ".osrel",
 			   (unsigned)u->sec[c ? UKI_CMDLINE : UKI_OSREL].len,
 			   c ? (unsigned)cmdline_max - 1 : UKI_OSREL_MAX);
 		return AS_ECORRUPT;
@@ -188,7 +188,7 @@ bool uki_cmdline(const char *text, size_t *len, const char *path, struct diag *d
 	for (size_t i = 0; i < n; i++)
 		if (((unsigned char)text[i] < 0x20 && text[i] != '\t') || text[i] == 0x7F) {
 			diag_error(d, "uki.cmdline", "%s: its .cmdline has a control character at byte "
-				   "%u; left out", path, (unsigned)i);
+				   "%u", path, (unsigned)i);
 			return false;
 		}
 	return true;

@@ -14,6 +14,7 @@
 #include "common/mem.h"
 #include "common/pin.h"
 #include "common/str.h"
+#include "common/uki.h"
 
 /* Loading more than this is surely a wrong file; it also keeps every size below 2^32. */
 #define KERNEL_MAX_BYTES (1ull << 30)
@@ -177,7 +178,11 @@ static int start_image(struct boot_volume *v, const struct cfg_entry *e, const c
 			   "to take its command line", e->name, what);
 		goto out;
 	}
-	if (cmdline[0] || e->kind == CFG_KIND_LINUX) {
+	/* A unified kernel image's stub uses its own .cmdline unless LoadOptions are given (and
+	 * ignores them under Secure Boot): only an edited line goes there. */
+	bool give = e->kind == CFG_KIND_UKI ? str_cmp(cmdline, e->cmdline) != 0
+					     : cmdline[0] || e->kind == CFG_KIND_LINUX;
+	if (give) {
 		if (!(options = widen(cmdline, &obytes))) {
 			rc = AS_ENOMEM;
 			goto out;
@@ -208,7 +213,8 @@ int boot_entry(struct boot_volume *v, const struct cfg_entry *e, const char *cmd
 {
 	struct initrd_image rd = { 0 };
 	struct boot_volume other = { 0 };
-	const char *what = e->kind == CFG_KIND_EFI ? "EFI application" : "kernel";
+	const char *what = e->kind == CFG_KIND_EFI ? "EFI application"
+			   : e->kind == CFG_KIND_UKI ? "unified kernel image" : "kernel";
 	void *image = NULL;
 	UINTN pages = 0;
 	uint32_t size;
@@ -249,8 +255,12 @@ int boot_entry(struct boot_volume *v, const struct cfg_entry *e, const char *cmd
 			   what, e->kernel, v->name, as_strerror(rc));
 		goto out;
 	}
-	/* a pinned file is compared before anything of it runs (common/pin.h) */
-	if ((rc = pin_check(e, PIN_KERNEL, image, size, NULL, 0, d)))
+	/* a UKI is judged as the menu judged it, on the bytes that will run; a pinned file is
+	 * compared before anything of it runs (common/pin.h), a UKI as one file */
+	struct uki u;
+	if ((e->kind == CFG_KIND_UKI &&
+	     (rc = uki_parse(image, size, size, e->kernel, CFG_CMDLINE_MAX, &u, d))) ||
+	    (rc = pin_check(e, PIN_KERNEL, image, size, NULL, 0, d)))
 		goto out;
 	if (e->ninitrd) {
 		if ((rc = read_initrds(v, e, &rd, d)))

@@ -30,6 +30,7 @@ jq
 debhelper lintian
 mmdebstrap
 grub-pc-bin grub-efi-amd64-bin grub-common systemd-boot-efi syslinux syslinux-common
+binutils
 systemd
 "
 

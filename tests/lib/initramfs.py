@@ -59,6 +59,15 @@ class _Cpio:
         return self.out.getvalue()
 
 
+def cpio(files):
+    """An uncompressed newc cpio of {path: bytes} (regular files, mode 0644): what a unified
+    kernel image's .ucode holds."""
+    c = _Cpio()
+    for name, data in files.items():
+        c.entry(name, stat.S_IFREG | 0o644, data)
+    return c.finish()
+
+
 def build(busybox="/bin/busybox", init=INIT, with_filler=True, extra=()):
     """The cpio.gz; init: another /init script (it must end the run itself), with_filler:
     whether /filler.bin goes in; extra: more files, (name, bytes), at the root."""

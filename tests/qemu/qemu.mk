@@ -78,3 +78,10 @@ TEST_SUITES += 76:test-qemu-memtest
 test-qemu-beside: qemu-prereqs
 	@python3 tests/qemu/beside.py
 TEST_SUITES += 75:test-qemu-beside
+
+# Unified kernel images (tests/qemu/uki.py): one UKI built from systemd-boot-efi's stub boots
+# under SeaBIOS and OVMF, damaged ones give their sentences, pins and Secure Boot judge it.
+.PHONY: test-qemu-uki
+test-qemu-uki: qemu-prereqs
+	@python3 tests/qemu/uki.py $(UKI_CASES)
+TEST_SUITES += 83:test-qemu-uki

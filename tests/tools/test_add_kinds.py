@@ -5,7 +5,11 @@
 must exist), --chainload PART|hdN, their usage errors and refusals, and `check` naming an efi
 entry whose file is missing from its partition; --pin (sha256 lines equal to sha256sum's, list
 shows them, check refuses a file changed on the FAT, or a hand-pinned application on partition
-N, with the loaders' sentence). The boots themselves are in tests/qemu/chain.py and tests/qemu/damaged.py (pins). Run by
+N, with the loaders' sentence); --uki (a unified kernel image built here from systemd-boot-efi's
+stub, tests/lib/uki.py: copied to /EFI/Linux/NAME.efi, an uki entry, pinned as one file, its
+title and command line from the file; what is not one refused; list, set-default and remove of
+uki entries and of Type #2 entries that only are files in /EFI/Linux). The boots themselves are
+in tests/qemu/chain.py, tests/qemu/damaged.py (pins) and tests/qemu/uki.py. Run by
 `make test-add-kinds` (suite 42)."""
 import json
 import os
@@ -14,7 +18,8 @@ import sys
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from lib import mtools  # noqa: E402
+from lib import mtools, paths, uki  # noqa: E402
+from lib.results import Skip  # noqa: E402
 from lib.disk import sha256 as sha, sparse  # noqa: E402
 from lib.suite import Suite  # noqa: E402
 
@@ -199,9 +204,83 @@ def t_pin(s):
     s.check("sha256" not in cfg and "entry plain" in cfg, "config after remove: %r" % cfg)
 
 
+OSREL = 'NAME=Tiny\nPRETTY_NAME="Tiny UKI 1.0"\nVERSION_ID=1.0\nID=tiny\n'
+
+
+def make_uki(s, name, cmdline="console=ttyS0 tiny"):
+    why = uki.missing()
+    if why:
+        raise Skip(why)
+    out = s.path(name)
+    uki.build(out, paths.BIOS_PAYLOAD, cmdline + "\n", OSREL, initrd=os.urandom(5000))
+    return out
+
+
+def t_uki(s):
+    img, parts = new_disk(s, "uki.img", 4096)
+    esp_off = parts[2][0] * 4096
+    u = make_uki(s, "tiny-1.0.efi")
+    s.anysector("add", img, "--uki", u, "--pin", "--default",
+                has=["entry 'tiny-1.0' (unified kernel image %s, pinned by SHA-256)" % u])
+    cfg = config(img, esp_off)
+    s.check("\nentry tiny-1.0\n  uki     /EFI/Linux/tiny-1.0.efi\n  sha256  %s\n"
+            % sha256sum(u) in cfg and "title" not in cfg.split("entry tiny-1.0")[1],
+            "config: %r" % cfg)
+    s.eq(mtools.read(img, esp_off, "/EFI/Linux/tiny-1.0.efi"), open(u, "rb").read(),
+         "the UKI on the ESP, byte for byte")
+    e = s.json("list", img)["entries"]
+    s.eq([(x["name"], x["kind"], x["title"], x["cmdline"], x["kernel_sha256"], x["source"],
+           x["default"]) for x in e if x["kind"] == "uki"],
+         [("tiny-1.0", "uki", "Tiny UKI 1.0", "console=ttyS0 tiny", sha256sum(u),
+           "anysector.cfg", True)], "list of the uki entry")
+    s.anysector("check", img, rc=0, has=["boot menu: 1 entry, default 'tiny-1.0'"])
+    # a titled one; and one more only dropped into /EFI/Linux, as kernel-install would
+    u2 = make_uki(s, "other.efi", "console=ttyS0 other")
+    s.anysector("add", img, "--uki", u2, "--title", "My UKI", "--name", "mine")
+    mtools.run(["mcopy", u2, "::/EFI/Linux/dropped+2-1.efi"], img, esp_off, check=True)
+    e = {x["name"]: x for x in s.json("list", img)["entries"]}
+    s.eq((e["mine"]["title"], e["dropped"]["source"], e["dropped"]["title"],
+          e["dropped"]["file"], e["dropped"]["cmdline"]),
+         ("My UKI", "uki", "Tiny UKI 1.0", "/EFI/Linux/dropped+2-1.efi", "console=ttyS0 other"),
+         "a titled uki entry and a Type #2 entry")
+    s.anysector("set-default", img, "dropped")
+    s.check("default dropped\n" in config(img, esp_off), "set-default of a Type #2 entry")
+    # pins cover the whole file: a byte of .osrel, which no loader runs
+    data = bytearray(open(u, "rb").read())
+    data[data.index(b"Tiny UKI")] ^= 0x20
+    bad = s.path("bad.efi")
+    open(bad, "wb").write(data)
+    mtools.run(["mcopy", "-o", bad, "::/EFI/Linux/tiny-1.0.efi"], img, esp_off, check=True)
+    s.anysector("check", img, rc=2, has=[mismatch("tiny-1.0", "/EFI/Linux/tiny-1.0.efi",
+                                                  sha256sum(bad), sha256sum(u))])
+    mtools.run(["mcopy", "-o", u, "::/EFI/Linux/tiny-1.0.efi"], img, esp_off, check=True)
+    # refused: what is not a UKI (exit 2, nothing written), options that do not go with it
+    before = sha(img)
+    s.anysector("add", img, "--uki", paths.BIOS_PAYLOAD, rc=2,
+                has=["--uki %s: %s is not an EFI executable" % (paths.BIOS_PAYLOAD,
+                                                                 paths.BIOS_PAYLOAD)])
+    cut = s.path("cut.efi")
+    uki.truncate(u, cut, uki.sections(u)[".linux"][0] + 100)
+    s.anysector("add", img, "--uki", cut, rc=2, has=["runs past the end", "cut short"])
+    s.anysector("add", img, "--uki", u, "--cmdline", "x", rc=64,
+                has=["--cmdline does not go with --uki"])
+    s.anysector("add", img, "--uki", u, "--initrd", u, rc=64,
+                has=["--initrd goes with --kernel, not with --uki"])
+    s.eq(sha(img), before, "the image after the refusals")
+    # remove: the uki entry and its file (anysector's); the Type #2 entry is its file
+    s.anysector("remove", img, "tiny-1.0", has=["deleted /EFI/Linux/tiny-1.0.efi"])
+    s.anysector("remove", img, "dropped", has=["removed from /EFI/Linux/dropped+2-1.efi"])
+    r = mtools.run(["mdir", "-b", "::/EFI/Linux"], img, esp_off, text=True)
+    s.eq(sorted(os.path.basename(x).lower() for x in r.stdout.split()), ["mine.efi"],
+         "/EFI/Linux after the removals")
+    s.check("tiny" not in config(img, esp_off) and "default" not in config(img, esp_off),
+            "config after remove: %r" % config(img, esp_off))
+    s.anysector("check", img, rc=0, has=["boot menu: 1 entry, default 'mine'"])
+
+
 def main():
     s = Suite("add-kinds")
-    return s.run([t_efi_copied, t_chainload, t_efi_on_partition, t_pin])
+    return s.run([t_efi_copied, t_chainload, t_efi_on_partition, t_pin, t_uki])
 
 
 if __name__ == "__main__":

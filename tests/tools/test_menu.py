@@ -320,7 +320,7 @@ def t_check_bls(s):
     off = esp(s, img)
     add_bls(s, img, off, versions=("6.1.0-9-amd64",))
     s.anysector("check", img, rc=0, has=["boot menu: 2 entries, default '%s-6.1.0-9-amd64'"
-                                         % MID, "1 from /loader/entries"])
+                                         % MID, "1 from /loader/entries and /EFI/Linux"])
     put(s, img, off, "/loader/entries/long.conf", "linux /k\ntitle " + "t" * 300 + "\n")
     s.anysector("check", img, rc=2, has=["/loader/entries/long.conf line 2: title is cut to "
                                          "255 bytes", "long.conf entry 'long': kernel /k is "

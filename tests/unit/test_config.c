@@ -305,7 +305,25 @@ static void test_entry_kinds(void **state)
 		     "line 3: partition '0' is not a partition number from 1 to 128");
 	cfg_rejected("entry a\nefi\n", "cfg.missing_value", "line 2: efi needs a value");
 	cfg_rejected("entry a\ntitle x\n", "cfg.no_kernel",
-		     "line 1: entry 'a' has no kernel (nor efi or chainload line)");
+		     "line 1: entry 'a' has no kernel (nor efi, chainload or uki line)");
+
+	/* a unified kernel image: both firmwares, its own command line and initrd */
+	assert_int_equal(parse("entry u\nUKI /EFI/Linux/u.efi\nsha256 "
+			       "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824\n",
+			       &cap), 0);
+	assert_int_equal(cfg.entries[0].kind, CFG_KIND_UKI);
+	assert_string_equal(cfg.entries[0].kernel, "/EFI/Linux/u.efi");
+	assert_int_equal(cfg.entries[0].pinned, 1);
+	assert_true(cfg_entry_runs_on(&cfg.entries[0], CFG_FW_BIOS));
+	assert_true(cfg_entry_runs_on(&cfg.entries[0], CFG_FW_UEFI));
+	assert_true(cfg_is_entry_key("uki", 3));
+	cfg_rejected("entry a\nuki /u.efi\ncmdline x\n", "cfg.not_here",
+		     "line 3: a unified kernel image's command line is its .cmdline");
+	cfg_rejected("entry a\nuki /u.efi\ninitrd /i\n", "cfg.not_here",
+		     "line 3: initrd goes with a kernel, not with uki");
+	cfg_rejected("entry a\nuki /u.efi\nkernel /k\n", "cfg.duplicate",
+		     "line 3: kernel, but line 2 already has uki");
+	cfg_rejected("entry a\nuki\n", "cfg.missing_value", "line 2: uki needs a value");
 }
 
 static void test_keys_are_case_insensitive(void **state)

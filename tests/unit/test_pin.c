@@ -69,7 +69,7 @@ static void test_pin_errors(void **state)
 {
 	(void)state;
 	cfg_rejected("entry a\n  title A\n  sha256 " H_ABC "\n  kernel /k\n", "cfg.not_here",
-		     "line 3: sha256 must follow the kernel, efi or initrd line");
+		     "line 3: sha256 must follow the kernel, efi, uki or initrd line");
 	cfg_rejected("entry a\n  kernel /k\n  cmdline x\n  sha256 " H_ABC "\n", "cfg.not_here",
 		     "line 4: sha256 must follow");
 	cfg_rejected("entry a\n  kernel /k\n  sha256 " H_ABC "\n  sha256 " H_ABC "\n",

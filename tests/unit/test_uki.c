@@ -5,8 +5,10 @@
 #include "tests/unit/helpers.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "common/cfg_fat.h"
 #include "common/errors.h"
 #include "common/le.h"
 #include "common/uki.h"
@@ -58,6 +60,11 @@ static void build(void)
 	memcpy(img + sec_off[3], cmdline, sizeof cmdline);
 	img_len = at;
 	assert_true(img_len <= sizeof img);
+}
+
+static const uint8_t *img_buf(void)
+{
+	return img;
 }
 
 static int parse(size_t head, size_t len, struct uki *u, struct capture *c)
@@ -255,12 +262,89 @@ static void test_cmdline(void **state)
 	assert_false(uki_cmdline(nul, &n, "k", &c.diag));
 }
 
+static char workdir[512];
+
+static int write_host(const char *name, const void *data, size_t len)
+{
+	char path[700];
+	snprintf(path, sizeof path, "%s/%s", workdir, name);
+	FILE *f = fopen(path, "wb");
+	if (!f)
+		return -1;
+	fwrite(data, 1, len, f);
+	return fclose(f);
+}
+
+/* The loaders' menu (common/cfg_fat.c cfg_load_fat, common/uki_fat.c) from a FAT image with
+ * /EFI/Linux holding a good UKI (a Type #2 entry), one cut short (left out, said), one an
+ * anysector.cfg uki entry names in another case (that entry's: it gets .cmdline and
+ * PRETTY_NAME, and is not listed twice), a file that is not .efi and a directory that is. */
+static void test_menu_from_fat(void **state)
+{
+	(void)state;
+	static char buf[CFG_FILE_MAX_BYTES];
+	static struct bls_scratch bls;
+	static struct cfg cfg;
+	char img[600];
+
+	if (!have_program("mkfs.fat") || !have_program("mcopy")) {
+		printf("SKIP: mkfs.fat or mtools not installed\n");
+		skip();
+	}
+	assert_int_equal(test_workdir(workdir, sizeof workdir, "test-data", "uki"), 0);
+	snprintf(img, sizeof img, "%s/esp.img", workdir);
+	setenv("MTOOLS_SKIP_CHECK", "1", 1);
+	build();
+	static const char cfg_text[] = "default a\nentry mine\n  uki /efi/linux/C.EFI\n"
+				       "entry k\n  kernel /vmlinuz\n";
+	assert_int_equal(write_host("a.efi", img_buf(), img_len), 0);
+	assert_int_equal(write_host("b.efi", img_buf(), sec_off[7] + 0x100), 0);
+	assert_int_equal(write_host("anysector.cfg", cfg_text, sizeof cfg_text - 1), 0);
+	assert_int_equal(run_cmd("cd '%s' && truncate -s 4M esp.img && mkfs.fat -S 512 esp.img "
+				 ">/dev/null && mmd -i esp.img ::/EFI ::/EFI/Linux ::/EFI/Linux/d.efi && "
+				 "mcopy -i esp.img a.efi b.efi ::/EFI/Linux/ && mcopy -i esp.img a.efi "
+				 "::/EFI/Linux/c.efi && mcopy -i esp.img anysector.cfg ::/ && mcopy -i "
+				 "esp.img anysector.cfg ::/EFI/Linux/notes.txt", workdir), 0);
+	size_t len;
+	uint8_t *data = read_file(img, &len);
+	assert_non_null(data);
+	struct test_disk *d = test_disk_new(len, 512, 512, 0, 0);
+	memcpy(d->md.data, data, len);
+	free(data);
+	struct fat_fs fs;
+	struct capture c;
+	capture_init(&c);
+	assert_int_equal(fat_mount(&d->dev, &fs, NULL), 0);
+	assert_int_equal(cfg_load_fat(&fs, "/anysector.cfg", &cfg, buf, &bls, NULL, &c.diag), 0);
+	assert_int_equal(cfg.nentries, 3);
+	const struct cfg_entry *mine = &cfg.entries[0], *a = &cfg.entries[2];
+	assert_int_equal(mine->kind, CFG_KIND_UKI);
+	assert_string_equal(mine->cmdline, "root=/dev/vda1 console=ttyS0");
+	assert_string_equal(mine->title, "Debian GNU/Linux 12 (bookworm)");
+	assert_string_equal(a->name, "a");
+	assert_int_equal(a->kind, CFG_KIND_UKI);
+	assert_string_equal(a->kernel, "/EFI/Linux/a.efi");
+	assert_string_equal(a->cmdline, "root=/dev/vda1 console=ttyS0");
+	assert_string_equal(a->title, "Debian GNU/Linux 12 (bookworm)");
+	assert_string_equal(a->version, "12");
+	assert_string_equal(a->file, "a.efi");
+	assert_true(a->bls);
+	assert_int_equal(cfg_default_index(&cfg), 2);
+	assert_reported(&c, "uki.cut", "/EFI/Linux/b.efi: section .initrd");
+	assert_int_equal(c.n, 1);
+	assert_true(cfg_entry_runs_on(a, CFG_FW_BIOS));
+	assert_true(cfg_entry_runs_on(a, CFG_FW_UEFI));
+	test_disk_free(d);
+	run_cmd("rm -rf '%s'", workdir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_valid),   cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_damaged), cmocka_unit_test(test_not_uki),
 		cmocka_unit_test(test_osrel),   cmocka_unit_test(test_cmdline),
+		cmocka_unit_test(test_menu_from_fat),
 	};
 	return cmocka_run_group_tests_name("uki", tests, NULL, NULL);
 }

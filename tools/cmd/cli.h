@@ -53,6 +53,7 @@ enum {
 	OPT_UEFI_ONLY,
 	OPT_NO_NVRAM,
 	OPT_LOCK_CONFIG,
+	OPT_UKI,
 	OPT_FAILED,         /* next_option: a shared option had a bad value (already reported) */
 };
 

@@ -16,9 +16,11 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: anysector add [options] TARGET --kernel FILE [--initrd FILE]...\n"
+		"       anysector add [options] TARGET --uki FILE\n"
 		"\n"
 		"Copies the kernel and its initrds into a directory named after the entry on the\n"
-		"boot partition (the ESP) and adds an entry to anysector.cfg, creating it. The name\n"
+		"boot partition (the ESP), or a unified kernel image to /EFI/Linux/NAME.efi, and\n"
+		"adds an entry to anysector.cfg, creating it. The name\n"
 		"must be free (anysector.cfg's and /loader/entries' names); the new boot menu is\n"
 		"validated as the loaders read it before anything is written.\n"
 		"\n"

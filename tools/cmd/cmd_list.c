@@ -28,7 +28,8 @@ static void usage(FILE *f)
 		"usage: anysector list [--json] TARGET\n"
 		"\n"
 		"Shows the boot menu both loaders build from the boot partition: anysector.cfg's\n"
-		"entries, then the Boot Loader Specification's (/loader/entries/*.conf) in its order,\n"
+		"entries, then the Boot Loader Specification's (/loader/entries/*.conf, and the\n"
+		"unified kernel images /EFI/Linux/*.efi) in its order,\n"
 		"each with its name, title, kernel, initrds, command line, whether it is the default\n"
 		"and the file it comes from; the timeout and where it comes from; the files the\n"
 		"loaders leave out and why. Exit 0, or 2 when there is no menu the loaders accept\n"
@@ -39,7 +40,16 @@ static void usage(FILE *f)
 		"  --json               machine-readable output\n" TOPO_HELP LOCK_HELP);
 }
 
-static const char *const kind_names[] = { "linux", "efi", "chainload" };
+static const char *const kind_names[] = { "linux", "efi", "chainload", "uki" };
+
+/* Where an entry comes from: anysector.cfg, a /loader/entries file (Type #1) or a unified kernel
+ * image in /EFI/Linux (Type #2). */
+static const char *source_name(const struct boot_menu *m, unsigned i)
+{
+	if (!m->src[i].bls)
+		return "anysector.cfg";
+	return m->cfg.entries[i].kind == CFG_KIND_UKI ? "uki" : "bls";
+}
 
 /* Whether the entry shows and starts under that firmware. */
 static bool shown_on(const struct boot_menu *m, unsigned i, enum cfg_firmware fw)
@@ -128,7 +138,8 @@ static void print_human(const struct boot_menu *m, unsigned part, const struct r
 			text_put(stdout, e->kernel);
 			printf(" on partition %u\n", e->partition);
 		} else {
-			shown_line(e->kind == CFG_KIND_EFI ? "     efi      " : "     kernel   ", e->kernel);
+			shown_line(e->kind == CFG_KIND_EFI ? "     efi      " : e->kind == CFG_KIND_UKI
+				   ? "     uki      " : "     kernel   ", e->kernel);
 		}
 		if (pin_text(e, PIN_KERNEL, hex))
 			printf("     sha256   %s\n", hex);
@@ -227,7 +238,7 @@ static void print_json(const struct boot_menu *m, const char *target, unsigned p
 		if (shown_on(m, i, CFG_FW_UEFI))
 			json_str(&j, NULL, "uefi");
 		json_arr_end(&j);
-		json_str(&j, "source", s->bls ? "bls" : "anysector.cfg");
+		json_str(&j, "source", source_name(m, i));
 		json_str(&j, "file", s->path);
 		if (s->bls) {
 			json_str(&j, "version", e->version);

@@ -17,7 +17,7 @@ enum opt_result entry_option(int opt, const char *arg, struct entry_list *l, con
 {
 	struct add_entry *e;
 
-	if (opt == OPT_KERNEL || opt == OPT_EFI || opt == OPT_CHAINLOAD) {
+	if (opt == OPT_KERNEL || opt == OPT_EFI || opt == OPT_CHAINLOAD || opt == OPT_UKI) {
 		if (l->n == CFG_MAX_ENTRIES) {
 			usage_error(cmd, "at most %u entries", CFG_MAX_ENTRIES);
 			return OPTION_BAD;
@@ -25,12 +25,13 @@ enum opt_result entry_option(int opt, const char *arg, struct entry_list *l, con
 		/* options given before the first --kernel already sit in e[0] */
 		e = &l->e[l->n++];
 		if (e->kernel) {
-			usage_error(cmd, "--kernel, --efi or --chainload given twice for one entry");
+			usage_error(cmd, "--kernel, --efi, --chainload or --uki given twice for one "
+				    "entry");
 			return OPTION_BAD;
 		}
 		e->kernel = arg;
 		e->kind = opt == OPT_KERNEL ? CFG_KIND_LINUX : opt == OPT_EFI ? CFG_KIND_EFI
-									  : CFG_KIND_CHAIN;
+			  : opt == OPT_UKI ? CFG_KIND_UKI : CFG_KIND_CHAIN;
 		return OPTION_TAKEN;
 	}
 	e = &l->e[l->n ? l->n - 1 : 0];
@@ -187,7 +188,7 @@ static int host_file_check(const char *cmd, const char *opt, const char *path)
 static int entry_values_check(const struct add_entry *e, const char *cmd)
 {
 	const char *what = e->kind == CFG_KIND_LINUX ? "--kernel" : e->kind == CFG_KIND_EFI ? "--efi"
-											  : "--chainload";
+			   : e->kind == CFG_KIND_UKI ? "--uki" : "--chainload";
 	int rc = 0;
 
 	if (e->name)
@@ -217,20 +218,24 @@ int entry_finish(const struct entry_list *l, const char *cmd, bool kernel_requir
 	const struct add_entry *e = &l->e[0];
 	if (!l->n && (kernel_required || e->ninitrd || e->cmdline || e->title || e->name ||
 		      e->make_default || e->partition || e->pin))
-		return usage_error(cmd, "%s", kernel_required ? "--kernel is required (or --efi, or "
-							    "--chainload)"
+		return usage_error(cmd, "%s", kernel_required ? "--kernel is required (or --efi, "
+							    "--chainload or --uki)"
 							    : "--initrd, --cmdline, --title, --name, "
 							      "--partition, --default and --pin need a "
 							      "--kernel");
 	for (unsigned i = 0; i < l->n; i++) {
 		e = &l->e[i];
+		const char *kw = e->kind == CFG_KIND_EFI ? "efi" : e->kind == CFG_KIND_UKI ? "uki"
+				 : e->kind == CFG_KIND_CHAIN ? "chainload" : "kernel";
 		if (e->kind != CFG_KIND_LINUX && e->ninitrd)
-			return usage_error(cmd, "--initrd goes with --kernel, not with --%s",
-					   e->kind == CFG_KIND_EFI ? "efi" : "chainload");
+			return usage_error(cmd, "--initrd goes with --kernel, not with --%s%s", kw,
+					   e->kind == CFG_KIND_UKI ? " (its initrd is its .initrd)" : "");
+		if (e->kind == CFG_KIND_UKI && e->cmdline)
+			return usage_error(cmd, "--cmdline does not go with --uki (its command line is "
+					   "its .cmdline, which its signature covers)");
 		if (e->kind != CFG_KIND_EFI && e->partition)
 			return usage_error(cmd, "--partition goes with --efi (an EFI application on "
-					   "another partition), not with --%s",
-					   e->kind == CFG_KIND_LINUX ? "kernel" : "chainload");
+					   "another partition), not with --%s", kw);
 		if (e->pin && (e->kind == CFG_KIND_CHAIN || e->partition))
 			return usage_error(cmd, "--pin pins the files add copies to the boot partition; "
 					   "%s copies none", e->partition ? "--efi with --partition"

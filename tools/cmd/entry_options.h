@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* The --kernel/--initrd/--cmdline/--title/--name/--default options of add and mkimage. Each
- * --kernel starts an entry; the other options belong to the latest --kernel (those given before
- * the first --kernel belong to the first). */
+/* The --kernel/--efi/--chainload/--uki/--initrd/--cmdline/--title/--name/--default/--pin
+ * options of add and mkimage. Each --kernel (--efi, --chainload, --uki) starts an entry; the
+ * other options belong to the latest one (those given before the first belong to the first). */
 #ifndef ANYSECTOR_TOOLS_ENTRY_OPTIONS_H
 #define ANYSECTOR_TOOLS_ENTRY_OPTIONS_H
 
@@ -25,6 +25,7 @@ int entry_finish(const struct entry_list *l, const char *cmd, bool kernel_requir
 	{ "kernel", required_argument, NULL, OPT_KERNEL },           \
 	{ "efi", required_argument, NULL, OPT_EFI },                 \
 	{ "chainload", required_argument, NULL, OPT_CHAINLOAD },     \
+	{ "uki", required_argument, NULL, OPT_UKI },                 \
 	{ "partition", required_argument, NULL, OPT_PARTITION },     \
 	{ "initrd", required_argument, NULL, OPT_INITRD },           \
 	{ "cmdline", required_argument, NULL, OPT_CMDLINE },         \
@@ -38,6 +39,8 @@ int entry_finish(const struct entry_list *l, const char *cmd, bool kernel_requir
 	"  --efi FILE           an EFI application to copy to the ESP and start (UEFI only)\n"   \
 	"  --chainload PART     start partition PART's boot record, or hdN: BIOS disk 0x80+N's\n" \
 	"                       (BIOS only)\n"                                                     \
+	"  --uki FILE           a unified kernel image to copy to /EFI/Linux/NAME.efi (both\n" \
+	"                       firmwares; its command line and title come from the file)\n"   \
 	"  --partition N        with --efi: FILE is a path on FAT partition N of the disk,\n"     \
 	"                       started from there (nothing is copied)\n"                         \
 	"  --initrd FILE        an initrd for the latest --kernel (may repeat: concatenated)\n"    \
@@ -45,8 +48,9 @@ int entry_finish(const struct entry_list *l, const char *cmd, bool kernel_requir
 	"  --title TEXT         its menu title (default: the entry name)\n"                         \
 	"  --name WORD          its entry name (default: from the kernel's file name)\n"            \
 	"  --default            make it the default entry\n"                                      \
-	"  --pin                write the SHA-256 of its kernel (or EFI application) and\n"      \
-	"                       initrds into the entry: both loaders refuse to boot a file\n"    \
+	"  --pin                write the SHA-256 of its kernel (or EFI application, or the\n"   \
+	"                       whole unified kernel image) and initrds into the entry: both\n"  \
+	"                       loaders refuse to boot a file\n"                                 \
 	"                       that no longer matches (docs/SECURITY.md \"Pinned hashes\")\n"
 
 #endif

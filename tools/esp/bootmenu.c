@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/errors.h"
+#include "common/uki.h"
 #include "tools/base/util.h"
 
 struct scan {
@@ -14,7 +15,51 @@ struct scan {
 	struct report *r;
 	struct bls_scratch *bls;
 	int err;
+	unsigned uki_seen;                  /* directory entries of /EFI/Linux looked at */
+	const char *path;                   /* the unified kernel image being read */
+	char *buf;                          /* UKI_ENTRY_BUF bytes */
 };
+
+static int esp_reader(void *ctx, uint64_t off, void *buf, size_t len)
+{
+	struct scan *sc = ctx;
+	return esp_read_at(sc->s, sc->path, off, buf, len);
+}
+
+/* One file of /EFI/Linux, judged and added as uki_load_fat does at boot. */
+static int scan_uki(void *ctx, const char *name, bool is_dir, uint64_t size)
+{
+	struct scan *sc = ctx;
+	char path[FAT_PATH_MAX + 32];
+
+	if (++sc->uki_seen > BLS_FILES_MAX) {
+		report_printf(sc->r, DIAG_WARN, "uki.too_many_files",
+			      UKI_DIR " has more than %u entries; the loaders read no more",
+			      BLS_FILES_MAX);
+		return ESP_LIST_STOP;
+	}
+	snprintf(path, sizeof path, UKI_DIR "/%s", name);
+	sc->path = path;
+	uki_dir_entry(&sc->m->cfg, &sc->bls->e, name, is_dir, size, esp_reader, sc, sc->buf,
+		      &sc->r->diag);
+	return 0;
+}
+
+/* anysector.cfg's uki entries take their command line and title from their files, as at
+ * boot (uki_cfg_fat): before the /loader/entries ones join the menu. */
+static void fill_cfg_ukis(struct scan *sc)
+{
+	struct cfg *c = &sc->m->cfg;
+
+	for (unsigned i = 0; i < c->nentries; i++) {
+		struct cfg_entry *ce = &c->entries[i];
+		uint64_t size;
+		if (ce->kind != CFG_KIND_UKI || esp_file_size(sc->s, ce->kernel, &size))
+			continue;   /* check says what is wrong with it */
+		sc->path = ce->kernel;
+		uki_cfg_entry(c, ce, size, esp_reader, sc, sc->buf, &sc->bls->e, &sc->r->diag);
+	}
+}
 
 /* Reads path through s; a failure other than absence or size is reported once, as the FAT
  * reader says it (it names the clusters) with whose file it is. */
@@ -75,7 +120,8 @@ int boot_menu_load(struct esp_session *s, struct boot_menu *m, struct report *r)
 
 int boot_menu_load_as(struct esp_session *s, bool bls, struct boot_menu *m, struct report *r)
 {
-	struct scan sc = { s, m, r, xcalloc(1, sizeof *sc.bls), 0 };
+	struct scan sc = { s, m, r, xcalloc(1, sizeof *sc.bls), 0, 0, NULL,
+			   xmalloc(UKI_ENTRY_BUF) };
 	char *text = NULL;
 	size_t len = 0;
 	int rc;
@@ -103,12 +149,18 @@ int boot_menu_load_as(struct esp_session *s, bool bls, struct boot_menu *m, stru
 		m->valid = !cfg_menu_check(&m->cfg, &r->diag);
 		goto out;
 	}
+	fill_cfg_ukis(&sc);   /* as bls_load_fat does it (common/uki.h) */
 	bls_menu_begin(&m->cfg);
 	rc = esp_list(s, BLS_ENTRIES_DIR, scan_one, &sc);
 	if (rc == AS_ENOENT || rc == AS_ENOTDIR || rc == ESP_LIST_STOP)
 		rc = 0;
 	if (!rc)
 		rc = sc.err;
+	if (rc)
+		goto out;
+	rc = esp_list(s, UKI_DIR, scan_uki, &sc);
+	if (rc == AS_ENOENT || rc == AS_ENOTDIR || rc == ESP_LIST_STOP)
+		rc = 0;
 	if (rc)
 		goto out;
 	rc = menu_read(s, BLS_LOADER_CONF, &text, &len, r);
@@ -132,9 +184,11 @@ out:
 		const struct cfg_entry *e = &m->cfg.entries[i];
 		m->src[i].bls = e->bls;
 		snprintf(m->src[i].path, sizeof m->src[i].path, "%s%s",
-			 e->bls ? BLS_ENTRIES_DIR "/" : "/" CFG_FILE_NAME, e->file);
+			 !e->bls ? "/" CFG_FILE_NAME : e->kind == CFG_KIND_UKI ? UKI_DIR "/"
+			 : BLS_ENTRIES_DIR "/", e->file);
 	}
 	free(sc.bls);
+	free(sc.buf);
 	return rc;
 }
 

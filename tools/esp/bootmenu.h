@@ -14,7 +14,8 @@
 #include "tools/base/report.h"
 
 struct menu_source {
-	bool bls;                           /* from /loader/entries (else anysector.cfg) */
+	bool bls;                           /* from /loader/entries or /EFI/Linux (else
+					     * anysector.cfg) */
 	char path[FAT_PATH_MAX + 32];       /* the file it comes from ("/anysector.cfg") */
 };
 

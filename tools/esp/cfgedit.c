@@ -84,19 +84,23 @@ char *cfg_text_add_entry(const char *text, const char *name, const char *title,
 {
 	char hex[SHA256_HEX_LEN + 1];
 	size_t len = strlen(text);
-	if (!title)
+	/* a unified kernel image without a title shows its .osrel's PRETTY_NAME */
+	if (!title && kind != CFG_KIND_UKI)
 		title = name;
 	/* the fixed text of every line below, with room to spare */
-	size_t cap = len + strlen(name) + strlen(title) + strlen(kernel) + 96 + ninitrd * 16 +
+	size_t cap = len + strlen(name) + (title ? strlen(title) : 0) + strlen(kernel) + 96 +
+		     ninitrd * 16 +
 		     (1 + ninitrd) * (SHA256_HEX_LEN + 16) +
 		     (cmdline ? strlen(cmdline) + 16 : 0);
 	for (unsigned i = 0; i < ninitrd; i++)
 		cap += strlen(initrd[i]);
 	char *out = xmalloc(cap);
-	int k = sprintf(out, "%s%s\nentry %s\n  title   %s\n", text,
-			len && text[len - 1] != '\n' ? "\n" : "", name, title);
+	int k = sprintf(out, "%s%s\nentry %s\n", text, len && text[len - 1] != '\n' ? "\n" : "",
+			name);
+	if (title)
+		k += sprintf(out + k, "  title   %s\n", title);
 	k += sprintf(out + k, "  %-7s %s\n", kind == CFG_KIND_EFI ? "efi" : kind == CFG_KIND_CHAIN ?
-		     "chainload" : "kernel", kernel);
+		     "chainload" : kind == CFG_KIND_UKI ? "uki" : "kernel", kernel);
 	if (pinned & 1u)
 		k += sprintf(out + k, "  sha256  %s\n", (sha256_hex(pin[0], hex), hex));
 	if (partition)

@@ -26,8 +26,9 @@ void cfg_file_name(const char *file, char *out, size_t cap);
 /* Where add puts a host file of the entry name on the ESP: "/NAME/FILE". */
 void entry_file_path(const char *name, const char *file, char *out, size_t cap);
 
-/* text with an entry appended (title NULL: the name; cmdline NULL or "": none), malloc'd.
- * kind says which line names `kernel`: kernel, efi or chainload; partition (efi only, 0: none)
+/* text with an entry appended (title NULL: the name, or none for a unified kernel image, which
+ * then shows its PRETTY_NAME; cmdline NULL or "": none), malloc'd. kind says which line names
+ * `kernel`: kernel, efi, chainload or uki; partition (efi only, 0: none)
  * adds "partition N": the file is on that partition of the boot disk. Bit s of pinned puts
  * "sha256 pin[s]" after the line of the file in pin slot s (common/pin.h: 0 the kernel, 1+i
  * initrd i); pin may be NULL when pinned is 0. */

@@ -123,6 +123,35 @@ int esp_read_max(struct esp_session *s, const char *path, size_t max, char **buf
 	return 0;
 }
 
+int esp_file_size(struct esp_session *s, const char *path, uint64_t *size)
+{
+	struct fat_file f;
+	int rc;
+
+	if (s->mounted)
+		return espdir_file_size(s, path, size);
+	if ((rc = esp_remount(s)) || (rc = fat_open(s->fs, path, &f, NULL)))
+		return rc;
+	if (f.is_dir)
+		return AS_EISDIR;
+	*size = f.size;
+	return 0;
+}
+
+int esp_read_at(struct esp_session *s, const char *path, uint64_t off, void *buf, size_t len)
+{
+	struct fat_file f;
+	int rc;
+
+	if (s->mounted)
+		return espdir_read_at(s, path, off, buf, len);
+	if ((rc = esp_remount(s)) || (rc = fat_open(s->fs, path, &f, NULL)))
+		return rc;
+	if (f.is_dir)
+		return AS_EISDIR;
+	return fat_read(s->fs, &f, off, buf, len, NULL);
+}
+
 int esp_sha256(struct esp_session *s, const char *path, uint8_t out[SHA256_BYTES])
 {
 	struct fat_file f;

@@ -38,6 +38,12 @@ int esp_read_file(struct esp_session *s, const char *path, char **buf, size_t *l
 /* The same with another limit than CFG_FILE_MAX_BYTES (an EFI program). */
 int esp_read_max(struct esp_session *s, const char *path, size_t max, char **buf, size_t *len,
 		 struct diag *d);
+/* The size of the file path. Returns 0 or an AS_* code (AS_ENOENT absent, AS_EISDIR). */
+int esp_file_size(struct esp_session *s, const char *path, uint64_t *size);
+/* Reads len bytes of the file path from byte off into buf (a unified kernel image's headers and
+ * sections, without the whole file). Returns 0 or an AS_* code: AS_ENOENT absent, AS_ERANGE or
+ * AS_EIO past its end. */
+int esp_read_at(struct esp_session *s, const char *path, uint64_t off, void *buf, size_t len);
 /* The SHA-256 of a whole file of the session (a mounted one with the changes recorded so far).
  * Returns 0 or an AS_* code (AS_ENOENT absent, AS_EISDIR a directory). */
 int esp_sha256(struct esp_session *s, const char *path, uint8_t out[SHA256_BYTES]);

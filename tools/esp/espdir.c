@@ -109,6 +109,52 @@ int espdir_read_file(struct esp_session *s, const char *path, size_t max, char *
 	return read_host(hp, max, buf, len);
 }
 
+/* The host file holding path now (its staged copy when a change is recorded). Returns 0 or
+ * AS_ENOENT / AS_EISDIR for a recorded deletion or directory. */
+static int host_file(struct esp_session *s, const char *path, char *hp, size_t cap)
+{
+	const struct dir_op *op = pending(s, path);
+
+	if (op && op->kind != DIR_OP_PUT)
+		return op->kind == DIR_OP_MKDIR ? AS_EISDIR : AS_ENOENT;
+	if (op)
+		snprintf(hp, cap, "%s", op->staged);
+	else
+		espdir_host_path(s, path, hp, cap);
+	return 0;
+}
+
+int espdir_file_size(struct esp_session *s, const char *path, uint64_t *size)
+{
+	char hp[PATH_MAX + 300];
+	struct stat st;
+	int rc = host_file(s, path, hp, sizeof hp);
+
+	if (rc)
+		return rc;
+	if (stat(hp, &st))
+		return errno == ENOENT || errno == ENOTDIR ? AS_ENOENT : AS_EIO;
+	if (S_ISDIR(st.st_mode))
+		return AS_EISDIR;
+	*size = (uint64_t)st.st_size;
+	return 0;
+}
+
+int espdir_read_at(struct esp_session *s, const char *path, uint64_t off, void *buf, size_t len)
+{
+	char hp[PATH_MAX + 300];
+	int rc = host_file(s, path, hp, sizeof hp);
+
+	if (rc)
+		return rc;
+	int fd = open(hp, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT || errno == ENOTDIR ? AS_ENOENT : AS_EIO;
+	rc = pread_full(fd, buf, len, off) ? AS_EIO : 0;
+	close(fd);
+	return rc;
+}
+
 int espdir_sha256(struct esp_session *s, const char *path, uint8_t out[SHA256_BYTES])
 {
 	const struct dir_op *op = pending(s, path);

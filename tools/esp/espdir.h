@@ -31,6 +31,8 @@ struct dir_op {
 bool espdir_exists(struct esp_session *s, const char *path, bool *is_dir);
 int espdir_read_file(struct esp_session *s, const char *path, size_t max, char **buf,
 		     size_t *len);
+int espdir_file_size(struct esp_session *s, const char *path, uint64_t *size);
+int espdir_read_at(struct esp_session *s, const char *path, uint64_t off, void *buf, size_t len);
 int espdir_sha256(struct esp_session *s, const char *path, uint8_t out[SHA256_BYTES]);
 int espdir_list(struct esp_session *s, const char *dir, esp_list_cb cb, void *ctx);
 /* Each records one change for espdir_apply (esp_mkdir_p walks the path). Returns 0. */

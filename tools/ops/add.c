@@ -11,8 +11,11 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "common/bls.h"
+#include "common/errors.h"
 #include "common/linux.h"
 #include "common/pin.h"
+#include "common/uki.h"
 #include "tools/ops/lockcfg.h"
 #include "tools/base/exit_codes.h"
 #include "tools/base/util.h"
@@ -56,6 +59,44 @@ static void check_kernel(const char *path)
 		t_warn("add.kernel_efi", "%s has no PE header: UEFI firmware cannot start it", path);
 }
 
+static int host_reader(void *ctx, uint64_t off, void *buf, size_t len)
+{
+	FILE *f = ctx;
+	if (fseeko(f, (off_t)off, SEEK_SET) || fread(buf, 1, len, f) != len)
+		return AS_EIO;
+	return 0;
+}
+
+/* add --uki: the file must be a unified kernel image the loaders take, judged as they judge it
+ * (common/uki.h uki_entry). Returns 0 or an exit code. */
+static int check_uki(const char *path)
+{
+	struct bls_entry *e = xcalloc(1, sizeof *e);
+	char *buf = xmalloc(UKI_ENTRY_BUF);
+	struct report q;
+	int rc = EXIT_ERRORS;
+	FILE *f = fopen(path, "rb");
+
+	report_init(&q, false);
+	if (!f) {
+		t_error("add.file", "%s: %s", path, strerror(errno));
+	} else if (fseeko(f, 0, SEEK_END) ||
+		   uki_entry(path, (uint64_t)ftello(f), host_reader, f, buf, e, &q.diag)) {
+		const struct report_item *it = report_first(&q, DIAG_ERROR);
+		if (!it)
+			it = report_first(&q, DIAG_WARN);
+		t_error("add.uki", "--uki %s: %s", path, it ? it->msg : "cannot be read");
+	} else {
+		rc = 0;
+	}
+	if (f)
+		fclose(f);
+	report_free(&q);
+	free(buf);
+	free(e);
+	return rc;
+}
+
 /* The anysector.cfg add starts from: the one on the ESP, which must be valid, or a new one.
  * Returns 0 or an exit code. */
 static int config_load(struct txn *t, char **text)
@@ -97,7 +138,7 @@ static int entry_check(const struct add_entry *e)
 	}
 	if (e->kind == CFG_KIND_LINUX)
 		check_kernel(e->kernel);
-	return 0;
+	return e->kind == CFG_KIND_UKI ? check_uki(e->kernel) : 0;
 }
 
 /* Where an entry's files go on the ESP. */
@@ -142,6 +183,14 @@ static int entry_copy_files(struct txn *t, const struct add_entry *e, const char
 	char dir[CFG_NAME_MAX + 2];
 	int rc;
 
+	if (e->kind == CFG_KIND_UKI) {
+		/* the Boot Loader Specification's place: /EFI/Linux/NAME.efi */
+		snprintf(f->kernel, sizeof f->kernel, UKI_DIR "/%s" UKI_SUFFIX, name);
+		if ((rc = refuse_foreign_file(t, name, f->kernel)) ||
+		    (rc = esp_mkdir_p(&t->esp, UKI_DIR)))
+			return rc;
+		return txn_put_owned(t, e->kernel, f->kernel);
+	}
 	entry_file_path(name, e->kernel, f->kernel, sizeof f->kernel);
 	for (unsigned j = 0; j < e->ninitrd; j++) {
 		entry_file_path(name, e->initrd[j], f->initrd[j], sizeof f->initrd[j]);
@@ -288,6 +337,9 @@ static int add_entry(struct txn *t, const struct add_entry *e, char **text)
 	char base[CFG_PATH_MAX];
 	snprintf(base, sizeof base, "%s%s", e->kind == CFG_KIND_CHAIN ? "chainload-" : "",
 		 e->kernel);
+	size_t bn = strlen(base), sl = strlen(UKI_SUFFIX);
+	if (e->kind == CFG_KIND_UKI && bn > sl && !strcasecmp(base + bn - sl, UKI_SUFFIX))
+		base[bn - sl] = 0;   /* named as the specification names it: the file's name */
 	if ((rc = entry_name(t, e, base, *text, name)))
 		return rc;
 	char *cur = cfg_text_remove_entry(*text, name);
@@ -320,7 +372,8 @@ static int add_entry(struct txn *t, const struct add_entry *e, char **text)
 		snprintf(where, sizeof where, " on partition %u", e->partition);
 	txn_summary(t, "entry '%s' (%s %s%s%s%s) %s %s on partition %u", name,
 		    e->kind == CFG_KIND_EFI ? "EFI application" : e->kind == CFG_KIND_CHAIN ?
-		    "chainload" : "kernel", e->kernel, where, e->ninitrd ? " and initrd" : "",
+		    "chainload" : e->kind == CFG_KIND_UKI ? "unified kernel image" : "kernel",
+		    e->kernel, where, e->ninitrd ? " and initrd" : "",
 		    pinned ? ", pinned by SHA-256" : "",
 		    replaced ? "replaced in" : "in", CFG_FILE_NAME, t->esp.number);
 	return 0;

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "common/errors.h"
+#include "common/uki.h"
 #include "common/features.h"
 #include "common/le.h"
 #include "common/pin.h"
@@ -280,7 +281,8 @@ static void check_config(struct hostdev *h, const struct disk_info *di,
 		return;
 	}
 	bool has_cfg = !fat_open(&c->fs, "/" CFG_FILE_NAME, &f, NULL);
-	bool has_bls = !fat_open(&c->fs, BLS_ENTRIES_DIR, &f, NULL) && f.is_dir;
+	bool has_bls = (!fat_open(&c->fs, BLS_ENTRIES_DIR, &f, NULL) && f.is_dir) ||
+		       (!fat_open(&c->fs, UKI_DIR, &f, NULL) && f.is_dir);
 	if (!has_cfg && !has_bls) {
 		report_printf(r, ours ? DIAG_WARN : DIAG_INFO, "boot.no_config",
 			      "the boot partition has no %s and no %s: the boot menu will be empty",
@@ -301,7 +303,8 @@ static void check_config(struct hostdev *h, const struct disk_info *di,
 				report_printf(r, DIAG_ERROR, "boot.config_file",
 					      "%s entry '%s': %s %s is not on the boot partition",
 					      m->src[i].path + 1, e->name,
-					      e->kind == CFG_KIND_EFI ? "EFI application" : "kernel",
+					      e->kind == CFG_KIND_EFI ? "EFI application" :
+					      e->kind == CFG_KIND_UKI ? "unified kernel image" : "kernel",
 					      e->kernel);
 			for (unsigned k = 0; k < e->ninitrd; k++)
 				if (!part_has(c, e->initrd[k]))
@@ -320,10 +323,10 @@ static void check_config(struct hostdev *h, const struct disk_info *di,
 		}
 		int def = cfg_default_index(&m->cfg);
 		report_printf(r, DIAG_INFO, "boot.config",
-			      "boot menu: %u entr%s, default '%s', timeout %u s (%s); %u from %s",
-			      m->cfg.nentries, m->cfg.nentries == 1 ? "y" : "ies",
+			      "boot menu: %u entr%s, default '%s', timeout %u s (%s); %u from %s "
+			      "and %s", m->cfg.nentries, m->cfg.nentries == 1 ? "y" : "ies",
 			      def >= 0 ? m->cfg.entries[def].name : "", m->cfg.timeout,
-			      m->timeout_from, nbls, BLS_ENTRIES_DIR);
+			      m->timeout_from, nbls, BLS_ENTRIES_DIR, UKI_DIR);
 	}
 	boot_menu_free(m);
 	free(m);

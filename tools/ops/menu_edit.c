@@ -14,6 +14,7 @@
 
 #include "common/errors.h"
 #include "common/fat_path.h"
+#include "common/uki.h"
 #include "tools/base/exit_codes.h"
 #include "tools/base/fileio.h"
 #include "tools/base/tempfile.h"
@@ -129,10 +130,13 @@ int txn_store_config(struct txn *t, const char *text)
 	return rc ? rc : txn_check_menu(t);
 }
 
-/* Whether an entry of the menu uses the file. */
+/* Whether an entry of the menu uses the file. A Type #2 entry is its file (/EFI/Linux/x.efi):
+ * the file of a removed uki entry of anysector.cfg shows as one, and does not keep itself. */
 static const char *user_of(const struct boot_menu *m, const char *file)
 {
 	for (unsigned i = 0; i < m->cfg.nentries; i++) {
+		if (m->src[i].bls && fat_path_eq(m->src[i].path, file))
+			continue;
 		const char *files[1 + CFG_MAX_INITRDS];
 		unsigned n = entry_boot_files(&m->cfg.entries[i], files);
 		for (unsigned k = 0; k < n; k++)
@@ -156,14 +160,16 @@ static int count_one(void *ctx, const char *name, bool is_dir, uint64_t size)
 }
 
 /* Removes dir and then its parents while they are empty, up to (not) the root; /loader and
- * what is under it stay (kernel-install looks for /loader/entries). */
+ * what is under it stay (kernel-install looks for /loader/entries), and so does /EFI/Linux
+ * (the Boot Loader Specification's place for unified kernel images). */
 static int drop_empty_dirs(struct txn *t, const char *dir)
 {
 	char d[FAT_PATH_MAX + 32];
 	snprintf(d, sizeof d, "%s", dir);
 	for (;;) {
 		char *slash = strrchr(d, '/');
-		if (!slash || !slash[1] || !strncasecmp(d, "/loader", 7) || fat_path_eq(d, "/EFI"))
+		if (!slash || !slash[1] || !strncasecmp(d, "/loader", 7) || fat_path_eq(d, "/EFI") ||
+		    fat_path_eq(d, UKI_DIR))
 			return 0;
 		struct dir_state st = { 0 };
 		if (esp_list(&t->esp, d, count_one, &st) || st.n)

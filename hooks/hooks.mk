@@ -10,3 +10,12 @@ install-hooks:
 	install -D -m 755 hooks/zz-anysector $(DESTDIR)/etc/kernel/postinst.d/zz-anysector
 	install -D -m 755 hooks/zz-anysector $(DESTDIR)/etc/kernel/postrm.d/zz-anysector
 	install -D -m 755 hooks/zz-anysector $(DESTDIR)/etc/initramfs/post-update.d/zz-anysector
+
+# The kernel-install plugin (hooks/90-anysector.install), with `make install` and so in the
+# package: PREFIX/lib/kernel/install.d, where kernel-install looks when PREFIX is /usr (with
+# another PREFIX, link it into /etc/kernel/install.d).
+.PHONY: install-plugin
+install-plugin:
+	install -D -m 755 hooks/90-anysector.install \
+		$(DESTDIR)$(PREFIX)/lib/kernel/install.d/90-anysector.install
+install:: install-plugin

@@ -606,6 +606,7 @@ def t_package_paths(s):
 
 
 PACKAGED = {"./usr/sbin/anysector-update": "-rwxr-xr-x",
+            "./usr/lib/kernel/install.d/90-anysector.install": "-rwxr-xr-x",
             "./usr/share/man/man8/anysector-update.8.gz": "-rw-r--r--",
             "./etc/default/anysector": "-rw-r--r--",
             "./etc/kernel/postinst.d/zz-anysector": "-rwxr-xr-x",
@@ -616,7 +617,8 @@ PACKAGED = {"./usr/sbin/anysector-update": "-rwxr-xr-x",
 def t_package_deb(s):
     """The .deb itself (tools/mkdeb.sh --if-changed: built once per tree, shared with the
     Debian-system tests and `make deb`): the hooks at their paths with their modes, owned by
-    root, the /etc files conffiles, jq among the dependencies."""
+    root (the kernel-install plugin too), the /etc files conffiles, jq among the
+    dependencies."""
     p = subprocess.run([os.path.join(paths.ROOT, "tools", "mkdeb.sh"), "--no-lintian",
                         "--if-changed", paths.BUILD], capture_output=True, text=True,
                        timeout=3600)

@@ -4,6 +4,7 @@
 #include "common/bls.h"
 #include "common/fmt.h"
 #include "common/str.h"
+#include "common/uki.h"
 
 /* Whether the loader counts e's try in the state block: a /loader/entries file with a counter,
  * under BIOS (BOOTX64.EFI renames the file instead, as systemd-boot does). */
@@ -104,7 +105,9 @@ int bootcount_before(const struct cfg *c, unsigned i, struct bstate_io *s, unsig
 
 bool bootcount_bls_next(const struct cfg_entry *e, char *out, size_t cap)
 {
-	size_t id = str_len(e->name), n = str_len(e->file), sl = 5;   /* ".conf", any case */
+	/* ".conf", or a Type #2 entry's ".efi" (common/uki.h), any case */
+	size_t id = str_len(e->name), n = str_len(e->file);
+	size_t sl = e->kind == CFG_KIND_UKI ? sizeof UKI_SUFFIX - 1 : sizeof BLS_SUFFIX - 1;
 
 	if (!e->bls || e->tries_left < 0 || n < id + sl)
 		return false;

@@ -31,7 +31,8 @@ int bootcount_apply(struct cfg *c, struct bstate_io *s, unsigned fw);
  * state: a try is counted once per start of the loader. */
 int bootcount_before(const struct cfg *c, unsigned i, struct bstate_io *s, unsigned fw);
 
-/* The Boot Loader Specification's count of one try of a /loader/entries entry with a boot counter
+/* The Boot Loader Specification's count of one try of a /loader/entries entry (or a Type #2
+ * entry of /EFI/Linux, ".efi") with a boot counter
  * (e->tries_left >= 0): its file's name after the try, "ID+(LEFT-1)-(DONE+1).conf" (LEFT stays
  * 0, DONE stops at 999999999, the most the reader takes), into out (cap bytes). False when e
  * has no counter or the name does not fit. */

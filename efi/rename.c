@@ -7,6 +7,7 @@
 #include "common/fat.h"
 #include "common/mem.h"
 #include "common/str.h"
+#include "common/uki.h"
 #include "efi/bli.h"
 
 static EFI_GUID sfs_guid = EFI_SIMPLE_FILE_SYSTEM_PROTOCOL_GUID;
@@ -96,12 +97,15 @@ out:
 void bootvol_count_try(const struct boot_volume *v, const struct cfg_entry *e, struct diag *d)
 {
 	char next[BLS_NAME_MAX + 1], path[sizeof BLS_ENTRIES_DIR + BLS_NAME_MAX + 1];
+	/* a Type #2 entry is its file in /EFI/Linux (common/uki.h) */
+	const char *dir = e->kind == CFG_KIND_UKI ? UKI_DIR : BLS_ENTRIES_DIR;
+	size_t dn = str_len(dir);
 
-	if (!bootcount_bls_next(e, next, sizeof next) ||
-	    bootvol_rename(v, BLS_ENTRIES_DIR, e->file, next, d))
+	if (!bootcount_bls_next(e, next, sizeof next) || bootvol_rename(v, dir, e->file, next, d))
 		return;
-	str_copy(path, sizeof path, BLS_ENTRIES_DIR "/");
-	str_copy(path + sizeof BLS_ENTRIES_DIR, sizeof path - sizeof BLS_ENTRIES_DIR, next);
+	str_copy(path, sizeof path, dir);
+	path[dn] = '/';
+	str_copy(path + dn + 1, sizeof path - dn - 1, next);
 	bli_boot_count_path(path);
-	con_printf("boot counting: " BLS_ENTRIES_DIR "/%s is now %s\n", e->file, next);
+	con_printf("boot counting: %s/%s is now %s\n", dir, e->file, next);
 }

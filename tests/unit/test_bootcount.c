@@ -245,6 +245,17 @@ static void test_bls_next(void **state)
 		/* no room for the name: false, never a name cut short */
 		assert_false(bootcount_bls_next(&e, out, str_len(e.file)));
 	}
+	/* a Type #2 entry's file keeps its ".efi" */
+	struct cfg_entry u;
+	cfg_entry_clear(&u);
+	u.name = "u";
+	u.file = "u+2.EFI";
+	u.tries_left = 2;
+	u.tries_done = 0;
+	u.bls = 1;
+	u.kind = CFG_KIND_UKI;
+	assert_true(bootcount_bls_next(&u, out, sizeof out));
+	assert_string_equal(out, "u+1-1.EFI");
 	/* an anysector.cfg entry is never renamed */
 	struct cfg_entry e;
 	cfg_entry_clear(&e);

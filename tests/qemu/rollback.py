@@ -15,7 +15,8 @@ from Linux's own "Command line:" lines. Scenarios:
   torn     SeaBIOS: a state write torn by a power cut; the other copy's one-shot boots.
   count    SeaBIOS and OVMF: Boot Loader Specification boot counting (new+2.conf that panics
            boots twice, then the next entry; a counted entry that comes up: OVMF renames it
-           and sets LoaderBootCountPath, stage2 records it in the boot state block).
+           and sets LoaderBootCountPath, stage2 records it in the boot state block; bless
+           makes it fine.conf, which then boots uncounted).
 
 usage: rollback.py [--only GLOB] [--keep]
 """
@@ -381,6 +382,27 @@ def case_count(firmware, frontend, label, lss, pss, work, inputs):
         expect("'fine+1.conf' started last by stage2, counted" in st and
                "'fine+1.conf' 0 tries left, 1 done" in st,
                f"the state block should hold fine's try and its counted boot: {st}")
+    # bless from the good system (here on the host: under OVMF with the LoaderBootCountPath the
+    # guest saw, under SeaBIOS with no UEFI variables): fine stays the default, uncounted.
+    # Without it fine has no tries left and good would boot.
+    ev = os.path.join(work, "efivars")
+    if firmware == "ovmf":
+        os.makedirs(ev, exist_ok=True)
+        with open(os.path.join(ev, f"LoaderBootCountPath-{GUID}"), "wb") as f:
+            f.write(efi_string(path, 6))
+    r = subprocess.run([paths.ANYSECTOR, "bless", *map(str, topo), image], capture_output=True,
+                       text=True, env=dict(os.environ, ANYSECTOR_TEST_EFIVARS=ev))
+    expect(r.returncode == 0 and "is now /loader/entries/fine.conf" in r.stdout + r.stderr,
+           f"bless: exit {r.returncode}\n{r.stdout}{r.stderr}")
+    run = guest(firmware, frontend, image, lss, pss, work, "run3")
+    expect(run.roles == ["fine"], f"after bless the run boots {run.roles}, not fine")
+    expect("boot counting:" not in run.text, "the blessed entry was counted again")
+    names = entries_dir(image, off)
+    expect(names == ["fine.conf", "new+0-2.conf" if firmware == "ovmf" else "new+2.conf"],
+           f"after bless /loader/entries holds {names}")
+    if firmware != "ovmf":
+        st = state_text(image, topo)
+        expect("fine" not in st, f"the state block still holds fine after bless: {st}")
 
 CASES = [
     ("ovmf-nvme-4Kn-gpt-bli", case_bli),

@@ -22,6 +22,9 @@ and, on the NVMe disks, against the first boot of the same image:
 And the legacy-gap build of stage2 (an MBR disk whose partition 1 starts at LBA 63, SeaBIOS IDE
 512n): install puts it there, it boots the same kernel with the TPM present, and it measures
 nothing (no event of anysector's, nothing in PCR 12), the replay still equal to the PCRs.
+A locked loader (ovmf-nvme-4Kn-locked: mkimage --lock-config with the snakeoil key, OVMF
+without Secure Boot, which a lock does not need to be enforced) measures anysector.cfg and the
+command line as the unlocked one does.
 The kernel and initramfs are cached under $BUILD/qemu. Cases skip when swtpm, tpm2-tools, the
 cloud kernel or busybox are missing (Debian packages; make deps)."""
 import base64
@@ -37,7 +40,7 @@ import time
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from lib import bootinfo as B  # noqa: E402
-from lib import disk, initramfs, mtools, paths, payloads, qemu, serial, stages  # noqa: E402
+from lib import disk, initramfs, keys, mtools, paths, payloads, qemu, serial, stages  # noqa: E402
 from lib.serial import BACKSPACE, END_VT  # noqa: E402
 
 CMDLINE = "console=ttyS0 quiet anysector.tpm=1"
@@ -191,11 +194,11 @@ def esp_offset(image):
     return esp["start"] * info["topology"]["logical_sector_size"]
 
 
-def make_image(work, lss, physical, kernel):
+def make_image(work, lss, physical, kernel, *extra):
     image = os.path.join(work, "disk.img")
     args = [paths.ANYSECTOR, "mkimage", image, "--size", "64M", "--sector-size", str(lss),
             "--stages", paths.STAGES, "--kernel", kernel, "--initrd", INITRD,
-            "--cmdline", CMDLINE, "--timeout", "30"]
+            "--cmdline", CMDLINE, "--timeout", "30", *extra]
     if physical != lss:
         args += ["--physical-size", str(physical)]
     subprocess.run(args, check=True, capture_output=True)
@@ -346,6 +349,23 @@ def gap_case(work):
     return "; ".join(problems) or None, None
 
 
+def locked_case(work):
+    """A locked loader (mkimage --lock-config, docs/SECURITY.md "A locked configuration") reads
+    anysector.cfg through its own path (common/cfg_fat.c cfg_load_fat_locked) and measures it the
+    same: the config and command-line events with the host's digests, the replay equal."""
+    kernel = payloads.debian_kernel()
+    key, cert = keys.snakeoil(work)
+    image = make_image(work, 4096, 4096, kernel, "--lock-config", "--sign-key", key,
+                       "--sign-cert", cert)
+    off = esp_offset(image)
+    b = boot("ovmf", "nvme", 4096, 4096, image, work, "locked", boot_default)
+    problems = b.replay_problems()
+    problems += expected_events(b, "ovmf", image, off, CMDLINE, kernel)
+    if b.cmdline != CMDLINE:
+        problems.append(f"the kernel got [{b.cmdline}], not [{CMDLINE}]")
+    return "; ".join(problems) or None, None
+
+
 def missing(name):
     gone = [p for p in (paths.ANYSECTOR, os.path.join(paths.STAGES, "stage2.bin"))
             if not os.path.exists(p)]
@@ -355,6 +375,8 @@ def missing(name):
         gone.append("/boot/vmlinuz-*-cloud-amd64")
     if not os.path.exists("/bin/busybox"):
         gone.append("/bin/busybox")
+    if name.endswith("-locked") and not os.path.exists(keys.SNAKEOIL_KEY):
+        gone.append(keys.SNAKEOIL_KEY)
     return gone
 
 
@@ -364,6 +386,7 @@ def main():
     cases = [(f"{fw}-{fe}-{sec}", profile_case(fw, fe, sec, variants))
              for fw, fe, sec, variants in PROFILES]
     cases.append(("seabios-ide-512n-legacy-gap-build", gap_case))
+    cases.append(("ovmf-nvme-4Kn-locked", locked_case))
     only = os.environ.get("TPM_ONLY")
     if only:
         cases = [c for c in cases if re.search(only, c[0])]

@@ -338,13 +338,88 @@ static void test_menu_from_fat(void **state)
 	run_cmd("rm -rf '%s'", workdir);
 }
 
+/* A UKI whose .osrel sets ID=debian and VERSION_ID=version (the section keeps its size: the
+ * text is padded with newlines), written to the work directory as name. */
+static void write_versioned(const char *name, const char *version)
+{
+	char text[sizeof osrel];
+	int n = snprintf(text, sizeof text, "ID=debian\nVERSION_ID=%s\nPRETTY_NAME=\"Debian\"\n",
+			 version);
+	assert_true(n > 0 && (size_t)n < sizeof text);
+	memset(text + n, '\n', sizeof text - 1 - (size_t)n);
+	build();
+	memcpy(img + sec_off[2], text, sizeof osrel - 1);
+	assert_int_equal(write_host(name, img_buf(), img_len), 0);
+}
+
+/* Type #2 entries sort with the /loader/entries ones by the same rules (common/bls.h
+ * bls_compare): the same sort-key (ID), newest version first, whichever directory an entry
+ * comes from; a UKI whose boot counter says no tries left sorts last, even with the newest
+ * version; the default rule picks the newest good one. */
+static void test_sorts_with_type1(void **state)
+{
+	(void)state;
+	static char buf[CFG_FILE_MAX_BYTES];
+	static struct bls_scratch bls;
+	static struct cfg cfg;
+	char img_path[600];
+
+	if (!have_program("mkfs.fat") || !have_program("mcopy")) {
+		printf("SKIP: mkfs.fat or mtools not installed\n");
+		skip();
+	}
+	assert_int_equal(test_workdir(workdir, sizeof workdir, "test-data", "uki-sort"), 0);
+	snprintf(img_path, sizeof img_path, "%s/esp.img", workdir);
+	setenv("MTOOLS_SKIP_CHECK", "1", 1);
+	static const char cfg_text[] = "entry k\n  kernel /vmlinuz\n";
+	static const char conf[] = "title Debian\nversion 6.1.0-10\nsort-key debian\n"
+				   "linux /vmlinuz\n";
+	assert_int_equal(write_host("anysector.cfg", cfg_text, sizeof cfg_text - 1), 0);
+	assert_int_equal(write_host("deb-6.1.0-10.conf", conf, sizeof conf - 1), 0);
+	write_versioned("deb-6.1.0-11.efi", "6.1.0-11");
+	write_versioned("deb-6.1.0-9.efi", "6.1.0-9");
+	write_versioned("old+0-3.efi", "6.1.0-12");
+	assert_int_equal(run_cmd("cd '%s' && truncate -s 4M esp.img && mkfs.fat -S 512 esp.img "
+				 ">/dev/null && mmd -i esp.img ::/EFI ::/EFI/Linux ::/loader "
+				 "::/loader/entries && mcopy -i esp.img old+0-3.efi deb-6.1.0-9.efi "
+				 "deb-6.1.0-11.efi ::/EFI/Linux/ && mcopy -i esp.img deb-6.1.0-10.conf "
+				 "::/loader/entries/ && mcopy -i esp.img anysector.cfg ::/", workdir), 0);
+	size_t len;
+	uint8_t *data = read_file(img_path, &len);
+	assert_non_null(data);
+	struct test_disk *d = test_disk_new(len, 512, 512, 0, 0);
+	memcpy(d->md.data, data, len);
+	free(data);
+	struct fat_fs fs;
+	struct capture c;
+	capture_init(&c);
+	assert_int_equal(fat_mount(&d->dev, &fs, NULL), 0);
+	assert_int_equal(cfg_load_fat(&fs, "/anysector.cfg", &cfg, buf, &bls, NULL, &c.diag), 0);
+	static const char *const want[] = { "k", "deb-6.1.0-11", "deb-6.1.0-10", "deb-6.1.0-9",
+					    "old" };
+	static const uint8_t kind[] = { CFG_KIND_LINUX, CFG_KIND_UKI, CFG_KIND_LINUX, CFG_KIND_UKI,
+					CFG_KIND_UKI };
+	assert_int_equal(cfg.nentries, 5);
+	for (unsigned i = 0; i < 5; i++) {
+		assert_string_equal(cfg.entries[i].name, want[i]);
+		assert_int_equal(cfg.entries[i].kind, kind[i]);
+	}
+	assert_string_equal(cfg.entries[1].sort_key, "debian");
+	assert_string_equal(cfg.entries[4].file, "old+0-3.efi");
+	assert_int_equal(cfg.entries[4].tries_left, 0);
+	assert_int_equal(cfg_default_index(&cfg), 1);
+	assert_int_equal(c.n, 0);
+	test_disk_free(d);
+	run_cmd("rm -rf '%s'", workdir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_valid),   cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_damaged), cmocka_unit_test(test_not_uki),
 		cmocka_unit_test(test_osrel),   cmocka_unit_test(test_cmdline),
-		cmocka_unit_test(test_menu_from_fat),
+		cmocka_unit_test(test_menu_from_fat), cmocka_unit_test(test_sorts_with_type1),
 	};
 	return cmocka_run_group_tests_name("uki", tests, NULL, NULL);
 }

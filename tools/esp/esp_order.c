@@ -247,12 +247,14 @@ void esp_writes_plan(struct esp_writes *ws, const char *what, struct plan *p)
 		while (j < ws->n && same_op(&ws->w[j - 1], &ws->w[j]))
 			j++;
 		uint8_t *run = xmalloc((j - i) * lss);
-		for (size_t k = i; k < j; k++)
+		for (size_t k = i; k < j; k++) {
 			memcpy(run + (k - i) * lss, ws->w[k].data, lss);
+			free(ws->w[k].data); /* the plan's copy is the one kept */
+			ws->w[k].data = NULL;
+		}
 		char note[400];
 		snprintf(note, sizeof note, "%s: %s", what, role_what[ws->w[i].role]);
-		plan_add(p, ws->w[i].lba, j - i, run, note);
-		free(run);
+		plan_add_take(p, ws->w[i].lba, j - i, run, note);
 		i = j;
 	}
 }

@@ -113,7 +113,8 @@ void esp_writes_init(struct esp_writes *ws, uint32_t lss);
 void esp_writes_add(struct esp_writes *ws, uint64_t lba, const struct sector_writes *sw);
 /* Building the plan: orders the writes (roles in order, deletions backwards) and adds them to
  * p as ops, neighbours of one role sharing an op except directory sectors, and FAT sectors only
- * with those of the same steps; each op's note is "what: <role>". */
+ * with those of the same steps; each op's note is "what: <role>". The sectors' bytes move into
+ * the plan (ws keeps the list, its data freed: the bytes are in memory once). */
 void esp_writes_plan(struct esp_writes *ws, const char *what, struct plan *p);
 void esp_writes_free(struct esp_writes *ws);
 

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "common/bits.h"
-#include "common/crc32.h"
+#include "tools/base/crc32_fast.h"
 #include "common/errors.h"
 #include "common/le.h"
 #include "tools/base/exit_codes.h"
@@ -77,7 +77,7 @@ int journal_pick_path(const struct hostdev *h, const char *given, char *out, siz
  * AS_EIO (errno says why). */
 static int write_all(int fd, const void *buf, size_t len, uint64_t *off, uint32_t *crc)
 {
-	*crc = crc32_update(*crc, buf, len);
+	*crc = crc32_fast_update(*crc, buf, len);
 	int rc = pwrite_full(fd, buf, len, *off);
 	*off += len;
 	return rc;
@@ -127,7 +127,7 @@ int journal_write(const char *path, struct hostdev *h, const struct plan *p)
 	le64_store(hdr + 32, (uint64_t)time(NULL));
 	le32_store(hdr + 40, id.kind);
 	memcpy(hdr + 44, id.id, sizeof id.id);
-	le32_store(hdr + 60, crc32(hdr, 60));
+	le32_store(hdr + 60, crc32_fast(hdr, 60));
 	struct sector_span *spans = plan_spans(p);
 	bool ok = !write_all(fd, hdr, sizeof hdr, &off, &crc);
 	for (unsigned i = 0; ok && i < p->n; i++) {
@@ -152,10 +152,10 @@ int journal_write(const char *path, struct hostdev *h, const struct plan *p)
 		memset(rec, 0, sizeof rec);
 		le64_store(rec, o->lba);
 		le64_store(rec + 8, o->count);
-		le32_store(rec + 16, crc32(old, len));
-		le32_store(rec + 20, crc32(o->data, len));
+		le32_store(rec + 16, crc32_fast(old, len));
+		le32_store(rec + 20, crc32_fast(o->data, len));
 		le32_store(rec + 24, beside);
-		le32_store(rec + 28, crc32(rec, 28));
+		le32_store(rec + 28, crc32_fast(rec, 28));
 		ok = !write_all(fd, rec, sizeof rec, &off, &crc) &&
 		     !write_all(fd, old, len, &off, &crc);
 		free(old);
@@ -208,7 +208,7 @@ static int load_header(const char *path, struct journal *j, bool quiet)
 	const uint8_t *h = j->buf;
 	if (memcmp(h, JOURNAL_MAGIC, 8))
 		return bad(path, "no \"" JOURNAL_MAGIC "\" magic", quiet);
-	if (le32_load(h + 60) != crc32(h, 60))
+	if (le32_load(h + 60) != crc32_fast(h, 60))
 		return bad(path, "header CRC mismatch", quiet);
 	j->version = le32_load(h + 8);
 	if (j->version != 1 && j->version != JOURNAL_VERSION)
@@ -228,7 +228,7 @@ static int load_header(const char *path, struct journal *j, bool quiet)
 	const uint8_t *tr = j->buf + j->len - JOURNAL_TRAILER_SIZE;
 	if (memcmp(tr, JOURNAL_END_MAGIC, 8) || le32_load(tr + 8) != j->n)
 		return bad(path, "truncated (no trailer)", quiet);
-	if (le32_load(tr + 12) != crc32(j->buf, j->len - JOURNAL_TRAILER_SIZE))
+	if (le32_load(tr + 12) != crc32_fast(j->buf, j->len - JOURNAL_TRAILER_SIZE))
 		return bad(path, "file CRC mismatch", quiet);
 	return 0;
 }
@@ -266,7 +266,7 @@ static int journal_load(const char *path, struct journal *j, bool quiet)
 		if (end - pos < JOURNAL_REC_SIZE)
 			return bad(path, "record past the end", quiet);
 		const uint8_t *r = j->buf + pos;
-		if (le32_load(r + 28) != crc32(r, 28))
+		if (le32_load(r + 28) != crc32_fast(r, 28))
 			return bad(path, "record header CRC mismatch", quiet);
 		struct jrec *x = &j->recs[i];
 		x->lba = le64_load(r);
@@ -279,7 +279,7 @@ static int journal_load(const char *path, struct journal *j, bool quiet)
 		    x->count > j->size / j->lss - x->lba)
 			return bad(path, "record range outside the file or the disk", quiet);
 		x->old = j->buf + pos;
-		if (crc32(x->old, (size_t)(x->count * j->lss)) != x->old_crc)
+		if (crc32_fast(x->old, (size_t)(x->count * j->lss)) != x->old_crc)
 			return bad(path, "saved data CRC mismatch", quiet);
 		pos += (size_t)(x->count * j->lss);
 	}
@@ -388,7 +388,7 @@ static int changed_ranges(struct hostdev *h, const struct journal *j, bool force
 		size_t len = (size_t)(x->count * j->lss);
 		uint8_t *cur = xmalloc(len);
 		int err = bdev_read(&h->dev, x->lba, x->count, cur);
-		uint32_t c = err ? 0 : crc32(cur, len);
+		uint32_t c = err ? 0 : crc32_fast(cur, len);
 		free(cur);
 		if (err) {
 			t_error("io.read", "%s: LBA %llu could not be read: %s", h->path,
@@ -438,7 +438,7 @@ static bool holds_written(struct hostdev *h, const struct journal *c, uint32_t k
 	size_t len = (size_t)(c->recs[k].count * c->lss);
 	uint8_t *cur = xmalloc(len);
 	bool yes = !bdev_read(&h->dev, c->recs[k].lba, c->recs[k].count, cur) &&
-		   crc32(cur, len) == c->recs[k].new_crc;
+		   crc32_fast(cur, len) == c->recs[k].new_crc;
 	free(cur);
 	return yes;
 }

@@ -89,6 +89,15 @@ void plan_add(struct plan *p, uint64_t lba, uint64_t count, const void *data, co
 	snprintf(o->what, sizeof o->what, "%s", what);
 }
 
+void plan_add_take(struct plan *p, uint64_t lba, uint64_t count, uint8_t *data, const char *what)
+{
+	struct write_op *o = grow(p);
+	o->lba = lba;
+	o->count = count;
+	o->data = data;
+	snprintf(o->what, sizeof o->what, "%s", what);
+}
+
 void plan_append(struct plan *dst, struct plan *src)
 {
 	for (unsigned i = 0; i < src->n; i++)

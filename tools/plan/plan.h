@@ -49,6 +49,9 @@ void plan_init(struct plan *p, uint32_t lss);
 void plan_free(struct plan *p);
 /* Copies count sectors from data. */
 void plan_add(struct plan *p, uint64_t lba, uint64_t count, const void *data, const char *what);
+/* The same, taking data (malloc'd, count sectors) instead of copying it: a plan of an ESP change
+ * holds every byte of the new files, which need not be in memory twice. */
+void plan_add_take(struct plan *p, uint64_t lba, uint64_t count, uint8_t *data, const char *what);
 /* Moves every op of src to the end of dst (src is left empty). */
 void plan_append(struct plan *dst, struct plan *src);
 /* Splits each op that shares a sector with another op of other bounds into one op per sector,

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* CRC-32 (common/crc32.h's: zlib/IEEE 802.3) for the host's large buffers: the journal's records
+ * hold every byte a plan writes and every byte it replaces, tens of MiB for a kernel and an
+ * initrd. common/crc32.c keeps a 64-byte table for stage2's size and does a byte in two steps;
+ * this one takes eight bytes a step through eight 1 KiB tables (slicing-by-8), the same results
+ * (tests/unit/test_tools_crc32_fast.c). */
+#ifndef ANYSECTOR_TOOLS_CRC32_FAST_H
+#define ANYSECTOR_TOOLS_CRC32_FAST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* As crc32_update: start with crc = 0, feed pieces in order; the last result is the CRC. */
+uint32_t crc32_fast_update(uint32_t crc, const void *buf, size_t len);
+
+static inline uint32_t crc32_fast(const void *buf, size_t len)
+{
+	return crc32_fast_update(0, buf, len);
+}
+
+#endif

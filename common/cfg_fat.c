@@ -2,10 +2,13 @@
 #include "common/cfg_fat.h"
 
 #include "common/errors.h"
+#include "common/mem.h"
+#include "common/pe.h"
 #include "common/sha256.h"
 
 /* The configuration file into buf; *size 0 when there is none. Inlined into both callers: in
- * stage2, which calls only cfg_load_fat, it stays as it was before the locked reader came. */
+ * the legacy-gap stage2, which calls only cfg_load_fat, it stays as it was before the locked
+ * reader came. */
 static inline __attribute__((always_inline)) int
 read_cfg_file(struct fat_fs *fs, const char *path, char *buf, uint32_t *size, struct diag *d)
 {
@@ -71,4 +74,27 @@ int cfg_load_fat_locked(struct fat_fs *fs, const char *path, const struct cfg_lo
 	if ((rc = cfg_lock_check(lock, got, d)) || (rc = cfg_parse_text(buf, size, cfg, d)))
 		return rc;
 	return cfg_menu_check(cfg, d);
+}
+
+bool cfg_lock_read_fat(struct fat_fs *fs, uint8_t *buf, struct cfg_lock *out)
+{
+	for (unsigned i = 0; i < CFG_LOCK_LOADERS; i++) {
+		struct fat_file f;
+		struct pe_image pe;
+		struct pe_span sp;
+		if (fat_open(fs, cfg_lock_loaders[i], &f, 0) || f.is_dir)
+			continue;
+		uint32_t head = f.size < CFG_LOCK_HEAD_BYTES ? f.size : CFG_LOCK_HEAD_BYTES;
+		if (fat_read(fs, &f, 0, buf, head, 0) || pe_parse_head(buf, head, f.size, &pe) ||
+		    pe_section_span(&pe, CFG_LOCK_SECTION, &sp) || sp.len < CFG_LOCK_BYTES ||
+		    fat_read(fs, &f, sp.off, buf, CFG_LOCK_BYTES, 0))
+			continue;   /* not a loader that knows locking (shim, another's) */
+		if (cfg_lock_parse(buf, CFG_LOCK_BYTES, out)) {
+			memset(out, 0, sizeof *out);
+			out->locked = true;
+		}
+		return true;
+	}
+	memset(out, 0, sizeof *out);
+	return false;
 }

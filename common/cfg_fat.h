@@ -29,6 +29,13 @@ int cfg_load_fat(struct fat_fs *fs, const char *path, struct cfg *cfg, char *buf
  * lock takes (else cfg.locked_mismatch, AS_EDENIED, nothing parsed), and no Boot Loader
  * Specification entry is read: the lock covers anysector.cfg's bytes alone. The file is
  * measured into m as cfg_load_fat measures it. */
+/* stage2's lock: the block of the first loader of cfg_lock_loaders on fs that has a
+ * CFG_LOCK_SECTION (its PE headers read into buf, of cap >= CFG_LOCK_HEAD_BYTES bytes), into
+ * *out. A block that does not parse counts as locked to nothing, as BOOTX64.EFI takes it. No
+ * such loader: not locked. Returns whether a block was found. */
+#define CFG_LOCK_HEAD_BYTES 4096u
+bool cfg_lock_read_fat(struct fat_fs *fs, uint8_t *buf, struct cfg_lock *out);
+
 int cfg_load_fat_locked(struct fat_fs *fs, const char *path, const struct cfg_lock *lock,
 			struct cfg *cfg, char *buf, struct measure *m, struct diag *d);
 

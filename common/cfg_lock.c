@@ -6,6 +6,12 @@
 #include "common/errors.h"
 #include "common/le.h"
 #include "common/mem.h"
+#include "common/pin.h"
+
+const char *const cfg_lock_loaders[CFG_LOCK_LOADERS] = {
+	"/EFI/BOOT/BOOTX64.EFI", "/EFI/BOOT/grubx64.efi", "/EFI/anysector/anysectorx64.efi",
+	"/EFI/anysector/grubx64.efi",
+};
 
 int cfg_lock_parse(const uint8_t *block, size_t len, struct cfg_lock *out)
 {
@@ -52,5 +58,16 @@ int cfg_lock_check(const struct cfg_lock *l, const uint8_t got[SHA256_BYTES], st
 	diag_error(d, "cfg.locked_mismatch", "anysector.cfg (SHA-256 %08x...) is not the "
 		   "configuration BOOTX64.EFI is locked to (SHA-256 %08x...), so nothing is booted",
 		   first32(got), first32(l->hash[0]));
+	return AS_EDENIED;
+}
+
+int cfg_lock_entry(const struct cfg_lock *l, const struct cfg_entry *e, struct diag *d)
+{
+	int slot = l->locked ? pin_first_missing(e) : -1;
+
+	if (slot < 0)
+		return 0;
+	diag_error(d, "cfg.locked_unpinned", "entry %s: anysector.cfg is locked, but %s has no "
+		   "sha256 line, so it is not booted", e->name, pin_path(e, (unsigned)slot));
 	return AS_EDENIED;
 }

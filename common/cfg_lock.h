@@ -6,7 +6,9 @@
  * installer patches (tools/boot/cfglock.c) before sbsign. Under a lock BOOTX64.EFI refuses a
  * differing anysector.cfg with one sentence and boots nothing, reads no Boot Loader
  * Specification entry, keeps the editor off and boots no entry whose files are not all pinned.
- * The BIOS loader does not look at the lock (there is no Secure Boot under BIOS).
+ * stage2 follows the same lock, read from that loader on the ESP (cfg_lock_read_fat), except
+ * in its legacy-gap build (FEATURE_CFG_LOCK): under BIOS, without Secure Boot, for a disk that
+ * behaves alike under both firmwares, not as a protection.
  *
  * The block, CFG_LOCK_BYTES bytes, little-endian:
  *   0   16  CFG_LOCK_MAGIC
@@ -26,6 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/config.h"
 #include "common/diag.h"
 #include "common/sha256.h"
 
@@ -61,5 +64,16 @@ void cfg_lock_encode(const struct cfg_lock *l, uint8_t out[CFG_LOCK_BYTES]);
  * takes everything. Otherwise one sentence (code "cfg.locked_mismatch") naming anysector.cfg
  * and the first 8 hex digits of both hashes, and AS_EDENIED. */
 int cfg_lock_check(const struct cfg_lock *l, const uint8_t got[SHA256_BYTES], struct diag *d);
+
+/* Whether a locked configuration may boot e: every file it loads pinned (pin_first_missing).
+ * Otherwise one sentence (code "cfg.locked_unpinned") naming the entry and the file, and
+ * AS_EDENIED; an unlocked l takes every entry. */
+int cfg_lock_entry(const struct cfg_lock *l, const struct cfg_entry *e, struct diag *d);
+
+/* Where anysector's UEFI loader may be on the ESP, the block's home: the fallback path, shim's
+ * second stage beside it, and the same in anysector's own directory. The installer locks each;
+ * stage2 takes the first that holds a block (cfg_lock_read_fat, common/cfg_fat.h). */
+#define CFG_LOCK_LOADERS 4
+extern const char *const cfg_lock_loaders[CFG_LOCK_LOADERS];
 
 #endif

@@ -175,3 +175,11 @@ enum menu_action menu_key(struct menu *m, int key)
 	a = choose_key(m, key);
 	return a == MENU_NONE || a == MENU_SHOW_LINE || a == MENU_NOTE ? MENU_SHOW : a;
 }
+
+enum menu_action menu_key_locked(struct menu *m, int key, bool locked)
+{
+	enum menu_action a = menu_key(m, key);
+	if (locked && a == MENU_NOTE && m->note && !str_ncmp(m->note, "editing is", 10))
+		m->note = "editing is off: anysector.cfg is locked (its SHA-256 is in BOOTX64.EFI)";
+	return a;
+}

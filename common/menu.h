@@ -67,6 +67,9 @@ enum menu_action menu_start(struct menu *m, const struct cfg *c, enum cfg_firmwa
 			    bool countdown);
 
 enum menu_action menu_key(struct menu *m, int key);
+/* menu_key under a lock (locked: common/cfg_lock.h), whose editor is off: its note names the
+ * lock, not Secure Boot or the config's editor line, which do not decide it then. */
+enum menu_action menu_key_locked(struct menu *m, int key, bool locked);
 
 /* Time since menu_start, in tenths of a second: the countdown's clock. */
 enum menu_action menu_time(struct menu *m, uint32_t tenths);

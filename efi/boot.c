@@ -229,14 +229,9 @@ int boot_entry(struct boot_volume *v, const struct cfg_entry *e, const char *cmd
 	/* A locked configuration was pinned whole when it was locked; an entry that is not was
 	 * not locked by anysector, and is not booted. */
 	struct cfg_lock lock;
-	int unpinned = pin_first_missing(e);
 	cfglock_get(&lock);
-	if (lock.locked && unpinned >= 0) {
-		diag_error(d, "efi.locked_unpinned", "entry %s: anysector.cfg is locked, but %s has "
-			   "no sha256 line, so it is not booted", e->name,
-			   pin_path(e, (unsigned)unpinned));
-		return AS_EDENIED;
-	}
+	if ((rc = cfg_lock_entry(&lock, e, d)))
+		return rc;
 	if (e->partition) {
 		/* The file and the device path the image gets are that partition's. */
 		if ((rc = bootvol_open_partition(v, e->partition, &other, d)))

@@ -6,26 +6,11 @@
 #include "common/bootcount.h"
 #include "common/errors.h"
 #include "common/menu.h"
-#include "common/str.h"
 #include "efi/bli.h"
 #include "efi/boot.h"
 #include "efi/cfglock.h"
 #include "efi/rename.h"
 #include "efi/secureboot.h"
-
-/* The editor's note when a lock keeps it off. common/menu.c's two notes speak of Secure Boot
- * and of the config's editor key, neither of which decides it then; stage2 shares that file
- * and never has a lock, so the note is swapped here. */
-static const char locked_note[] = "editing is off: anysector.cfg is locked (its SHA-256 is in "
-				  "BOOTX64.EFI)";
-
-static enum menu_action locked_key(struct menu *m, int key, bool locked)
-{
-	enum menu_action a = menu_key(m, key);
-	if (locked && a == MENU_NOTE && m->note && !str_ncmp(m->note, "editing is", 10))
-		m->note = locked_note;
-	return a;
-}
 
 EFI_STATUS menu_run(struct boot_volume *v, const struct cfg *c, struct bstate_io *state,
 		    struct diag *d)
@@ -74,6 +59,6 @@ EFI_STATUS menu_run(struct boot_volume *v, const struct cfg *c, struct bstate_io
 		 * by now still stops it, but waiting a tenth for one cost 0.1 s of every boot. */
 		bool over = m->mode == MENU_COUNTDOWN && tenths >= m->wait_tenths;
 		int key = over ? con_poll_key() : con_wait_key(m->mode == MENU_COUNTDOWN ? 1 : 0);
-		a = key ? locked_key(m, key, lock.locked) : menu_time(m, over ? tenths : ++tenths);
+		a = key ? menu_key_locked(m, key, lock.locked) : menu_time(m, over ? tenths : ++tenths);
 	}
 }

@@ -3,6 +3,7 @@
 
 #include "common/cfg_fat.h"
 #include "common/errors.h"
+#include "common/features.h"
 #include "common/gpt.h"
 #include "common/guid.h"
 #include "common/label.h"
@@ -119,12 +120,22 @@ int bootvol_find(struct blockdev *disk, const struct stage2_identity *id, struct
 	return from_mbr(disk, want_mbr ? id : 0, part);
 }
 
+static struct cfg_lock lock;   /* the UEFI loader's, followed here too (zero: not locked) */
+
+const struct cfg_lock *bootvol_lock(void)
+{
+	return &lock;
+}
+
 int bootvol_config(struct fat_fs *fs, const char *path, struct cfg *cfg, struct measure *m)
 {
 	static struct bls_scratch bls;
-
 	/* The kernel's real-mode area is free until a kernel is loaded, and holds 64 KiB. */
-	return cfg_load_fat(fs, path, cfg, (char *)__linux_rm, &bls, m, &con_diag);
+	char *buf = (char *)__linux_rm;
+
+	if (FEATURE_CFG_LOCK && cfg_lock_read_fat(fs, (uint8_t *)buf, &lock) && lock.locked)
+		return cfg_load_fat_locked(fs, path, &lock, cfg, buf, m, &con_diag);
+	return cfg_load_fat(fs, path, cfg, buf, &bls, m, &con_diag);
 }
 
 int bootvol_partition(unsigned number, uint64_t *first, uint64_t *sectors, uint8_t *mbr_type)

@@ -6,6 +6,7 @@
 
 #include "common/blockdev.h"
 #include "common/bootinfo.h"
+#include "common/cfg_lock.h"
 #include "common/config.h"
 #include "common/measure.h"
 #include "common/fat.h"
@@ -21,7 +22,10 @@ int bootvol_partition(unsigned number, uint64_t *first, uint64_t *sectors, uint8
 
 /* The menu: the configuration file at path on fs (when there is one), then the Boot Loader
  * Specification's entries, read as BOOTX64.EFI reads them (common/cfg_fat.h), each file
- * measured into m (NULL: none). */
+ * measured into m (NULL: none). When the UEFI loader on fs is locked (common/cfg_lock.h; not in
+ * the legacy-gap build), the file must be the one it is locked to, and no BLS entry is read. */
 int bootvol_config(struct fat_fs *fs, const char *path, struct cfg *cfg, struct measure *m);
+/* That lock, as bootvol_config found it (not locked before it ran, or with no lock). */
+const struct cfg_lock *bootvol_lock(void);
 
 #endif

@@ -73,6 +73,9 @@ void stage2_main(uint32_t drive, uint32_t stage1_bps)
 	for (bool first = true;; first = false) {
 		const char *cmdline;
 		int i = menu_choose(&cfg, first, &cmdline);
+		/* a locked configuration boots only pinned entries, as BOOTX64.EFI does */
+		if (FEATURE_CFG_LOCK && cfg_lock_entry(bootvol_lock(), &cfg.entries[i], &con_diag))
+			continue;
 		if (FEATURE_BOOT_STATE && (rc = bootcount_before(&cfg, (unsigned)i, &state,
 								 BSTATE_FW_BIOS)))
 			con_printf("the boot state block could not be written (%s)\n",

@@ -3,8 +3,10 @@
  * draws on the console (VGA text and COM1) and leaves through int 18h. */
 #include "stage2/menu.h"
 
+#include "common/features.h"
 #include "common/menu.h"
 #include "stage2/bioscall.h"
+#include "stage2/bootvol.h"
 #include "stage2/console.h"
 
 #define TICKS_PER_10S 182u   /* the BIOS timer runs at 18.2 Hz */
@@ -13,7 +15,10 @@ static struct menu m;
 
 int menu_choose(const struct cfg *c, bool countdown, const char **cmdline)
 {
-	enum menu_action a = menu_start(&m, c, CFG_FW_BIOS, cfg_editor_allowed(c, false), countdown);
+	/* under a lock the editor is off, as in BOOTX64.EFI (common/cfg_lock.h) */
+	bool locked = FEATURE_CFG_LOCK && bootvol_lock()->locked;
+	enum menu_action a = menu_start(&m, c, CFG_FW_BIOS, !locked && cfg_editor_allowed(c, false),
+					countdown);
 	uint32_t start = con_ticks();
 
 	for (;;) {
@@ -30,7 +35,8 @@ int menu_choose(const struct cfg *c, bool countdown, const char **cmdline)
 			a = MENU_SHOW;
 			continue;
 		}
-		a = menu_key(&m, con_getkey());
+		int key = con_getkey();
+		a = FEATURE_CFG_LOCK ? menu_key_locked(&m, key, locked) : menu_key(&m, key);
 		if (a == MENU_NONE) {
 			uint32_t now = con_ticks();
 			if (now < start)          /* midnight rollover: count from here */

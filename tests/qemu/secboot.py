@@ -23,7 +23,10 @@ A locked configuration (mkimage --lock-config, docs/SECURITY.md "A locked config
 - sb-shim-locked: the same lock in the loader shim starts (grubx64.efi, signed with the MOK
   key), which boots the signed payload;
 - sb-locked-unpinned: a config without its sha256 line, the loader locked to it and signed by
-  hand (no anysector command locks an unpinned entry): the loader's sentence, nothing boots.
+  hand (no anysector command locks an unpinned entry): the loader's sentence, nothing boots;
+- bios-locked: under SeaBIOS (no Secure Boot) stage2 follows the lock it reads from the UEFI
+  loader: the locked image boots the dual payload, and with one byte of anysector.cfg changed
+  stage2 prints the same sentence and boots nothing.
 Each case is a fresh 64 MiB GPT image on NVMe with 4096-byte sectors."""
 import hashlib
 import os
@@ -320,13 +323,50 @@ def t_locked_unpinned(work, key, cert):
     return None, g
 
 
+def t_bios_locked(work, key, cert):
+    """stage2 follows the lock it finds in the UEFI loader on the ESP: under SeaBIOS the locked
+    image boots its pinned entry, and with one byte of anysector.cfg changed it prints the
+    loaders' sentence and boots nothing. The dual-boot payload boots under both firmwares."""
+    image = mkimage(work, paths.DUAL_PAYLOAD, "--lock-config", "--sign-key", key, "--sign-cert",
+                    cert)
+    g = Guest("seabios", image, work)
+    try:
+        if not g.wait_for(b"ANYSECTOR-PAYLOAD ", 120):
+            return "the locked menu did not boot its pinned entry under SeaBIOS", g
+    finally:
+        g.close()
+    off = gpt.find_partition(image, LSS)[0] * LSS
+    locked = hashlib.sha256(esp_cfg(image)).hexdigest()
+    data = bytearray(esp_cfg(image))
+    at = data.index(b"timeout 0") + len("timeout ")
+    data[at] = ord("1")
+    changed = os.path.join(work, "anysector.cfg")
+    with open(changed, "wb") as f:
+        f.write(data)
+    mtools.run(["mcopy", "-o", changed, "::/anysector.cfg"], image, off)
+    got = hashlib.sha256(bytes(data)).hexdigest()
+    sentence = (f"anysector.cfg (SHA-256 {got[:8]}...) is not the configuration BOOTX64.EFI is "
+                f"locked to (SHA-256 {locked[:8]}...), so nothing is booted")
+    os.makedirs(os.path.join(work, "changed"), exist_ok=True)
+    g = Guest("seabios", image, os.path.join(work, "changed"))
+    g.wait_for(sentence.encode(), 60)
+    g.pump(3)
+    text = g.text()
+    if console.PAYLOAD_RE.search(text):
+        return "the changed anysector.cfg booted under SeaBIOS", g
+    if sentence not in text:
+        return f"no sentence \"{sentence}\" under SeaBIOS", g
+    return None, g
+
+
 CASES = [("sb-signed-kernel", t_signed_kernel), ("sb-unsigned-kernel", t_unsigned_kernel),
          ("sb-shim-debian-kernel", t_shim_debian_kernel),
          ("sb-shim-unsigned-kernel", t_shim_unsigned_kernel),
          ("sb-tampered-loader", t_tampered_loader),
          ("sb-locked-boots", t_locked_boots), ("sb-locked-changed-byte", t_locked_changed_byte),
          ("sb-locked-bls-editor", t_locked_bls_editor), ("sb-locked-add", t_locked_add),
-         ("sb-shim-locked", t_shim_locked), ("sb-locked-unpinned", t_locked_unpinned)]
+         ("sb-shim-locked", t_shim_locked), ("sb-locked-unpinned", t_locked_unpinned),
+         ("bios-locked", t_bios_locked)]
 
 
 def main(argv):

@@ -624,8 +624,8 @@ def t_gap_build(s):
     stages.write_placeholders(d, stage2_size=40000)
     with open(os.path.join(d, "stage2-gap.bin"), "wb") as f:
         f.write(stages.placeholder_stage2(24576, B.STAGE2_FLAG_GAP_BUILD))
-    left_out = ("measured boot, one-shot boots, boot counting, unified kernel images: not in "
-                "the legacy-gap stage2")
+    left_out = ("measured boot, one-shot boots, boot counting, unified kernel images, a locked "
+                "configuration: not in the legacy-gap stage2")
     img = s.path("gapbuild.img")
     sparse(img, 64 * MIB)
     s.anysector("partition", img, "--label", "mbr", "--dos-compat",
@@ -633,7 +633,7 @@ def t_gap_build(s):
     s.anysector("install", img, "--sector-size", "512", "--stages", d, "--backup", img + ".b",
                 has=["holds the legacy-gap build of stage2 (24576 bytes) but not stage2.bin "
                      "(40000 bytes), which leaves out measured boot, one-shot boots, boot "
-                     "counting, unified kernel images"])
+                     "counting, unified kernel images, a locked configuration"])
     off, s2 = stages.installed_stage2(img)
     s.eq((off, len(s2), stages.stage2_field(s2, B.STAGE2_FLAGS_OFF)),
          (512, 24576, B.STAGE2_FLAG_GAP_BUILD), "LBA 63 gap: the gap build at LBA 1")

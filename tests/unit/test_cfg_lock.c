@@ -132,6 +132,18 @@ static void test_all_pinned(void **state)
 	assert_int_equal(pin_first_missing(&c.entries[1]), (int)PIN_INITRD); /* /i */
 	assert_int_equal(pin_first_missing(&c.entries[2]), -1);              /* loads no file */
 	assert_int_equal(pin_first_missing(&c.entries[3]), (int)PIN_KERNEL);
+
+	/* what both loaders say of an entry a lock does not boot, and only under a lock */
+	struct cfg_lock locked = { .locked = true, .nhashes = 1 }, open = { 0 };
+	capture_init(&cap);
+	assert_int_equal(cfg_lock_entry(&locked, &c.entries[0], &cap.diag), 0);
+	assert_int_equal(cfg_lock_entry(&open, &c.entries[1], &cap.diag), 0);
+	assert_int_equal(cap.n, 0);
+	assert_int_equal(cfg_lock_entry(&locked, &c.entries[1], &cap.diag), AS_EDENIED);
+	assert_int_equal(cap.n, 1);
+	assert_string_equal(cap.items[0].code, "cfg.locked_unpinned");
+	assert_string_equal(cap.items[0].msg, "entry b: anysector.cfg is locked, but /i has no "
+			    "sha256 line, so it is not booted");
 }
 
 int main(void)

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/cfg_lock.h"
 #include "common/errors.h"
 #include "common/uki.h"
 #include "common/features.h"
@@ -314,12 +315,8 @@ static void check_config(struct hostdev *h, const struct disk_info *di,
 						      m->src[i].path + 1, e->name, e->initrd[k]);
 			if (e->kind != CFG_KIND_CHAIN)
 				check_pins(c, e, r);
-			int slot = locked ? pin_first_missing(e) : -1;
-			if (slot >= 0) /* the locked loader's own sentence (efi/boot.c) */
-				report_printf(r, DIAG_ERROR, "efi.locked_unpinned",
-					      "entry %s: anysector.cfg is locked, but %s has no sha256 "
-					      "line, so it is not booted", e->name,
-					      pin_path(e, (unsigned)slot));
+			struct cfg_lock lk = { .locked = locked };
+			cfg_lock_entry(&lk, e, &r->diag); /* the locked loaders' own sentence */
 		}
 		int def = cfg_default_index(&m->cfg);
 		report_printf(r, DIAG_INFO, "boot.config",

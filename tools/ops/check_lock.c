@@ -52,10 +52,10 @@ bool check_lock(struct fat_fs *fs, unsigned part, bool bios, struct report *r)
 	uint8_t *buf, got[SHA256_BYTES];
 	uint32_t len;
 
-	for (unsigned i = 0; i < LOCK_LOADERS && !found.lock.locked; i++) {
+	for (unsigned i = 0; i < CFG_LOCK_LOADERS && !found.lock.locked; i++) {
 		struct loader_lock ll;
 		struct efi_binary b;
-		if (read_fat_file(fs, lock_loader_paths[i], LOADER_FILE_MAX, &buf, &len))
+		if (read_fat_file(fs, cfg_lock_loaders[i], LOADER_FILE_MAX, &buf, &len))
 			continue;
 		efi_binary_inspect(buf, len, &b);
 		loader_lock_inspect(buf, len, &ll);
@@ -65,18 +65,18 @@ bool check_lock(struct fat_fs *fs, unsigned part, bool bios, struct report *r)
 		if (ll.bad)
 			ll.lock.locked = true;  /* the loader takes it so: locked to nothing */
 		found = ll;
-		where = lock_loader_paths[i];
+		where = cfg_lock_loaders[i];
 	}
 	if (!found.lock.locked) {
 		report_printf(r, DIAG_INFO, "boot.lock", "partition %u: %s is not locked to the "
 			      "loader (install --lock-config locks it)", part, CFG_FILE_NAME);
 		return false;
 	}
-	/* stage2, legacy-gap build or not, has no lock: BIOS has no Secure Boot to keep it */
+	/* stage2 reads the lock from the loader (common/cfg_fat.h cfg_lock_read_fat) */
 	if (bios)
-		report_printf(r, DIAG_INFO, "boot.lock_bios", "the lock binds BOOTX64.EFI only: "
-			      "stage2 (BIOS) does not check it, and boots any %s, its "
-			      "/loader/entries and unpinned entries", CFG_FILE_NAME);
+		report_printf(r, DIAG_INFO, "boot.lock_bios", "stage2 follows the lock under BIOS "
+			      "too (not its legacy-gap build), but BIOS has no Secure Boot: nothing "
+			      "keeps stage2 or the loader from being replaced");
 	int rc = read_fat_file(fs, "/" CFG_FILE_NAME, CFG_FILE_MAX_BYTES, &buf, &len);
 	if (rc == AS_ENOENT) {
 		buf = NULL;

@@ -11,7 +11,7 @@
 
 /* One info line: not locked, or locked and matching; a lock anysector.cfg no longer matches is
  * the loader's own sentence, an error (it boots nothing). With bios (the disk boots stage2 too)
- * a lock adds one info line, boot.lock_bios: stage2 does not enforce it. Returns true when a
+ * a lock adds one info line, boot.lock_bios: what stage2 does with it. Returns true when a
  * loader is locked (the menu then is anysector.cfg alone, every file pinned). */
 bool check_lock(struct fat_fs *fs, unsigned part, bool bios, struct report *r);
 

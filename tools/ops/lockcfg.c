@@ -22,11 +22,6 @@
 #include "tools/esp/esp_read.h"
 #include "tools/esp/hashfile.h"
 
-const char *const lock_loader_paths[LOCK_LOADERS] = {
-	"/EFI/BOOT/BOOTX64.EFI", "/EFI/BOOT/grubx64.efi", "/EFI/anysector/anysectorx64.efi",
-	"/EFI/anysector/grubx64.efi",
-};
-
 /* A loader is some 100 KiB; shim about 1 MiB. */
 #define LOADER_READ_MAX (64u << 20)
 
@@ -80,10 +75,10 @@ int txn_lock_scan(struct txn *t)
 	bool seen = false;
 
 	memset(&t->lock_before, 0, sizeof t->lock_before);
-	for (unsigned i = 0; i < LOCK_LOADERS && !rc; i++) {
+	for (unsigned i = 0; i < CFG_LOCK_LOADERS && !rc; i++) {
 		struct loader_lock ll;
 		char a[120], b[120];
-		if (!session_loader(t, lock_loader_paths[i], &ll, NULL, NULL))
+		if (!session_loader(t, cfg_lock_loaders[i], &ll, NULL, NULL))
 			continue;
 		if (ll.bad)
 			ll.lock.locked = true; /* as the loader takes it: locked to nothing */
@@ -96,7 +91,7 @@ int txn_lock_scan(struct txn *t)
 			struct loader_lock first = { .block = true, .lock = t->lock_before };
 			t_warn("lock.loaders_differ", "the loaders on partition %u are not locked "
 			       "alike: one is %s, %s is %s", t->esp.number,
-			       loader_lock_text(&first, a, sizeof a), lock_loader_paths[i],
+			       loader_lock_text(&first, a, sizeof a), cfg_lock_loaders[i],
 			       loader_lock_text(&ll, b, sizeof b));
 			if (ll.lock.locked && !t->lock_before.locked)
 				t->lock_before = ll.lock; /* a change must still be signed */
@@ -249,13 +244,13 @@ int txn_relock(struct txn *t)
 	 * loader may reach the disk before the new anysector.cfg does */
 	if (t->lock_before.locked && memcmp(t->cfg_before, l.hash[0], SHA256_BYTES))
 		memcpy(l.hash[l.nhashes++], t->cfg_before, SHA256_BYTES);
-	for (unsigned i = 0; i < LOCK_LOADERS && !rc; i++) {
+	for (unsigned i = 0; i < CFG_LOCK_LOADERS && !rc; i++) {
 		struct loader_lock ll;
 		char *buf;
 		size_t len;
-		if (!session_loader(t, lock_loader_paths[i], &ll, &buf, &len))
+		if (!session_loader(t, cfg_lock_loaders[i], &ll, &buf, &len))
 			continue;
-		rc = relock_one(t, lock_loader_paths[i], buf, len, &l, l.nhashes > 1);
+		rc = relock_one(t, cfg_lock_loaders[i], buf, len, &l, l.nhashes > 1);
 		free(buf);
 		done += !rc;
 	}
@@ -298,8 +293,8 @@ static int stage_one(struct txn *t, const char *src, const char *dst, char *tmp,
  * stops pointing at it: tools/esp/esp_order.h). Returns 0 or an exit code. */
 static int put_first(struct txn *t)
 {
-	char tmp[LOCK_LOADERS + 1][1100], list[4200];
-	const char *dst[LOCK_LOADERS + 1];
+	char tmp[CFG_LOCK_LOADERS + 1][1100], list[4200];
+	const char *dst[CFG_LOCK_LOADERS + 1];
 	unsigned n = 0;
 	int rc = 0;
 

@@ -8,11 +8,6 @@
 
 #include "tools/ops/txn.h"
 
-/* Where anysector's loader may be on the ESP: the fallback path, shim's second stage beside
- * it, and the same in anysector's own directory (tools/ops/install_efi.c). */
-#define LOCK_LOADERS 4
-extern const char *const lock_loader_paths[LOCK_LOADERS];
-
 /* Reads the lock of anysector's loaders on the ESP (txn_open_esp first) into t->lock_before and
  * the SHA-256 of anysector.cfg into t->cfg_before. Loaders that disagree are an error (exit 2).
  * Returns 0 or an exit code. */

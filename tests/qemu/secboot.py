@@ -26,7 +26,8 @@ A locked configuration (mkimage --lock-config, docs/SECURITY.md "A locked config
   hand (no anysector command locks an unpinned entry): the loader's sentence, nothing boots;
 - bios-locked: under SeaBIOS (no Secure Boot) stage2 follows the lock it reads from the UEFI
   loader: the locked image boots the dual payload, and with one byte of anysector.cfg changed
-  stage2 prints the same sentence and boots nothing.
+  stage2 prints the same sentence and boots nothing;
+- bios-locked-bls-editor: sb-locked-bls-editor's checks under SeaBIOS, with the dual payload.
 Each case is a fresh 64 MiB GPT image on NVMe with 4096-byte sectors."""
 import hashlib
 import os
@@ -213,13 +214,20 @@ def t_locked_changed_byte(work, key, cert):
     return None, g
 
 
-def t_locked_bls_editor(work, key, cert):
+def t_locked_bls_editor(work, key, cert, fw=FW):
+    """Under fw: a /loader/entries file list shows is not in the locked menu, 'e' names the lock,
+    Enter boots the locked entry (SeaBIOS: the dual payload, which stage2 boots)."""
     # a long countdown keeps the menu up for the keys (the lock covers the timeout line too)
-    image = locked_image(work, key, cert, "--title", "Locked entry", timeout="60")
+    if fw == FW:
+        image = locked_image(work, key, cert, "--title", "Locked entry", timeout="60")
+    else:
+        image = mkimage(work, paths.DUAL_PAYLOAD, "--lock-config", "--sign-key", key,
+                        "--sign-cert", cert, "--title", "Locked entry", timeout="60")
     off = gpt.find_partition(image, LSS)[0] * LSS
+    kernel = re.search(rb"^\s*(?:kernel|efi)\s+(\S+)", esp_cfg(image), re.M).group(1).decode()
     conf = os.path.join(work, "dropped.conf")
     with open(conf, "w") as f:
-        f.write("title Dropped BLS entry\nlinux /payload.efi/payload.efi\n")
+        f.write(f"title Dropped BLS entry\nlinux {kernel}\n")
     mtools.run(["mmd", "::/loader", "::/loader/entries"], image, off)
     mtools.run(["mcopy", conf, "::/loader/entries/dropped.conf"], image, off)
     # the file is an entry the loaders would show on an unlocked menu
@@ -227,7 +235,7 @@ def t_locked_bls_editor(work, key, cert):
                        env=in_work(work))
     if "Dropped BLS entry" not in r.stdout:
         return "list does not show the dropped entry: it would prove nothing", None
-    g = Guest(FW, image, work)
+    g = Guest(fw, image, work)
     if not g.wait_for(b"Locked entry", WAIT):
         return "the locked entry is not in the menu", g
     g.send(b" ")                             # stop the countdown
@@ -366,7 +374,8 @@ CASES = [("sb-signed-kernel", t_signed_kernel), ("sb-unsigned-kernel", t_unsigne
          ("sb-locked-boots", t_locked_boots), ("sb-locked-changed-byte", t_locked_changed_byte),
          ("sb-locked-bls-editor", t_locked_bls_editor), ("sb-locked-add", t_locked_add),
          ("sb-shim-locked", t_shim_locked), ("sb-locked-unpinned", t_locked_unpinned),
-         ("bios-locked", t_bios_locked)]
+         ("bios-locked", t_bios_locked),
+         ("bios-locked-bls-editor", lambda w, k, c: t_locked_bls_editor(w, k, c, "seabios"))]
 
 
 def main(argv):

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* The one sequence both loaders read their menu in (common/cfg_fat.h cfg_load_fat), on a FAT
  * image made by mkfs.fat and mtools: the configuration file (none is an empty one), then the
- * Boot Loader Specification's entries, then the menu checks; and each way the file can fail. */
+ * Boot Loader Specification's entries, then the menu checks; and each way the file can fail.
+ * Also stage2's locked configuration: the lock read from the UEFI loader on the ESP
+ * (cfg_lock_read_fat) and the locked reader (cfg_load_fat_locked). */
 #include "tests/unit/helpers.h"
 
 #include <stdio.h>
@@ -10,6 +12,8 @@
 
 #include "common/cfg_fat.h"
 #include "common/errors.h"
+#include "common/le.h"
+#include "common/pe.h"
 
 static char workdir[512];
 
@@ -281,6 +285,113 @@ static void test_utf16(void **state)
 	assert_int_equal(measure_utf16("abc", out, 5), 4);
 }
 
+/* A minimal unsigned PE32+ loader whose one section is called name and holds block (128 bytes)
+ * at 0x200, as the installer's and stage2's section-table readers find it. */
+#define PE_LFANEW 0x40
+#define PE_OPT (PE_LFANEW + 24)
+static int put_loader(const char *img, const char *path, const char *name, const uint8_t *block)
+{
+	uint8_t pe[0x200 + CFG_LOCK_BYTES] = { 0 };
+	pe[0] = 'M';
+	pe[1] = 'Z';
+	le32_store(pe + PE_DOS_LFANEW_OFF, PE_LFANEW);
+	memcpy(pe + PE_LFANEW, "PE\0\0", 4);
+	le16_store(pe + PE_LFANEW + 4, 0x8664);
+	le16_store(pe + PE_LFANEW + 6, 1);
+	le16_store(pe + PE_LFANEW + 20, 240);
+	le16_store(pe + PE_OPT, 0x20B);
+	le32_store(pe + PE_OPT + 108, 16);
+	uint8_t *sec = pe + PE_OPT + 240;
+	memcpy(sec, name, strlen(name));
+	le32_store(sec + 8, CFG_LOCK_BYTES);
+	le32_store(sec + 16, CFG_LOCK_BYTES);
+	le32_store(sec + 20, 0x200);
+	memcpy(pe + 0x200, block, CFG_LOCK_BYTES);
+	return put(img, path, (const char *)pe, sizeof pe);
+}
+
+static uint8_t lock_hash[SHA256_BYTES];
+
+/* shim at the fallback path (no .cfglock), the locked loader behind it, a BLS entry, and the
+ * file the lock takes (lock_hash is its SHA-256). */
+static int fill_locked(const char *img)
+{
+	static const char text[] = "entry mine\nkernel /vmlinuz\nsha256 "
+				   "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad\n";
+	struct cfg_lock l = { .locked = true, .nhashes = 1 };
+	uint8_t block[CFG_LOCK_BYTES];
+
+	sha256(text, sizeof text - 1, lock_hash);
+	memcpy(l.hash[0], lock_hash, SHA256_BYTES);
+	cfg_lock_encode(&l, block);
+	int rc = run_cmd("mmd -i '%s' ::/EFI ::/EFI/BOOT", img);
+	rc = rc ? rc : put_loader(img, "/EFI/BOOT/BOOTX64.EFI", ".text", block);
+	rc = rc ? rc : put_loader(img, "/EFI/BOOT/grubx64.efi", CFG_LOCK_SECTION, block);
+	rc = rc ? rc : put_text(img, "/anysector.cfg", text);
+	return rc ? rc : put_text(img, "/other.cfg", "entry other\nkernel /other\n");
+}
+
+/* stage2's lock: found behind shim; the locked reader takes the file it is locked to (and no BLS
+ * entry) and refuses another with the sentence; no loader, or a block that does not parse. */
+static void test_locked(void **state)
+{
+	(void)state;
+	if (!have_tools())
+		skip();
+	static struct fat_fs fs;
+	struct test_disk *d = fat_disk("locked", true, fill_locked);
+	struct cfg_lock l;
+	struct capture cap;
+
+	assert_int_equal(fat_mount(&d->dev, &fs, NULL), 0);
+	assert_true(cfg_lock_read_fat(&fs, (uint8_t *)buf, &l));
+	assert_true(l.locked);
+	assert_int_equal(l.nhashes, 1);
+	assert_memory_equal(l.hash[0], lock_hash, SHA256_BYTES);
+	capture_init(&cap);
+	memset(&cfg, 0, sizeof cfg);
+	assert_int_equal(cfg_load_fat_locked(&fs, "/anysector.cfg", &l, &cfg, buf, NULL,
+					     &cap.diag), 0);
+	expect_menu((const char *const[]){ "mine" }, 1);   /* no deb.conf */
+	memset(&cfg, 0, sizeof cfg);
+	assert_int_equal(cfg_load_fat_locked(&fs, "/other.cfg", &l, &cfg, buf, NULL, &cap.diag),
+			 AS_EDENIED);
+	assert_true(capture_has(&cap, "cfg.locked_mismatch", "is not the configuration "
+				"BOOTX64.EFI is locked to"));
+	assert_int_equal(cfg.nentries, 0);
+	test_disk_free(d);
+
+	d = fat_disk("unlocked", false, fill_nothing);
+	assert_int_equal(fat_mount(&d->dev, &fs, NULL), 0);
+	assert_false(cfg_lock_read_fat(&fs, (uint8_t *)buf, &l));
+	assert_false(l.locked);
+	test_disk_free(d);
+}
+
+static int fill_bad_block(const char *img)
+{
+	uint8_t block[CFG_LOCK_BYTES] = "anysector cfglck";   /* version 0 */
+	int rc = run_cmd("mmd -i '%s' ::/EFI ::/EFI/BOOT", img);
+	return rc ? rc : put_loader(img, "/EFI/BOOT/BOOTX64.EFI", CFG_LOCK_SECTION, block);
+}
+
+/* A block that does not parse is a lock to nothing, as BOOTX64.EFI takes its own. */
+static void test_locked_bad_block(void **state)
+{
+	(void)state;
+	if (!have_tools())
+		skip();
+	static struct fat_fs fs;
+	struct test_disk *d = fat_disk("badlock", false, fill_bad_block);
+	struct cfg_lock l;
+
+	assert_int_equal(fat_mount(&d->dev, &fs, NULL), 0);
+	assert_true(cfg_lock_read_fat(&fs, (uint8_t *)buf, &l));
+	assert_true(l.locked);
+	assert_int_equal(l.nhashes, 0);
+	test_disk_free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -289,6 +400,8 @@ int main(void)
 		cmocka_unit_test(test_failures),
 		cmocka_unit_test(test_measured),
 		cmocka_unit_test(test_utf16),
+		cmocka_unit_test(test_locked),
+		cmocka_unit_test(test_locked_bad_block),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

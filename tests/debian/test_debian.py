@@ -41,6 +41,14 @@ does not; QEMU ended by the guest's power-off):
                   BootOrder; boot 2 must come through that entry: OVMF's 'BdsDxe: starting
                   Boot#### "anysector"', the guest's BootCurrent the same number and the Boot
                   Loader Interface's LoaderImageIdentifier that path
+  4kn-kinstall    nvme 4Kn GPT, systemd's kernel-install with anysector's plugin (issue 26):
+                  SeaBIOS boot 1 runs Debian 12's own `kernel-install add RELEASE-ki` of a copy
+                  of the running kernel and initrd (outside /boot, so the Debian hooks leave it
+                  to the plugin) with /etc/kernel/cmdline this boot's line plus anysector.ki=1:
+                  the menu's default must be the plugin's entry TOKEN-RELEASE-ki; OVMF boot 2
+                  must boot with anysector.ki=1 (the next boot follows the add) and runs
+                  `kernel-install remove RELEASE-ki`: the default must be the hooks' entry
+                  again; SeaBIOS boot 3 must boot without anysector.ki=1
 
 Every boot's wall time, the step's time in the guest and the host's load are printed with its
 result. QEMU's time limits are hang guards, not assertions.
@@ -71,7 +79,8 @@ IMAGE_SIZE = "2G"          # sparse: the tree (~700 MB) and the second kernel (~
 CMDLINE = "console=ttyS0,115200 rw"     # mkimage --root-dir adds root=PARTUUID=...
 BOOT_GUARD = 1200          # s; the hang guards of a boot, and of a boot with a package step
 STEP_GUARD = {"none": BOOT_GUARD, "install": 2400, "purge": 1800,
-              "anysector-install": BOOT_GUARD}
+              "anysector-install": BOOT_GUARD, "kinstall-add": BOOT_GUARD,
+              "kinstall-remove": BOOT_GUARD}
 POWEROFF_GRACE = 300       # s from the last line to QEMU's exit (the guest's power-off)
 MAX_JOBS = 2
 GUEST_DISK = {"nvme": "/dev/nvme0n1", "virtio-blk": "/dev/vda"}
@@ -88,6 +97,8 @@ EFI_RE = re.compile(r"ANYSECTOR-DEBIAN-EFI current=(?P<current>\S*) order=(?P<or
 ENTRY_RE = re.compile(r'firmware boot entry Boot(?P<id>[0-9A-F]{4}) "anysector" starts '
                       r'(?P<path>\S+) on partition')
 OWN_LOADER = "\\EFI\\anysector\\anysectorx64.efi"   # install's loader beside another system
+MENU_RE = re.compile(r"ANYSECTOR-DEBIAN-MENU default=(?P<default>\S+) cmdline=\[(?P<cmdline>[^\]]*)\]")
+KI_MARK = "anysector.ki=1"         # /etc/kernel/cmdline's word in the kinstall case
 DONE = "ANYSECTOR-DEBIAN-DONE"
 MULTI_USER_RE = re.compile(r"Reached target .*multi-user\.target")
 
@@ -109,6 +120,7 @@ class Case:
     full_only: bool = False
     pin: bool = False  # mkimage --pin and ANYSECTOR_PIN=yes: every entry's files pinned
     efi_entry: bool = False  # one OVMF store for all boots, no bootindex; judged on Boot####
+    kinstall: bool = False   # kernel-install's add and remove; judged on the default and cmdline
 
 
 def cases():
@@ -121,6 +133,9 @@ def cases():
     found.append(Case("4kn-efi-entry", "gpt", "nvme", "4Kn", [
         Boot("ovmf", "anysector-install", "base"), Boot("ovmf", "none", "base")],
         efi_entry=True))
+    found.append(Case("4kn-kinstall", "gpt", "nvme", "4Kn", [
+        Boot("seabios", "kinstall-add", "base"), Boot("ovmf", "kinstall-remove", "base"),
+        Boot("seabios", "none", "base")], kinstall=True))
     return found
 
 
@@ -221,6 +236,26 @@ def judge_efi(text, marker_end, step, boot_, case, seen):
     return None
 
 
+def judge_kinstall(text, step, boot_, system):
+    """The kernel-install case: the command line this boot got (the plugin's entry between the
+    add and the remove, the hooks' before and after) and the menu's default after the step.
+    None, or why not."""
+    menu = MENU_RE.search(text, step.end())
+    if not menu:
+        return "no ANYSECTOR-DEBIAN-MENU line"
+    ki = f"-{system.base}-ki"
+    marked = KI_MARK in menu["cmdline"].split()
+    if marked != (boot_.step == "kinstall-remove"):
+        return (f"this boot's command line {'has' if marked else 'lacks'} {KI_MARK}: "
+                f"[{menu['cmdline']}]")
+    hooks = system.prefix + system.base
+    want = "the plugin's entry" if boot_.step == "kinstall-add" else f"'{hooks}'"
+    if (menu["default"].endswith(ki) if boot_.step == "kinstall-add"
+            else menu["default"].lower() == hooks.lower()):
+        return None
+    return f"after step {boot_.step} the menu's default is '{menu['default']}', want {want}"
+
+
 def judge(text, boot_, case, system, seen):
     """None when the serial text shows this boot right, else why not (seen: what the case's
     earlier boots left for the later ones)."""
@@ -265,6 +300,8 @@ def judge(text, boot_, case, system, seen):
                     f"{pins.get(v, 'no ANYSECTOR-DEBIAN-PIN line')}, want {want_pin}")
     if boot_.step == "purge" and any(system.update in f for f in esp):
         return f"after dpkg --purge the ESP still has {system.update}'s files: " + " ".join(esp)
+    if case.kinstall:
+        return judge_kinstall(text, s, boot_, system)
     return judge_efi(text, m.end(), s, boot_, case, seen) if case.efi_entry else None
 
 

@@ -25,6 +25,10 @@ nothing (no event of anysector's, nothing in PCR 12), the replay still equal to 
 A locked loader (ovmf-nvme-4Kn-locked: mkimage --lock-config with the snakeoil key, OVMF
 without Secure Boot, which a lock does not need to be enforced) measures anysector.cfg and the
 command line as the unlocked one does.
+A unified kernel image under SeaBIOS (seabios-nvme-4Kn-uki, issue 26: the cloud kernel as
+.linux, the initramfs as .initrd, CMDLINE as .cmdline, an `uki` entry made by mkimage --uki):
+stage2 measures .linux as the kernel and .initrd as the initrd into PCR 9 and .cmdline into PCR
+12, each with the digest of that part as the host computes it, and the replay equals the PCRs.
 The kernel and initramfs are cached under $BUILD/qemu. Cases skip when swtpm, tpm2-tools, the
 cloud kernel or busybox are missing (Debian packages; make deps)."""
 import base64
@@ -41,6 +45,7 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from lib import bootinfo as B  # noqa: E402
 from lib import disk, initramfs, keys, mtools, paths, payloads, qemu, serial, stages  # noqa: E402
+from lib import uki as ukilib  # noqa: E402
 from lib.serial import BACKSPACE, END_VT  # noqa: E402
 
 CMDLINE = "console=ttyS0 quiet anysector.tpm=1"
@@ -318,6 +323,28 @@ def compare_variants(firmware, frontend, lss, physical, image, off, work, first,
     return problems
 
 
+def uki_case(work):
+    """A UKI's parts measured by stage2 as a kernel entry's files are (common/measure.h)."""
+    why = ukilib.missing()
+    if why:
+        return f"cannot build a UKI: {why}", None
+    kernel = payloads.debian_kernel()
+    u = os.path.join(work, "tpm.efi")
+    ukilib.build(u, kernel, CMDLINE, 'PRETTY_NAME="anysector TPM test"\nVERSION_ID=1\nID=tpm\n',
+                 initrd=INITRD)
+    image = os.path.join(work, "disk.img")
+    subprocess.run([paths.ANYSECTOR, "mkimage", image, "--size", "64M", "--sector-size", "4096",
+                    "--stages", paths.STAGES, "--uki", u, "--timeout", "30"], check=True,
+                   capture_output=True)
+    off = esp_offset(image)
+    first = boot("seabios", "nvme", 4096, 4096, image, work, "first", boot_default)
+    problems = first.replay_problems()
+    problems += expected_events(first, "seabios", image, off, CMDLINE, kernel)
+    if first.cmdline != CMDLINE:
+        problems.append(f"the kernel got [{first.cmdline}], not .cmdline's [{CMDLINE}]")
+    return "; ".join(problems) or None, None
+
+
 def gap_case(work):
     """The legacy-gap build boots and measures nothing (common/features.h)."""
     image = os.path.join(work, "disk.img")
@@ -387,6 +414,7 @@ def main():
              for fw, fe, sec, variants in PROFILES]
     cases.append(("seabios-ide-512n-legacy-gap-build", gap_case))
     cases.append(("ovmf-nvme-4Kn-locked", locked_case))
+    cases.append(("seabios-nvme-4Kn-uki", uki_case))
     only = os.environ.get("TPM_ONLY")
     if only:
         cases = [c for c in cases if re.search(only, c[0])]

@@ -63,19 +63,26 @@ class Dropper:
                 os.close(fd)
 
 
-def timed(cmd, env=None):
+def timed(cmd, env=None, tmp="."):
     """Runs cmd; returns (seconds, peak RSS in bytes of it or any child it waited for, output).
+    The RSS comes from GNU time (Debian package time) starting cmd: a child forked from this
+    Python process would start out with the bench's own resident memory as its high-water mark.
     DiskError when it fails."""
+    out_rss = os.path.join(tmp, "espcost-time.txt")
+    wrap = ["/usr/bin/time", "-f", "%M", "-o", out_rss] if os.path.exists("/usr/bin/time") else []
     t0 = time.monotonic()
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
-    out = p.stdout.read().decode("utf-8", "replace")
-    _, status, ru = os.wait4(p.pid, 0)
-    p.returncode = os.waitstatus_to_exitcode(status)
+    p = subprocess.run(wrap + cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
     seconds = time.monotonic() - t0
+    out = p.stdout.decode("utf-8", "replace")
     if p.returncode:
         raise disks.DiskError(f"{' '.join(cmd[:2])} failed (exit {p.returncode}): "
                               f"{out.strip()[-400:]}")
-    return seconds, ru.ru_maxrss * 1024, out
+    rss = 0
+    if wrap:
+        with open(out_rss) as f:
+            rss = int(f.read().split()[-1]) * 1024
+        os.unlink(out_rss)
+    return seconds, rss, out
 
 
 @contextlib.contextmanager
@@ -152,7 +159,7 @@ def one_size(size, runs, tool, stages, kernel, initrd, tmp, log):
         for r in range(runs):
             drop.drop(dev)
             s = timed(["dd", f"if={payload}", f"of={dev}", "bs=1M", f"seek={end}",
-                       "oflag=seek_bytes", "conv=fsync,notrunc", "status=none"])
+                       "oflag=seek_bytes", "conv=fsync,notrunc", "status=none"], tmp=tmp)
             out["dd"].append(s[:2])
             for key in ("add", "mounted"):
                 with contextlib.ExitStack() as st:
@@ -160,7 +167,7 @@ def one_size(size, runs, tool, stages, kernel, initrd, tmp, log):
                     if key == "mounted":
                         e, how_mounted = st.enter_context(mounted(f"{dev}p{number}", tmp, env))
                     drop.drop(dev)
-                    s = timed([tool, "add", dev] + add + ["--backup", bak], env=e)
+                    s = timed([tool, "add", dev] + add + ["--backup", bak], env=e, tmp=tmp)
                     out[key].append(s[:2])
                     os.unlink(bak)
                     disks.run([tool, "remove", dev, "bench", "--force", "--backup", bak], env=e)
@@ -233,11 +240,10 @@ def markdown(rows, note, payload, runs, head):
              "partition`). **dd**: `dd bs=1M conv=fsync` of the same bytes to the space after "
              "the ESP. **add**: the ESP unmounted (a sparse temporary copy for mtools, then the "
              "journal's backup, the sector writes and their read-back); **mounted**: the ESP "
-             "mounted (vfat where it can be), the files written through the filesystem. Each timed "
-             "command "
-             f"starts with cold caches: {note}. Median of {runs} round"
-             f"{'s' if runs != 1 else ''}; peak RSS of the command and its children, the largest "
-             "round. Goal: add at most 3 × dd, flat across the sizes.\n")
+             "mounted (vfat where it can be), the files written through the filesystem. Each "
+             f"timed command starts with cold caches: {note}. Median of {runs} round"
+             f"{'s' if runs != 1 else ''}; peak RSS of the command and its children (GNU time), "
+             "the largest round. Goal: add at most 3 × dd, flat across the sizes.\n")
     if not rows:
         L.append(f"Not measured: {note}\n")
         return "\n".join(L)

@@ -25,7 +25,7 @@ busybox-static cpio gzip
 linux-image-cloud-amd64
 memtest86+
 xxd shellcheck
-strace
+strace time
 jq
 debhelper lintian
 mmdebstrap

@@ -6,11 +6,25 @@
 #include "common/str.h"
 #include "common/uki.h"
 
-/* Whether the loader counts e's try in the state block: a /loader/entries file with a counter,
- * under BIOS (BOOTX64.EFI renames the file instead, as systemd-boot does). */
+/* Whether the loader counts e's try in the state block: an anysector.cfg entry with a "tries"
+ * line, under both firmwares; a file with a boot counter under BIOS (BOOTX64.EFI renames the
+ * file instead, as systemd-boot does). */
 static bool counted_here(const struct cfg_entry *e, unsigned fw)
 {
-	return fw == BSTATE_FW_BIOS && e->bls && e->tries_left >= 0;
+	return e->tries_left >= 0 && (!e->bls || fw == BSTATE_FW_BIOS);
+}
+
+/* The name of e's TRIES record: a file's name, an anysector.cfg entry's name. */
+static const char *rec_name(const struct cfg_entry *e)
+{
+	return e->bls ? e->file : e->name;
+}
+
+static void swap(struct cfg_entry *a, struct cfg_entry *b)
+{
+	struct cfg_entry t = *a;
+	*a = *b;
+	*b = t;
 }
 
 static uint8_t u8_of(int32_t v)
@@ -18,27 +32,33 @@ static uint8_t u8_of(int32_t v)
 	return v > 255 ? 255 : (uint8_t)v;
 }
 
-/* stage2: each counted file's tries as the block has them, then the specification's order
- * again (an entry they leave without tries sorts last). */
-static void apply_tries(struct cfg *c, uint8_t *live)
+/* Each entry counted here gets the tries the block holds for it; then the order again: files
+ * by the specification (one without tries sorts last), anysector.cfg's failed entries after its
+ * others; and an owner's default that failed is no default (the default rule picks another). */
+static void apply_tries(struct cfg *c, uint8_t *live, unsigned fw)
 {
-	struct cfg_entry *e = c->entries, t;
+	struct cfg_entry *e = c->entries;
 	bool changed = false;
 	uint8_t *r;
 
-	for (unsigned i = c->first_bls; i < c->nentries; i++)
-		if (e[i].bls && e[i].tries_left >= 0 &&
-		    (r = bstate_find(live, BSTATE_TRIES, e[i].file))) {
+	for (unsigned i = 0; i < c->nentries; i++)
+		if (counted_here(&e[i], fw) && (r = bstate_find(live, BSTATE_TRIES, rec_name(&e[i])))) {
 			e[i].tries_left = r[2];
 			e[i].tries_done = r[3];
-			changed = true;
+			changed |= e[i].bls;
 		}
 	for (unsigned i = c->first_bls + 1; changed && i < c->nentries; i++)
-		for (unsigned j = i; j > c->first_bls && bls_compare(&e[j - 1], &e[j]) > 0; j--) {
-			t = e[j];
-			e[j] = e[j - 1];
-			e[j - 1] = t;
-		}
+		for (unsigned j = i; j > c->first_bls && bls_compare(&e[j - 1], &e[j]) > 0; j--)
+			swap(&e[j - 1], &e[j]);
+	unsigned ncfg = 0;   /* anysector.cfg's entries come first (first_bls is 0 without files) */
+	while (ncfg < c->nentries && !e[ncfg].bls)
+		ncfg++;
+	for (unsigned i = 1; i < ncfg; i++)
+		for (unsigned j = i; j > 0 && !e[j - 1].tries_left && e[j].tries_left; j--)
+			swap(&e[j - 1], &e[j]);
+	int d = c->default_name[0] ? cfg_find(c, c->default_name) : -1;
+	if (d >= 0 && !e[d].bls && !e[d].tries_left)
+		c->default_name[0] = 0;
 }
 
 int bootcount_apply(struct cfg *c, struct bstate_io *s, unsigned fw)
@@ -49,8 +69,7 @@ int bootcount_apply(struct cfg *c, struct bstate_io *s, unsigned fw)
 
 	if (s->live < 0)
 		return -1;
-	if (fw == BSTATE_FW_BIOS)
-		apply_tries(c, s->copy[s->live]);
+	apply_tries(c, s->copy[s->live], fw);
 	if (!(r = bstate_find(s->copy[s->live], BSTATE_ONESHOT, 0)) ||
 	    !bstate_name(r, name, sizeof name) || (i = cfg_find(c, name)) < 0)
 		return -1;
@@ -58,7 +77,8 @@ int bootcount_apply(struct cfg *c, struct bstate_io *s, unsigned fw)
 	return i;
 }
 
-/* TRIES records of files the menu does not have (renamed by bless, removed) go. */
+/* TRIES records of entries the menu does not count (files renamed by bless or removed, a
+ * "tries" line gone) go. */
 static void prune(const struct cfg *c, uint8_t *copy)
 {
 	char name[BSTATE_NAME_MAX + 1];
@@ -66,8 +86,9 @@ static void prune(const struct cfg *c, uint8_t *copy)
 	for (uint8_t *r = bstate_next(copy, 0); r;) {
 		bool known = r[0] != BSTATE_TRIES;
 		bstate_name(r, name, sizeof name);
-		for (unsigned k = c->first_bls; !known && k < c->nentries; k++)
-			known = c->entries[k].tries_left >= 0 && !str_casecmp(c->entries[k].file, name);
+		for (unsigned k = 0; !known && k < c->nentries; k++)
+			known = c->entries[k].tries_left >= 0 &&
+				!str_casecmp(rec_name(&c->entries[k]), name);
 		if (known) {
 			r = bstate_next(copy, r);
 		} else {
@@ -95,10 +116,10 @@ int bootcount_before(const struct cfg *c, unsigned i, struct bstate_io *s, unsig
 		bstate_remove(next, r);
 	prune(c, next);
 	if (counted)
-		bstate_set(next, BSTATE_TRIES, e->file, u8_of(e->tries_left ? e->tries_left - 1 : 0),
+		bstate_set(next, BSTATE_TRIES, rec_name(e), u8_of(e->tries_left ? e->tries_left - 1 : 0),
 			   u8_of(e->tries_done + 1));
 	if (counted || oneshot)
-		bstate_set(next, BSTATE_BOOTED, counted ? e->file : e->name, (uint8_t)fw,
+		bstate_set(next, BSTATE_BOOTED, counted ? rec_name(e) : e->name, (uint8_t)fw,
 			   (counted ? BSTATE_BOOTED_COUNTED : 0) | (oneshot ? BSTATE_BOOTED_ONESHOT : 0));
 	return bstate_commit(s);
 }

@@ -51,6 +51,7 @@ struct cfg_parser {
 	unsigned cmdline_line;
 	unsigned initrd_line;     /* the first initrd line */
 	unsigned partition_line;
+	unsigned tries_line;
 	bool unreadable;          /* the current entry has a line too broken to know its key */
 	int pin_target;           /* the pin slot of the file the last key line named (0 kernel or
 				   * efi, 1+i initrd i), -1 when it named none: what a "sha256"
@@ -207,7 +208,7 @@ static void cfg_key_entry(struct cfg_parser *ps, struct cfg_span v)
 
 	cfg_finish_entry(ps);
 	ps->title_line = ps->kernel_line = ps->cmdline_line = 0;
-	ps->initrd_line = ps->partition_line = 0;
+	ps->initrd_line = ps->partition_line = ps->tries_line = 0;
 	ps->what = 0;
 	ps->unreadable = false;
 	ps->in_entry = true;
@@ -381,6 +382,24 @@ static void cfg_key_sha256(struct cfg_parser *ps, struct cfg_span v)
 	}
 }
 
+#if FEATURE_BOOT_STATE
+/* tries N: boot counting (common/bootcount.h), N tries before the entry counts as failed. The
+ * legacy-gap stage2 does not know the key (no state block to count in there). */
+static void cfg_key_tries(struct cfg_parser *ps, struct cfg_span v)
+{
+	uint32_t n;
+	char show[SHOW_MAX];
+
+	if (!cfg_once(ps, "tries", &ps->tries_line))
+		return;
+	if (!span_to_uint(v, 255, &n) || !n)
+		cfg_err(ps, "cfg.bad_value", CFG_TAG "tries '%s' is not a number from 1 to 255",
+			ps->line, span_show(v, show));
+	else if (ps->cur)
+		ps->cur->tries_left = (int32_t)n, ps->cur->tries_done = 0;
+}
+#endif
+
 /* Keys that belong inside an entry. */
 static void cfg_key_in_entry(struct cfg_parser *ps, const char *key, struct cfg_span v)
 {
@@ -422,6 +441,10 @@ static void cfg_key_in_entry(struct cfg_parser *ps, const char *key, struct cfg_
 		}
 	} else if (str_cmp(key, "sha256") == 0) {
 		cfg_key_sha256(ps, v);
+#if FEATURE_BOOT_STATE
+	} else if (str_cmp(key, "tries") == 0) {
+		cfg_key_tries(ps, v);
+#endif
 	} else {
 		if (cfg_once(ps, "cmdline", &ps->cmdline_line))
 			cfg_store(ps, "cmdline", v, e ? &e->cmdline : 0, CFG_CMDLINE_MAX);
@@ -433,6 +456,8 @@ static const char *const cfg_entry_keys[] = { "title", "kernel", "initrd", "cmdl
 
 bool cfg_is_entry_key(const char *key, size_t n)
 {
+	if (span_is((struct cfg_span){ key, n }, "tries"))
+		return true;
 	for (size_t i = 0; i < ARRAY_SIZE(cfg_entry_keys); i++)
 		if (span_is((struct cfg_span){ key, n }, cfg_entry_keys[i]))
 			return true;
@@ -468,7 +493,7 @@ static void cfg_line(struct cfg_parser *ps, struct cfg_span s)
 		key.n++;
 	struct cfg_span rest = span_trim((struct cfg_span){ s.p + key.n, s.n - key.n });
 
-	const char *entry_key = 0;
+	const char *entry_key = FEATURE_BOOT_STATE && span_is(key, "tries") ? "tries" : 0;
 	for (size_t i = 0; i < ARRAY_SIZE(cfg_entry_keys); i++)
 		if (span_is(key, cfg_entry_keys[i]))
 			entry_key = cfg_entry_keys[i];

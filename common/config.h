@@ -31,6 +31,11 @@
  *                               whole file. /EFI/Linux holds Type #2 entries of its own
  *                               (common/bls.h); a file an uki line names is not one of them.
  *
+ *   entry new                 boot counting (common/bootcount.h): "tries N" (1..255), the tries
+ *     kernel  /n/vmlinuz        before the entry counts as failed; the loaders count them in the
+ *     tries   3                 boot state block, not in this file, and 'anysector bless' takes
+ *                               the line out. The legacy-gap stage2 does not know the key.
+ *
  * An entry starts one thing: kernel, efi, chainload or uki. initrd goes only with kernel,
  * partition only with efi, cmdline not with chainload or uki.
  * '#' starts a comment at the start of a line or after whitespace; in a cmdline value only a

@@ -88,13 +88,14 @@ static void mode_line(const struct menu *m, void (*put)(const char *))
 	}
 }
 
-/* What follows a row's title: where it does not run, or that its boot counter has no tries
- * left (the legacy-gap stage2 leaves that word out: its size). */
+/* What follows a row's title: where it does not run, or that its boot counter (a file's, or an
+ * anysector.cfg entry's "tries") has no tries left (the legacy-gap stage2 leaves that word out:
+ * its size). */
 static const char *row_note(const struct menu *m, const struct cfg_entry *e)
 {
 	if (!cfg_entry_runs_on(e, m->fw))
 		return m->fw == CFG_FW_UEFI ? " (BIOS only)" : " (UEFI only)";
-	return FEATURE_BOOT_STATE && e->bls && !e->tries_left ? " (failed)" : "";
+	return FEATURE_BOOT_STATE && !e->tries_left ? " (failed)" : "";
 }
 
 static void header(const struct menu *m, void (*put)(const char *))

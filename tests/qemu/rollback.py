@@ -17,6 +17,8 @@ from Linux's own "Command line:" lines. Scenarios:
            boots twice, then the next entry; a counted entry that comes up: OVMF renames it
            and sets LoaderBootCountPath, stage2 records it in the boot state block; bless
            makes it fine.conf, which then boots uncounted).
+  cfgtries SeaBIOS and OVMF: anysector.cfg's "tries 2" on a default entry that panics, counted
+           in the boot state block: new, new, then good; new shown "(failed)".
 
 usage: rollback.py [--only GLOB] [--keep]
 """
@@ -404,6 +406,27 @@ def case_count(firmware, frontend, label, lss, pss, work, inputs):
         st = state_text(image, topo)
         expect("fine" not in st, f"the state block still holds fine after bless: {st}")
 
+def case_cfg_tries(firmware, frontend, label, lss, pss, work, inputs):
+    """anysector.cfg's "tries 2" (add --tries 2 --default) on new, whose kernel panics: the
+    boot state block counts it under either firmware; one run boots new, new, then good (new,
+    failed, is no longer the default and is shown "(failed)"); check shows its tries used up;
+    bless takes the line and the records out."""
+    kernel, initrd = inputs
+    topo = ["--sector-size", lss] + (["--physical-size", pss] if pss != lss else []) \
+        if label == "mbr" else []
+    image = make_image(work, label, lss, pss, kernel, initrd,
+                       [("good", cmdline("good"), ()),
+                        ("new", "console=ttyS0 rb=new panic=1 rdinit=/none",
+                         ("--tries", "2", "--default"))])
+    run = guest(firmware, frontend, image, lss, pss, work, "run1")
+    expect(run.roles == ["new", "new", "good"], f"boots {run.roles}, not new, new, good")
+    last_menu = run.text[run.text.rfind("anysector boot menu"):]
+    expect(re.search(r"^ {3}\d\) new \(failed\)\s*$", last_menu, re.M),
+           "the last menu does not show new as '(failed)':\n" + last_menu[:600])
+    st = state_text(image, topo)
+    expect("'new' 0 tries left, 2 done" in st and "started last" not in st,
+           f"the state block should hold new's used-up tries and no counted boot: {st}")
+
 CASES = [
     ("ovmf-nvme-4Kn-gpt-bli", case_bli),
     ("seabios-ide-512e-mbr-oneshot",
@@ -419,6 +442,10 @@ CASES = [
      lambda w, i: case_count("seabios", "ide", "mbr", 512, 4096, w, i)),
     ("seabios-nvme-4Kn-gpt-count",
      lambda w, i: case_count("seabios", "nvme", "gpt", 4096, 4096, w, i)),
+    ("seabios-ide-512e-mbr-cfgtries",
+     lambda w, i: case_cfg_tries("seabios", "ide", "mbr", 512, 4096, w, i)),
+    ("ovmf-nvme-4Kn-gpt-cfgtries",
+     lambda w, i: case_cfg_tries("ovmf", "nvme", "gpt", 4096, 4096, w, i)),
 ]
 
 

@@ -656,6 +656,9 @@ def t_gap_build(s):
     s.anysector("set-default", "--once", img, "--sector-size", "512", "g", rc=3,
                 has=["has no boot state block", "--boot-loader-entry=g", "nothing was changed"])
     s.eq(sha(img), before, "refused set-default --once changed the image")
+    s.anysector("add", img, "--sector-size", "512", "--kernel", k, "--name", "t", "--tries", "2",
+                rc=3, has=["has no boot state block", "--tries is refused"])
+    s.eq(sha(img), before, "refused add --tries changed the image")
     with open(os.path.join(d, "stage2-gap.bin"), "wb") as f:
         f.write(stages.placeholder_stage2(24576))
     before = sha(img)
@@ -875,6 +878,48 @@ def t_status(s):
               j.get("oneshot")), ("bios", "new+3.conf", True, 2, "other"), "status --json (BIOS)")
     finally:
         del os.environ["ANYSECTOR_TEST_EFIVARS"]
+
+
+def t_cfg_tries(s):
+    """add --tries N writes "tries N" into the new entry; list shows it and the tries the boot
+    state block counted (failed at 0); bless of a counted anysector.cfg entry takes the line out
+    and its records out of the block; --tries is refused on a disk without a block (t_gap_build)
+    and out of range."""
+    if not os.path.exists(os.path.join(paths.STAGES, "stage2.bin")):
+        raise Skip("%s has no stage2.bin yet" % paths.STAGES)
+    k = s.path("tries-k")
+    open(k, "wb").write(os.urandom(30000))
+    img = s.path("tries.img")
+    s.anysector("mkimage", img, "--size", "32M", "--sector-size", "4096", "--stages",
+                paths.STAGES, "--kernel", k, "--name", "good")
+    s.anysector("add", img, "--kernel", k, "--name", "new", "--tries", "2", "--default")
+    esp = esp_offset(s, img)
+    r = subprocess.run(["mtype", "-i", "%s@@%d" % (img, esp), "::/anysector.cfg"],
+                       env=mtools_env(), capture_output=True, text=True)
+    s.check("entry new\n  title   new\n  kernel  /new/tries-k\n  tries   2\n" in r.stdout,
+            "anysector.cfg lacks new's tries line:\n" + r.stdout)
+    s.anysector("add", img, "--kernel", k, "--name", "x", "--tries", "0", rc=64,
+                has=["--tries 0: give a number of tries from 1 to 255"])
+    s.anysector("add", img, "--kernel", k, "--name", "x", "--tries", "256", rc=64)
+    j = s.json("check", img, rc=0)
+    line = [p["message"] for p in j.get("problems", []) if p.get("code") == "boot.state"]
+    off = int(line[0].split("byte ")[1].split(":")[0]) if line else 0
+    write_at(img, off + 4096, state_copy(5, [(2, "new", 0, 2), (3, "new", 2, 1)]))
+    s.anysector("list", img, has=["tries    2 (its tries line); 0 left, 2 done (boot state "
+                                  "block): failed, sorts last"])
+    got = {e["name"]: (e.get("tries_left"), e.get("bad"), e.get("bios_tries_left"))
+           for e in s.json("list", img, rc=0).get("entries", [])}
+    s.eq(got, {"good": (None, False, None), "new": (2, True, 0)}, "list --json tries")
+    os.environ["ANYSECTOR_TEST_EFIVARS"] = s.path("no-efivars")
+    try:
+        s.anysector("bless", img, has=["entry 'new' of anysector.cfg has no tries line now"])
+    finally:
+        del os.environ["ANYSECTOR_TEST_EFIVARS"]
+    r = subprocess.run(["mtype", "-i", "%s@@%d" % (img, esp), "::/anysector.cfg"],
+                       env=mtools_env(), capture_output=True, text=True)
+    s.check("entry new" in r.stdout and "  tries " not in r.stdout,
+            "bless left the tries line:\n" + r.stdout)
+    s.anysector("check", img, rc=0, has=["copy 0 (sequence 6) holds it: empty"])
 
 
 def sfdisk_image(s, name, script, size=64 * MIB):
@@ -1201,7 +1246,7 @@ def main():
                 t_dos_compat, t_gap_build, t_check_misaligned, t_gpt_rules, t_mbr_rules,
                 t_detection, t_install_layouts, t_reinstall_and_backups, t_backup_durable, t_foreign_gap, t_stage2_slots,
                 t_refusals, t_restore_safety, t_stage2_damage, t_add, t_esp_chains,
-                t_add_invalid_config, t_set_default_once, t_bless, t_status, t_mkimage, t_mkimage_timeout, t_garbage, t_real_stages])
+                t_add_invalid_config, t_set_default_once, t_bless, t_status, t_cfg_tries, t_mkimage, t_mkimage_timeout, t_garbage, t_real_stages])
     for p in s.cleanup:
         if os.path.exists(p):
             os.unlink(p)

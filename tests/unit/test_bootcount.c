@@ -214,6 +214,52 @@ static void test_bios_counting(void **state)
 	test_disk_free(d);
 }
 
+/* anysector.cfg's "tries N": counted in the block under both firmwares; the failed entry moves
+ * after the file's others and is no longer the default, even the owner's. */
+static void test_cfg_tries(void **state)
+{
+	(void)state;
+	static const char t[] = "default new\nentry new\n kernel /n\n tries 2\nentry good\n"
+				" kernel /g\n";
+	for (unsigned fw = BSTATE_FW_BIOS; fw <= BSTATE_FW_UEFI; fw++) {
+		struct test_disk *d = disk_with(512, NULL);
+		static const char *const want[] = { "new", "new", "good", "good" };
+		for (unsigned boot = 0; boot < 4; boot++) {
+			struct cfg *c = calloc(1, sizeof *c);
+			struct bstate_io *s = calloc(1, sizeof *s);
+			assert_int_equal(cfg_parse(t, sizeof t - 1, c, NULL), 0);
+			assert_int_equal(c->entries[0].tries_left, 2);
+			assert_int_equal(c->entries[0].tries_done, 0);
+			assert_int_equal(bstate_load(s, &d->dev, OFF), 0);
+			bootcount_apply(c, s, fw);
+			int i = cfg_default_index(c);
+			assert_string_equal(c->entries[i].name, want[boot]);
+			if (boot >= 2) {      /* no tries left: after good, and marked so */
+				assert_string_equal(c->entries[1].name, "new");
+				assert_int_equal(c->entries[1].tries_left, 0);
+				assert_int_equal(c->entries[1].tries_done, 2);
+			}
+			assert_int_equal(bootcount_before(c, (unsigned)i, s, fw), 0);
+			uint8_t *r = bstate_find(live_copy(d), BSTATE_TRIES, "new");
+			assert_non_null(r);
+			assert_int_equal(r[2], boot < 2 ? 1 - boot : 0);
+			free(s);
+			free(c);
+		}
+		test_disk_free(d);
+	}
+	/* its values: 1 to 255, once */
+	static const char *const bad[] = { "entry a\n kernel /a\n tries 0\n",
+					   "entry a\n kernel /a\n tries 256\n",
+					   "entry a\n kernel /a\n tries x\n",
+					   "entry a\n kernel /a\n tries 1\n tries 2\n", "tries 2\n" };
+	for (unsigned k = 0; k < ARRAY_SIZE(bad); k++) {
+		struct cfg *c = calloc(1, sizeof *c);
+		assert_int_equal(cfg_parse(bad[k], strlen(bad[k]), c, NULL), AS_ECORRUPT);
+		free(c);
+	}
+}
+
 /* One try of a boot-counted /loader/entries file: the specification's new name. */
 static void test_bls_next(void **state)
 {
@@ -274,6 +320,7 @@ int main(void)
 		cmocka_unit_test(test_failed_write_keeps_state),
 		cmocka_unit_test(test_bls_next),
 		cmocka_unit_test(test_bios_counting),
+		cmocka_unit_test(test_cfg_tries),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

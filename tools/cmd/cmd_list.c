@@ -72,11 +72,12 @@ static const char *pin_text(const struct cfg_entry *e, unsigned s, char hex[SHA2
 	return hex;
 }
 
-/* The boot state block's record of the tries stage2 counted for e's file (BIOS), or NULL. */
+/* The boot state block's record of the tries counted there for e (a file's under BIOS, an
+ * anysector.cfg entry's under both firmwares), or NULL. */
 static const uint8_t *bios_tries(uint8_t *live, const struct cfg_entry *e)
 {
-	return live && e->bls && e->tries_left >= 0 ? bstate_find(live, BSTATE_TRIES, e->file)
-						    : NULL;
+	return live && e->tries_left >= 0
+	       ? bstate_find(live, BSTATE_TRIES, e->bls ? e->file : e->name) : NULL;
 }
 
 /* The copy of the boot state block holding the state (into st), or NULL: the tries stage2
@@ -94,13 +95,16 @@ static void print_tries(uint8_t *live, const struct cfg_entry *e)
 {
 	const uint8_t *r = bios_tries(live, e);
 
-	if (!e->bls || e->tries_left < 0)
+	if (e->tries_left < 0)
 		return;
-	printf("     tries    %d left, %d done (its file name)%s", (int)e->tries_left,
-	       (int)e->tries_done, e->tries_left ? "" : ": failed, sorts last");
+	if (e->bls)
+		printf("     tries    %d left, %d done (its file name)%s", (int)e->tries_left,
+		       (int)e->tries_done, e->tries_left ? "" : ": failed, sorts last");
+	else
+		printf("     tries    %d (its tries line)", (int)e->tries_left);
 	if (r)
-		printf("; under BIOS %u left, %u done (boot state block)%s", r[2], r[3],
-		       r[2] ? "" : ": failed, sorts last");
+		printf("; %s%u left, %u done (boot state block)%s", e->bls ? "under BIOS " : "",
+		       r[2], r[3], r[2] ? "" : ": failed, sorts last");
 	printf("\n");
 }
 
@@ -245,13 +249,14 @@ static void print_json(const struct boot_menu *m, const char *target, unsigned p
 			json_str(&j, "machine_id", e->machine_id);
 			json_str(&j, "sort_key", e->sort_key);
 		}
-		/* boot counting: the file's counter (null: not counted), and under BIOS the
-		 * boot state block's tries for it */
+		/* boot counting: the file's counter or the tries line (null: not counted), the
+		 * boot state block's tries for it; bad by the file's counter, an anysector.cfg
+		 * entry by the block's */
 		const uint8_t *bt = bios_tries(live, e);
-		bool counted = e->bls && e->tries_left >= 0;
+		bool counted = e->tries_left >= 0;
 		json_count(&j, "tries_left", counted, e->tries_left);
 		json_count(&j, "tries_done", counted, e->tries_done);
-		json_bool(&j, "bad", counted && !e->tries_left);
+		json_bool(&j, "bad", counted && (e->bls ? !e->tries_left : bt && !bt[2]));
 		json_count(&j, "bios_tries_left", bt, bt ? bt[2] : 0);
 		json_count(&j, "bios_tries_done", bt, bt ? bt[3] : 0);
 		json_obj_end(&j);

@@ -62,6 +62,20 @@ enum opt_result entry_option(int opt, const char *arg, struct entry_list *l, con
 	case OPT_PIN:
 		e->pin = true;
 		return OPTION_TAKEN;
+	case OPT_TRIES: {
+		char *end;
+		unsigned long n = strtoul(arg, &end, 10);
+		if (e->tries) {
+			usage_error(cmd, "--tries given twice for one entry");
+			return OPTION_BAD;
+		}
+		if (*end || end == arg || *arg == '-' || n < 1 || n > 255) {
+			usage_error(cmd, "--tries %s: give a number of tries from 1 to 255", arg);
+			return OPTION_BAD;
+		}
+		e->tries = (unsigned)n;
+		return OPTION_TAKEN;
+	}
 	case OPT_PARTITION: {
 		char *end;
 		unsigned long n = strtoul(arg, &end, 10);
@@ -217,11 +231,12 @@ int entry_finish(const struct entry_list *l, const char *cmd, bool kernel_requir
 {
 	const struct add_entry *e = &l->e[0];
 	if (!l->n && (kernel_required || e->ninitrd || e->cmdline || e->title || e->name ||
-		      e->make_default || e->partition || e->pin))
+		      e->make_default || e->partition || e->pin || e->tries))
 		return usage_error(cmd, "%s", kernel_required ? "--kernel is required (or --efi, "
 							    "--chainload or --uki)"
 							    : "--initrd, --cmdline, --title, --name, "
-							      "--partition, --default and --pin need a "
+							      "--partition, --default, --pin and --tries "
+							      "need a "
 							      "--kernel");
 	for (unsigned i = 0; i < l->n; i++) {
 		e = &l->e[i];

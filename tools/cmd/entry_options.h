@@ -32,7 +32,8 @@ int entry_finish(const struct entry_list *l, const char *cmd, bool kernel_requir
 	{ "title", required_argument, NULL, OPT_TITLE },             \
 	{ "name", required_argument, NULL, OPT_NAME },               \
 	{ "default", no_argument, NULL, OPT_DEFAULT },               \
-	{ "pin", no_argument, NULL, OPT_PIN }
+	{ "pin", no_argument, NULL, OPT_PIN },                       \
+	{ "tries", required_argument, NULL, OPT_TRIES }
 
 #define ENTRY_HELP                                                                           \
 	"  --kernel FILE        a Linux kernel to copy to the ESP; each --kernel makes one entry\n" \
@@ -48,6 +49,8 @@ int entry_finish(const struct entry_list *l, const char *cmd, bool kernel_requir
 	"  --title TEXT         its menu title (default: the entry name)\n"                         \
 	"  --name WORD          its entry name (default: from the kernel's file name)\n"            \
 	"  --default            make it the default entry\n"                                      \
+	"  --tries N            boot counting: N tries (1-255) before it counts as failed and\n"  \
+	"                       the next entry boots, until 'anysector bless' marks it good\n"  \
 	"  --pin                write the SHA-256 of its kernel (or EFI application, or the\n"   \
 	"                       whole unified kernel image) and initrds into the entry: both\n"  \
 	"                       loaders refuse to boot a file\n"                                 \

@@ -176,6 +176,42 @@ char *cfg_text_set_default(const char *text, const char *name)
 	return cfg_text_set_key(text, "default", name);
 }
 
+/* The "entry" line of the entry called name (matched without case), or NULL. */
+static const char *entry_line(const char *text, const char *name)
+{
+	size_t n;
+
+	for (const char *p = text; *p; p = next_line(p)) {
+		const char *k = line_key(p, &n);
+		if (!key_is(k, n, "entry"))
+			continue;
+		const char *v = k + n;
+		while (*v == ' ' || *v == '\t')
+			v++;
+		size_t nv = strcspn(v, " \t\r\n#");
+		if (nv == strlen(name) && !strncasecmp(v, name, nv))
+			return p;
+	}
+	return NULL;
+}
+
+char *cfg_text_remove_entry_key(const char *text, const char *name, const char *key)
+{
+	const char *p = entry_line(text, name);
+	size_t n;
+
+	for (const char *q = p ? next_line(p) : ""; *q; q = next_line(q)) {
+		const char *kk = line_key(q, &n);
+		if (!kk)
+			continue;
+		if (!cfg_is_entry_key(kk, n))
+			break;
+		if (key_is(kk, n, key))
+			return splice(text, q, next_line(q), "");
+	}
+	return NULL;
+}
+
 char *cfg_text_remove_entry(const char *text, const char *name)
 {
 	size_t n;

@@ -48,5 +48,8 @@ char *cfg_text_set_default(const char *text, const char *name);
  * kernel, initrd and cmdline lines and the blank and comment lines among them, and the blank
  * line before it; malloc'd, or NULL when there is no such entry. */
 char *cfg_text_remove_entry(const char *text, const char *name);
+/* text without the line of key (an entry key: "tries") in the entry called name; malloc'd, or
+ * NULL when that entry has no such line. */
+char *cfg_text_remove_entry_key(const char *text, const char *name, const char *key);
 
 #endif

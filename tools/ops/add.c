@@ -19,6 +19,7 @@
 #include "tools/ops/lockcfg.h"
 #include "tools/base/exit_codes.h"
 #include "tools/base/util.h"
+#include "tools/boot/bstate_disk.h"
 #include "tools/disk/part_file.h"
 #include "tools/esp/cfgedit.h"
 #include "common/fat_path.h"
@@ -362,6 +363,12 @@ static int add_entry(struct txn *t, const struct add_entry *e, char **text)
 				 f.initrd_list, e->ninitrd, e->cmdline, pinned, pin);
 	free(*text);
 	*text = cur;
+	if (e->tries) {      /* the entry just added ends the text: its last line */
+		cur = xmalloc(strlen(*text) + 32);
+		sprintf(cur, "%s  tries   %u\n", *text, e->tries);
+		free(*text);
+		*text = cur;
+	}
 	if (e->make_default) {
 		cur = cfg_text_set_default(*text, name);
 		free(*text);
@@ -385,6 +392,29 @@ struct add_args {
 };
 
 /* One pass of add (a locked menu takes two: tools/ops/lockcfg.h txn_lock_run). */
+/* An entry with --tries is counted in the boot state block (common/bootcount.h): a disk
+ * without one (the legacy gap, an install for UEFI alone) is refused. */
+static int tries_need_state(struct txn *t, const struct add_entry *entries, unsigned n)
+{
+	struct bstate_disk *d;
+	const char *why;
+	bool want = false;
+
+	for (unsigned i = 0; i < n; i++)
+		want |= entries[i].tries != 0;
+	if (!want)
+		return 0;
+	d = xcalloc(1, sizeof *d);
+	int rc = t->installed ? 0 : bstate_disk_read(&t->h->dev, d, &why);
+	bool none = rc || !(t->installed ? t->state_planned : d->offset);
+	free(d);
+	if (none)
+		t_error("refuse.no_state", "%s has no boot state block (see 'anysector check'), where "
+			"the loaders count an entry's tries: --tries is refused; nothing was changed",
+			t->h->path);
+	return none ? EXIT_REFUSED : 0;
+}
+
 static int add_pass(struct txn *t, const void *arg)
 {
 	const struct add_entry *entries = ((const struct add_args *)arg)->entries;
@@ -399,7 +429,8 @@ static int add_pass(struct txn *t, const void *arg)
 		for (unsigned j = 0; j < entries[i].ninitrd; j++)
 			txn_expect(t, entries[i].initrd[j]);
 	}
-	if ((rc = txn_open_esp(t)) || (!t->lock_config && (rc = txn_lock_for_change(t))) ||
+	if ((rc = tries_need_state(t, entries, n)) || (rc = txn_open_esp(t)) ||
+	    (!t->lock_config && (rc = txn_lock_for_change(t))) ||
 	    (rc = config_load(t, &text)))
 		goto out;
 	for (unsigned i = 0; i < n; i++)

@@ -20,6 +20,7 @@ struct add_entry {
 	const char *name;
 	bool make_default;
 	bool pin;                   /* --pin: sha256 lines for the kernel and each initrd */
+	unsigned tries;             /* --tries N: boot counting ("tries N"), 0: none */
 };
 
 /* Copies each entry's files to the ESP and adds its lines to anysector.cfg (replacing an entry

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common/bls.h"
 #include "common/bootstate.h"
@@ -12,8 +13,11 @@
 #include "tools/base/util.h"
 #include "tools/boot/bstate_disk.h"
 #include "tools/dev/efivars.h"
+#include "tools/esp/cfgedit.h"
 #include "tools/esp/esp_read.h"
 #include "tools/esp/espfs.h"
+#include "tools/ops/lockcfg.h"
+#include "tools/ops/menu_edit.h"
 
 /* The file LoaderBootCountPath names ("\loader\entries\x+2-1.conf"), as its name in
  * /loader/entries, into out; false when the variable is not there (not a counted UEFI boot). */
@@ -106,15 +110,49 @@ out:
 	return found;
 }
 
+/* An anysector.cfg entry counted in the block: its "tries" line goes, as a file loses its
+ * counter (the block's records went in bios_counted). */
+static int cfg_to_good(struct txn *t, const char *name)
+{
+	int rc;
+	char *text;
+
+	if ((rc = txn_lock_for_change(t)))
+		return rc;
+	if (!(text = cfg_text_remove_entry_key(t->menu->cfg_text, name, "tries"))) {
+		t_info("bless.done", "%s's entry '%s' has no tries line: nothing to do",
+		       CFG_FILE_NAME, name);
+		return 0;
+	}
+	txn_summary(t, "entry '%s' of %s has no tries line now: the boot counts as good", name,
+		    CFG_FILE_NAME);
+	rc = txn_store_config(t, text);
+	free(text);
+	return rc ? rc : txn_relock(t);
+}
+
+/* Whether name is an anysector.cfg entry of the menu (not a file's). */
+static bool cfg_entry_named(struct txn *t, const char *name)
+{
+	const struct cfg *c = &t->menu->cfg;
+
+	for (unsigned i = 0; t->menu->cfg_text && i < c->nentries; i++)
+		if (!c->entries[i].bls && !strcasecmp(c->entries[i].name, name))
+			return true;
+	return false;
+}
+
 int txn_bless(struct txn *t)
 {
 	char file[BLS_NAME_MAX + 1];
 	int rc;
 
-	if ((rc = txn_open_esp(t)))
+	if ((rc = txn_open_esp(t)) || (rc = txn_load_menu(t)))
 		return rc;
-	if (uefi_counted(file, sizeof file) || bios_counted(t, file, sizeof file))
+	if (uefi_counted(file, sizeof file))
 		return rename_to_good(t, file);
+	if (bios_counted(t, file, sizeof file))
+		return cfg_entry_named(t, file) ? cfg_to_good(t, file) : rename_to_good(t, file);
 	t_info("bless.none", "this boot was not counted (no LoaderBootCountPath, and the boot state "
 	       "block records no counted boot): nothing to mark");
 	return 0;

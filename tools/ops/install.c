@@ -294,6 +294,8 @@ static int plan_stage2(struct txn *t, const uint8_t *stage2, uint32_t len,
 	}
 	snprintf(id.config_path, sizeof id.config_path, "/%s", CFG_FILE_NAME);
 	id.state_offset = state;
+	t->installed = true;
+	t->state_planned = state;
 	uint8_t *img = xcalloc(1, (size_t)(pl->count * lss));
 	memcpy(img, stage2, len);
 	stage2_identity_set(img, len, &id);

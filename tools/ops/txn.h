@@ -64,6 +64,9 @@ struct txn {
 	bool esp_whole;             /* txn_open_esp copies the ESP whole (the second pass) */
 	char signed_loader[4200];   /* the temporary signed copy of BOOTX64.EFI ("" none) */
 	bool uefi_only;             /* install --uefi-only: no stage1, no stage2 */
+	bool installed;             /* install is part of this change (mkimage): the disk does not
+				     * hold its stage2 yet */
+	uint64_t state_planned;     /* ... and the boot state block it records (0: none) */
 	bool no_nvram;              /* install --no-nvram: no firmware boot entry */
 	struct nvram_plan nv;       /* the firmware boot entry install writes */
 	/* set by an operation with more to do than the disk's writes (install_efi.c): said by a

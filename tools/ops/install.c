@@ -211,8 +211,9 @@ static int plan_state(struct txn *t, struct stage2_place *pl, const uint8_t *roo
 		why = "the region lies beyond the first 4 GiB of the disk, which stage2's header can name";
 	}
 	if (at == STAGE2_NO_LBA) {
-		txn_summary(t, "no boot state block: %s; one-shot boots and boot counting work under "
-			    "UEFI only", why);
+		txn_summary(t, "no boot state block: %s; 'set-default --once' and 'tries' lines do "
+			    "not work on this disk (under UEFI, LoaderEntryOneShot and counted entry "
+			    "files still do)", why);
 		return 0;
 	}
 	const uint8_t *cur = room + (at - pl->slot[0]) * lss;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* The one way a pinned file on a FAT is hashed in pieces (common/fat_sha256.h), as both checks
  * (`anysector check`, `anysector.efi check`) do: every chunk size gives the hash of the whole
- * file, and a read error gives no hash. Files made by mkfs.fat and mtools. */
+ * file, and a read error gives no hash. The host's own loop (tools/esp/hashfile.h, libcrypto's
+ * SHA-256) gives the same hashes and fails the same way. Files made by mkfs.fat and mtools. */
 #include "tests/unit/helpers.h"
 
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include "common/bits.h"
 #include "common/errors.h"
 #include "common/fat_sha256.h"
+#include "tools/esp/hashfile.h"
 
 static char workdir[512];
 static struct test_disk *disk;
@@ -101,6 +103,10 @@ static void test_any_chunk_is_the_whole_file(void **state)
 				fail_msg("file of %u bytes in chunks of %u: not its SHA-256", sizes[i],
 					 chunks[c]);
 		}
+		memset(got, 0, sizeof got);
+		assert_int_equal(hash_fat_file(&fs, &f, got, NULL), 0);
+		if (memcmp(got, want, sizeof want))
+			fail_msg("file of %u bytes through hash_fat_file: not its SHA-256", sizes[i]);
 	}
 }
 
@@ -126,8 +132,12 @@ static void test_read_error_gives_no_hash(void **state)
 			    / 4096;
 	capture_init(&cap);
 	assert_int_equal(fat_sha256(&fs, &f, buf, sizeof buf, got, &cap.diag), AS_EIO);
-	disk->md.fail_reads = false;
 	snprintf(want, sizeof want, "at disk LBA %llu", (unsigned long long)disk->md.fail_lba);
+	assert_reported(&cap, "fat.io", wanted);
+	assert_memory_equal(got, before, sizeof got);
+	capture_init(&cap);
+	assert_int_equal(hash_fat_file(&fs, &f, got, &cap.diag), AS_EIO);
+	disk->md.fail_reads = false;
 	assert_reported(&cap, "fat.io", wanted);
 	assert_memory_equal(got, before, sizeof got);
 }

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* The host's fast CRC-32 (tools/base/crc32_fast.c) gives common/crc32.c's results: the check
  * value, every length 0..80 at every start offset 0..7 (the eight-byte steps, the tail, unaligned
- * loads), and a CRC fed in pieces. */
+ * loads), a CRC fed in pieces, and two CRCs combined into the CRC of both pieces. */
 #include "tests/unit/helpers.h"
 
 #include <string.h>
 
+#include "common/bits.h"
 #include "common/crc32.h"
 #include "tools/base/crc32_fast.h"
 
@@ -38,11 +39,43 @@ static void test_same_as_common(void **state)
 	}
 }
 
+static void test_combine(void **state)
+{
+	(void)state;
+	static uint8_t buf[70000];
+	uint32_t x = 0xCAFEF00D;
+
+	for (size_t i = 0; i < sizeof buf; i++) {
+		x = x * 1103515245u + 12345u;
+		buf[i] = (uint8_t)(x >> 16);
+	}
+	uint32_t whole = crc32_fast(buf, sizeof buf);
+	static const size_t cuts[] = { 0, 1, 7, 8, 32, 33, 4096, 65536, 69999, 70000 };
+	for (size_t i = 0; i < ARRAY_SIZE(cuts); i++) {
+		size_t c = cuts[i];
+		assert_int_equal(crc32_fast_combine(crc32_fast(buf, c), crc32_fast(buf + c, sizeof buf - c),
+						    sizeof buf - c),
+				 whole);
+	}
+	/* a long zero piece, as a backup of free clusters holds */
+	static uint8_t zero[1u << 16];
+	uint32_t c = crc32_fast(buf, 100);
+	for (int k = 0; k < 64; k++)
+		c = crc32_fast_update(c, zero, sizeof zero);
+	assert_int_equal(crc32_fast_combine(crc32_fast(buf, 100), crc32_fast_update(0, zero, 0),
+					    0), crc32_fast(buf, 100));
+	uint32_t z = 0;
+	for (int k = 0; k < 64; k++)
+		z = crc32_fast_update(z, zero, sizeof zero);
+	assert_int_equal(crc32_fast_combine(crc32_fast(buf, 100), z, 64u * sizeof zero), c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_vectors),
 		cmocka_unit_test(test_same_as_common),
+		cmocka_unit_test(test_combine),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -43,3 +43,35 @@ uint32_t crc32_fast_update(uint32_t crc, const void *buf, size_t len)
 		crc = (crc >> 8) ^ table[0][(crc ^ *p++) & 0xFF];
 	return ~crc;
 }
+
+/* a(x) * b(x) modulo the CRC's polynomial, in the reflected bit order the CRC uses (bit 31 is
+ * x^0). */
+static uint32_t mult_mod(uint32_t a, uint32_t b)
+{
+	uint32_t p = 0;
+	for (uint32_t m = 1u << 31; m; m >>= 1) {
+		if (a & m)
+			p ^= b;
+		b = b & 1 ? (b >> 1) ^ CRC32_POLY : b >> 1;
+	}
+	return p;
+}
+
+/* x^(8 len) modulo the polynomial: the power by squaring x^(2^k). */
+static uint32_t shift_bytes(uint64_t len)
+{
+	uint32_t x_pow = 1u << 30;   /* x^1 */
+	uint32_t shift = 1u << 31;   /* x^0 */
+	for (uint64_t n = len * 8; n; n >>= 1) {
+		if (n & 1)
+			shift = mult_mod(shift, x_pow);
+		x_pow = mult_mod(x_pow, x_pow);
+	}
+	return shift;
+}
+
+uint32_t crc32_fast_combine(uint32_t crc_a, uint32_t crc_b, uint64_t len_b)
+{
+	/* crc(A || B) = crc_a * x^(8 len_b) + crc_b (the pre- and post-inversions cancel) */
+	return mult_mod(shift_bytes(len_b), crc_a) ^ crc_b;
+}

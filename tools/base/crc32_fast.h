@@ -13,6 +13,10 @@
 /* As crc32_update: start with crc = 0, feed pieces in order; the last result is the CRC. */
 uint32_t crc32_fast_update(uint32_t crc, const void *buf, size_t len);
 
+/* The CRC of A followed by B, from A's CRC, B's CRC and B's length: the journal saves old
+ * bytes it reads once, writing its record's header (which holds their CRC) before them. */
+uint32_t crc32_fast_combine(uint32_t crc_a, uint32_t crc_b, uint64_t len_b);
+
 static inline uint32_t crc32_fast(const void *buf, size_t len)
 {
 	return crc32_fast_update(0, buf, len);

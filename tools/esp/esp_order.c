@@ -191,10 +191,38 @@ struct esp_write {
 	unsigned steps;
 };
 
+/* Neighbouring sectors of new contents, in one buffer (count of cap sectors used). */
+struct esp_run {
+	uint64_t lba, count, cap;
+	uint8_t *data;
+};
+
 void esp_writes_init(struct esp_writes *ws, uint32_t lss)
 {
 	memset(ws, 0, sizeof *ws);
 	ws->lss = lss;
+}
+
+/* The sector goes at the end of the last run when it follows it, else starts a run. Runs grow
+ * by doubling: a large buffer is moved by remapping, not copying. */
+static void run_add(struct esp_writes *ws, uint64_t lba, const uint8_t *data)
+{
+	struct esp_run *r = ws->nruns ? &ws->runs[ws->nruns - 1] : NULL;
+
+	if (!r || r->lba + r->count != lba) {
+		if (ws->nruns == ws->runs_cap) {
+			ws->runs_cap = ws->runs_cap ? ws->runs_cap * 2 : 16;
+			ws->runs = xrealloc(ws->runs, ws->runs_cap * sizeof *ws->runs);
+		}
+		r = &ws->runs[ws->nruns++];
+		*r = (struct esp_run){ .lba = lba };
+	}
+	if (r->count == r->cap) {
+		r->cap = r->cap ? r->cap * 2 : 64;
+		r->data = xrealloc(r->data, (size_t)(r->cap * ws->lss));
+	}
+	memcpy(r->data + r->count * ws->lss, data, ws->lss);
+	r->count++;
 }
 
 void esp_writes_add(struct esp_writes *ws, uint64_t lba, const struct sector_writes *sw)
@@ -202,6 +230,10 @@ void esp_writes_add(struct esp_writes *ws, uint64_t lba, const struct sector_wri
 	for (unsigned k = 0; k < 3; k++) {
 		if (sw->role[k] == SECTOR_NONE)
 			continue;
+		if (sw->role[k] == SECTOR_NEW_DATA && !sw->steps) {
+			run_add(ws, lba, sw->data[k]);
+			continue;
+		}
 		if (ws->n == ws->cap) {
 			ws->cap = ws->cap ? ws->cap * 2 : 64;
 			ws->w = xrealloc(ws->w, ws->cap * sizeof *ws->w);
@@ -236,10 +268,43 @@ static bool same_op(const struct esp_write *a, const struct esp_write *b)
 	       a->role != SECTOR_DIR_ADD && a->role != SECTOR_DIR_DEL;
 }
 
+static int run_order(const void *a, const void *b)
+{
+	const struct esp_run *x = a, *y = b;
+	return x->lba == y->lba ? 0 : x->lba < y->lba ? -1 : 1;
+}
+
+/* The runs of new contents, the first role written: in LBA order, neighbours joined into one op
+ * (only runs added out of order are copied for it). */
+static void runs_plan(struct esp_writes *ws, const char *what, struct plan *p)
+{
+	uint32_t lss = ws->lss;
+	char note[400];
+
+	snprintf(note, sizeof note, "%s: %s", what, role_what[SECTOR_NEW_DATA]);
+	if (ws->nruns)
+		qsort(ws->runs, ws->nruns, sizeof *ws->runs, run_order);
+	for (size_t i = 0; i < ws->nruns;) {
+		struct esp_run *r = &ws->runs[i++];
+		for (; i < ws->nruns && ws->runs[i].lba == r->lba + r->count; i++) {
+			struct esp_run *q = &ws->runs[i];
+			r->data = xrealloc(r->data, (size_t)((r->count + q->count) * lss));
+			memcpy(r->data + r->count * lss, q->data, (size_t)(q->count * lss));
+			r->count += q->count;
+			r->cap = r->count;
+			free(q->data);
+			q->data = NULL;
+		}
+		plan_add_take(p, r->lba, r->count, xrealloc(r->data, (size_t)(r->count * lss)), note);
+		r->data = NULL;
+	}
+}
+
 void esp_writes_plan(struct esp_writes *ws, const char *what, struct plan *p)
 {
 	uint32_t lss = ws->lss;
 
+	runs_plan(ws, what, p);
 	if (ws->n) /* w is NULL when the ESP is open but unchanged (set-default --once) */
 		qsort(ws->w, ws->n, sizeof *ws->w, write_order);
 	for (size_t i = 0; i < ws->n;) {
@@ -266,4 +331,9 @@ void esp_writes_free(struct esp_writes *ws)
 	free(ws->w);
 	ws->w = NULL;
 	ws->n = ws->cap = 0;
+	for (size_t i = 0; i < ws->nruns; i++)
+		free(ws->runs[i].data);
+	free(ws->runs);
+	ws->runs = NULL;
+	ws->nruns = ws->runs_cap = 0;
 }

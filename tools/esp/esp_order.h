@@ -101,20 +101,26 @@ bool esp_classify_sector(const struct esp_geom *g, const uint8_t *fat_active, ui
 			 uint32_t lss, const uint8_t *old, const uint8_t *new, const uint8_t *mid0,
 			 const uint8_t *mid, struct sector_writes *w);
 
-/* The writes collected from the sectors, one sector each, before they are ordered. */
+/* The writes collected from the sectors before they are ordered: new contents in free clusters
+ * (nearly every byte of an add: a kernel and its initrds) in runs of neighbouring sectors, each
+ * run one buffer that becomes its op's bytes as it is; every other write one sector each. */
 struct esp_writes {
 	struct esp_write *w;
 	size_t n, cap;
+	struct esp_run *runs;
+	size_t nruns, runs_cap;
 	uint32_t lss;
 };
 
 void esp_writes_init(struct esp_writes *ws, uint32_t lss);
-/* Adds the writes of the sector at lba (copies its bytes). */
+/* Adds the writes of the sector at lba (copies its bytes). New contents added in LBA order
+ * (espfs.c's diff) grow one run; any order gives the same plan. */
 void esp_writes_add(struct esp_writes *ws, uint64_t lba, const struct sector_writes *sw);
 /* Building the plan: orders the writes (roles in order, deletions backwards) and adds them to
  * p as ops, neighbours of one role sharing an op except directory sectors, and FAT sectors only
  * with those of the same steps; each op's note is "what: <role>". The sectors' bytes move into
- * the plan (ws keeps the list, its data freed: the bytes are in memory once). */
+ * the plan (ws keeps the list, its data freed: the bytes are in memory once; a run's buffer is
+ * its op's, not copied). */
 void esp_writes_plan(struct esp_writes *ws, const char *what, struct plan *p);
 void esp_writes_free(struct esp_writes *ws);
 

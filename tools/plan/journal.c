@@ -105,9 +105,60 @@ static struct sector_span *plan_spans(const struct plan *p)
 	return s;
 }
 
+/* The pieces old bytes are read and saved in: a record may hold a whole initrd. */
+#define SAVE_CHUNK (1u << 20)
+
+/* Saves op i's old bytes as one record at *off (header, then the bytes) and adds both to the
+ * running CRC. The bytes are read once, a piece at a time, and written behind the header's
+ * place; the header (which holds their CRC) goes in after them, the running CRC taking it
+ * first by crc32_fast_combine. Returns 0, EXIT_ERRORS for a read (said) or AS_EIO for a write
+ * (errno says why). */
+static int save_record(int fd, struct hostdev *h, const struct plan *p,
+		       const struct sector_span *spans, unsigned i, uint64_t *off, uint32_t *crc)
+{
+	const struct write_op *o = &p->ops[i];
+	uint32_t lss = h->topo.lss, per = SAVE_CHUNK / lss ? SAVE_CHUNK / lss : 1;
+	uint8_t rec[JOURNAL_REC_SIZE], *buf = xmalloc((size_t)per * lss);
+	uint64_t at = *off + JOURNAL_REC_SIZE;
+	uint32_t old_crc = 0, beside;
+	bool has;
+	int rc = span_neighbours_crc(h, spans, p->n, i, &beside, &has), wr = 0;
+
+	for (uint64_t k = 0; !rc && !wr && k < o->count; k += per) {
+		uint64_t n = o->count - k < per ? o->count - k : per;
+		size_t len = (size_t)(n * lss);
+		if (!(rc = bdev_read(&h->dev, o->lba + k, n, buf))) {
+			old_crc = crc32_fast_update(old_crc, buf, len);
+			wr = pwrite_full(fd, buf, len, at);
+			at += len;
+		}
+	}
+	free(buf);
+	if (rc) {
+		t_error("journal.read", "%s: LBA %llu..%llu could not be read for the backup: %s",
+			h->path, (unsigned long long)o->lba,
+			(unsigned long long)(o->lba + o->count - 1), as_strerror(rc));
+		return EXIT_ERRORS;
+	}
+	if (wr)
+		return AS_EIO;
+	memset(rec, 0, sizeof rec);
+	le64_store(rec, o->lba);
+	le64_store(rec + 8, o->count);
+	le32_store(rec + 16, old_crc);
+	le32_store(rec + 20, crc32_fast(o->data, (size_t)(o->count * lss)));
+	le32_store(rec + 24, beside);
+	le32_store(rec + 28, crc32_fast(rec, 28));
+	if (write_all(fd, rec, sizeof rec, off, crc))
+		return AS_EIO;
+	*crc = crc32_fast_combine(*crc, old_crc, o->count * lss);
+	*off = at;
+	return 0;
+}
+
 int journal_write(const char *path, struct hostdev *h, const struct plan *p)
 {
-	uint8_t hdr[JOURNAL_HDR_SIZE] = { 0 }, rec[JOURNAL_REC_SIZE], tr[JOURNAL_TRAILER_SIZE];
+	uint8_t hdr[JOURNAL_HDR_SIZE] = { 0 }, tr[JOURNAL_TRAILER_SIZE];
 	uint32_t lss = h->topo.lss, crc = 0;
 	uint64_t off = 0;
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
@@ -129,42 +180,19 @@ int journal_write(const char *path, struct hostdev *h, const struct plan *p)
 	memcpy(hdr + 44, id.id, sizeof id.id);
 	le32_store(hdr + 60, crc32_fast(hdr, 60));
 	struct sector_span *spans = plan_spans(p);
-	bool ok = !write_all(fd, hdr, sizeof hdr, &off, &crc);
-	for (unsigned i = 0; ok && i < p->n; i++) {
-		const struct write_op *o = &p->ops[i];
-		size_t len = (size_t)(o->count * lss);
-		uint8_t *old = xmalloc(len);
-		uint32_t beside;
-		bool has;
-		int rc = bdev_read(&h->dev, o->lba, o->count, old);
-		if (!rc)
-			rc = span_neighbours_crc(h, spans, p->n, i, &beside, &has);
-		if (rc) {
-			t_error("journal.read", "%s: LBA %llu..%llu could not be read for the backup: %s",
-				h->path, (unsigned long long)o->lba,
-				(unsigned long long)(o->lba + o->count - 1), as_strerror(rc));
-			free(old);
-			free(spans);
-			close(fd);
-			unlink(path);
-			return EXIT_ERRORS;
-		}
-		memset(rec, 0, sizeof rec);
-		le64_store(rec, o->lba);
-		le64_store(rec + 8, o->count);
-		le32_store(rec + 16, crc32_fast(old, len));
-		le32_store(rec + 20, crc32_fast(o->data, len));
-		le32_store(rec + 24, beside);
-		le32_store(rec + 28, crc32_fast(rec, 28));
-		ok = !write_all(fd, rec, sizeof rec, &off, &crc) &&
-		     !write_all(fd, old, len, &off, &crc);
-		free(old);
-	}
+	int rc = write_all(fd, hdr, sizeof hdr, &off, &crc);
+	for (unsigned i = 0; !rc && i < p->n; i++)
+		rc = save_record(fd, h, p, spans, i, &off, &crc);
 	free(spans);
+	if (rc == EXIT_ERRORS) {
+		close(fd);
+		unlink(path);
+		return EXIT_ERRORS;
+	}
 	memcpy(tr, JOURNAL_END_MAGIC, 8);
 	le32_store(tr + 8, p->n);
 	le32_store(tr + 12, crc);
-	ok = ok && !write_all(fd, tr, sizeof tr, &off, &crc) && !fsync(fd);
+	bool ok = !rc && !write_all(fd, tr, sizeof tr, &off, &crc) && !fsync(fd);
 	if (close(fd))
 		ok = false;
 	if (!ok || sync_dir_of(path)) {

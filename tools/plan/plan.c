@@ -160,6 +160,25 @@ void plan_print(const struct plan *p, FILE *f)
 	}
 }
 
+/* The pieces a write is read back in: an op may hold a whole initrd. */
+#define READ_BACK_CHUNK (1u << 20)
+
+/* Whether op o reads back as written. */
+static bool read_back_same(struct hostdev *h, const struct write_op *o, uint32_t lss)
+{
+	uint64_t per = READ_BACK_CHUNK / lss ? READ_BACK_CHUNK / lss : 1;
+	uint8_t *back = xmalloc((size_t)(per * lss));
+	bool same = true;
+
+	for (uint64_t k = 0; same && k < o->count; k += per) {
+		uint64_t n = o->count - k < per ? o->count - k : per;
+		same = !bdev_read(&h->dev, o->lba + k, n, back) &&
+		       !memcmp(back, o->data + k * lss, (size_t)(n * lss));
+	}
+	free(back);
+	return same;
+}
+
 int plan_execute(struct hostdev *h, const struct plan *p)
 {
 	crash_if(p, 0);
@@ -173,7 +192,6 @@ int plan_execute(struct hostdev *h, const struct plan *p)
 		if (i == p->n)
 			break;
 		const struct write_op *o = &p->ops[i];
-		size_t len = (size_t)(o->count * p->lss);
 		int rc = bdev_write(&h->dev, o->lba, o->count, o->data);
 		if (rc) {
 			t_error("io.write", "%s: writing LBA %llu..%llu (%s) failed at LBA %llu: %s",
@@ -184,11 +202,7 @@ int plan_execute(struct hostdev *h, const struct plan *p)
 		}
 		if ((rc = hostdev_sync(h)))
 			return rc;
-		uint8_t *back = xmalloc(len);
-		rc = bdev_read(&h->dev, o->lba, o->count, back);
-		bool same = !rc && !memcmp(back, o->data, len);
-		free(back);
-		if (!same) {
+		if (!read_back_same(h, o, p->lss)) {
 			t_error("io.verify", "%s: LBA %llu..%llu (%s) read back different from what was "
 				"written",
 				h->path, (unsigned long long)o->lba,

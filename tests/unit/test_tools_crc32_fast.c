@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* The host's fast CRC-32 (tools/base/crc32_fast.c) gives common/crc32.c's results: the check
  * value, every length 0..80 at every start offset 0..7 (the eight-byte steps, the tail, unaligned
- * loads), a CRC fed in pieces, and two CRCs combined into the CRC of both pieces. */
+ * loads), a CRC fed in pieces, two CRCs combined into the CRC of both pieces, and the CRC of
+ * zero bytes not read. */
 #include "tests/unit/helpers.h"
 
 #include <string.h>
@@ -68,6 +69,12 @@ static void test_combine(void **state)
 	for (int k = 0; k < 64; k++)
 		z = crc32_fast_update(z, zero, sizeof zero);
 	assert_int_equal(crc32_fast_combine(crc32_fast(buf, 100), z, 64u * sizeof zero), c);
+	/* zeros without reading them */
+	assert_int_equal(crc32_fast_zeros(crc32_fast(buf, 100), 64u * sizeof zero), c);
+	assert_int_equal(crc32_fast_zeros(0, 64u * sizeof zero), z);
+	for (size_t n = 0; n < 70; n++)
+		assert_int_equal(crc32_fast_zeros(crc32_fast(buf, 5), n),
+				 crc32_fast_update(crc32_fast(buf, 5), zero, n));
 }
 
 int main(void)

@@ -75,3 +75,9 @@ uint32_t crc32_fast_combine(uint32_t crc_a, uint32_t crc_b, uint64_t len_b)
 	/* crc(A || B) = crc_a * x^(8 len_b) + crc_b (the pre- and post-inversions cancel) */
 	return mult_mod(shift_bytes(len_b), crc_a) ^ crc_b;
 }
+
+uint32_t crc32_fast_zeros(uint32_t crc, uint64_t len)
+{
+	/* the register (the inverted CRC) shifted through len zero bytes */
+	return ~mult_mod(shift_bytes(len), ~crc);
+}

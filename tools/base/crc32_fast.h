@@ -16,6 +16,9 @@ uint32_t crc32_fast_update(uint32_t crc, const void *buf, size_t len);
 /* The CRC of A followed by B, from A's CRC, B's CRC and B's length: the journal saves old
  * bytes it reads once, writing its record's header (which holds their CRC) before them. */
 uint32_t crc32_fast_combine(uint32_t crc_a, uint32_t crc_b, uint64_t len_b);
+/* As crc32_fast_update over len zero bytes, without reading them: the journal's backup of free
+ * clusters that hold zeros (a new ESP's). */
+uint32_t crc32_fast_zeros(uint32_t crc, uint64_t len);
 
 static inline uint32_t crc32_fast(const void *buf, size_t len)
 {

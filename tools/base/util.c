@@ -118,8 +118,7 @@ char *xstrdup(const char *s)
 bool all_zero(const void *buf, size_t len)
 {
 	const uint8_t *p = buf;
-	for (size_t i = 0; i < len; i++)
-		if (p[i])
-			return false;
-	return true;
+	/* each byte equal to the one before it, and the first zero: the C library's memcmp is
+	 * many times faster than a loop over megabytes of free clusters */
+	return !len || (!p[0] && !memcmp(p, p + 1, len - 1));
 }

@@ -111,7 +111,8 @@ static struct sector_span *plan_spans(const struct plan *p)
 /* Saves op i's old bytes as one record at *off (header, then the bytes) and adds both to the
  * running CRC. The bytes are read once, a piece at a time, and written behind the header's
  * place; the header (which holds their CRC) goes in after them, the running CRC taking it
- * first by crc32_fast_combine. Returns 0, EXIT_ERRORS for a read (said) or AS_EIO for a write
+ * first by crc32_fast_combine. The file is new (O_EXCL) and the trailer ends it, so a piece
+ * not written reads as zeros. Returns 0, EXIT_ERRORS for a read (said) or AS_EIO for a write
  * (errno says why). */
 static int save_record(int fd, struct hostdev *h, const struct plan *p,
 		       const struct sector_span *spans, unsigned i, uint64_t *off, uint32_t *crc)
@@ -128,8 +129,12 @@ static int save_record(int fd, struct hostdev *h, const struct plan *p,
 		uint64_t n = o->count - k < per ? o->count - k : per;
 		size_t len = (size_t)(n * lss);
 		if (!(rc = bdev_read(&h->dev, o->lba + k, n, buf))) {
-			old_crc = crc32_fast_update(old_crc, buf, len);
-			wr = pwrite_full(fd, buf, len, at);
+			/* zeros (free clusters of a new ESP) stay a hole of the new file: they read
+			 * back as zeros all the same, and cost no write nor sync */
+			bool zero = all_zero(buf, len);
+			old_crc = zero ? crc32_fast_zeros(old_crc, len)
+				       : crc32_fast_update(old_crc, buf, len);
+			wr = zero ? 0 : pwrite_full(fd, buf, len, at);
 			at += len;
 		}
 	}

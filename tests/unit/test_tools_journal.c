@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* The install journal: the old bytes of every planned write are saved before anything changes,
- * restore puts them back exactly, and a damaged, foreign or outdated journal is refused. */
+ * restore puts them back exactly, and a damaged, foreign or outdated journal is refused. A
+ * record larger than the pieces it is saved in, over old bytes that are partly zeros (which
+ * stay a hole of the backup file), with new bytes the plan only borrows, goes back whole. */
 #include "tests/unit/helpers.h"
 #include "tests/unit/tools_fixture.h"
 
@@ -251,6 +253,60 @@ static void test_neighbours(void **state)
 	plan_free(&p);
 }
 
+/* 4 MiB: the pattern, but zeros in [1.5 MiB, 2.5 MiB). */
+static void make_zero_disk(struct hostdev *h)
+{
+	FILE *f = fopen(img, "wb");
+	uint8_t *buf = malloc(4 << 20);
+	fill(buf, 4 << 20, 3);
+	memset(buf + (3 << 19), 0, 1 << 20);
+	assert_int_equal(fwrite(buf, 1, 4 << 20, f), 4 << 20);
+	fclose(f);
+	free(buf);
+	assert_int_equal(hostdev_open(h, img, true), 0);
+	hostdev_set_sector_size(h, 512, TOPO_GIVEN, "test");
+}
+
+static void test_large_zero_borrowed(void **state)
+{
+	(void)state;
+	static uint8_t kept[3 << 20];
+	struct hostdev h;
+	struct plan p;
+	struct stat st;
+	size_t n0, n1;
+
+	make_zero_disk(&h);
+	uint8_t *before = snapshot(&n0);
+	/* bytes [0.5 MiB, 3.5 MiB): three 1 MiB pieces, the middle one all zeros on the disk */
+	fill(kept, sizeof kept, 9);
+	plan_init(&p, 512);
+	plan_add_ref(&p, (1 << 19) / 512, sizeof kept / 512, kept, "borrowed");
+	plan_add(&p, 0, 1, kept, "LBA 0");
+	unlink(jpath);
+	assert_int_equal(journal_write(jpath, &h, &p), 0);
+	assert_int_equal(stat(jpath, &st), 0);
+	assert_true(st.st_size > (3 << 20));
+	/* the zero piece was not written: at most 2 MiB and some blocks are allocated */
+	if ((uint64_t)st.st_blocks * 512 > (2u << 20) + 65536)
+		fail_msg("backup file of %lld bytes has %lld allocated: its zeros were written",
+			 (long long)st.st_size, (long long)st.st_blocks * 512);
+	assert_int_equal(plan_execute(&h, &p), 0);
+	uint8_t *mid = snapshot(&n1);
+	assert_memory_equal(mid + (1 << 19), kept, sizeof kept);
+	free(mid);
+	hostdev_close(&h);
+	plan_free(&p);           /* ASan: the borrowed bytes are never freed */
+	assert_int_equal(hostdev_open(&h, img, true), 0);
+	assert_int_equal(journal_restore(&h, jpath, false, false), 0);
+	hostdev_close(&h);
+	uint8_t *after = snapshot(&n1);
+	assert_int_equal(n0, n1);
+	assert_memory_equal(before, after, n0);
+	free(after);
+	free(before);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -258,6 +314,7 @@ int main(void)
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_twice_written_prefixes),
 		cmocka_unit_test(test_neighbours),
+		cmocka_unit_test(test_large_zero_borrowed),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

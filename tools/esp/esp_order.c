@@ -192,9 +192,12 @@ struct esp_write {
 };
 
 /* Neighbouring sectors of new contents, in one buffer (count of cap sectors used). */
+/* Neighbouring sectors of new contents: in one buffer (count of cap sectors used), or where
+ * they are kept, ref (count sectors). */
 struct esp_run {
 	uint64_t lba, count, cap;
 	uint8_t *data;
+	const uint8_t *ref;
 };
 
 void esp_writes_init(struct esp_writes *ws, uint32_t lss)
@@ -203,19 +206,26 @@ void esp_writes_init(struct esp_writes *ws, uint32_t lss)
 	ws->lss = lss;
 }
 
-/* The sector goes at the end of the last run when it follows it, else starts a run. Runs grow
- * by doubling: a large buffer is moved by remapping, not copying. */
-static void run_add(struct esp_writes *ws, uint64_t lba, const uint8_t *data)
+/* The sector goes at the end of the last run when it follows it (for kept bytes, in memory
+ * too), else starts a run. Runs of copies grow by doubling: a large buffer is moved by
+ * remapping, not copying. */
+static void run_add(struct esp_writes *ws, uint64_t lba, const uint8_t *data, bool kept)
 {
 	struct esp_run *r = ws->nruns ? &ws->runs[ws->nruns - 1] : NULL;
+	bool joins = r && r->lba + r->count == lba && !r->ref == !kept &&
+		     (!kept || r->ref + r->count * ws->lss == data);
 
-	if (!r || r->lba + r->count != lba) {
+	if (!joins) {
 		if (ws->nruns == ws->runs_cap) {
 			ws->runs_cap = ws->runs_cap ? ws->runs_cap * 2 : 16;
 			ws->runs = xrealloc(ws->runs, ws->runs_cap * sizeof *ws->runs);
 		}
 		r = &ws->runs[ws->nruns++];
-		*r = (struct esp_run){ .lba = lba };
+		*r = (struct esp_run){ .lba = lba, .ref = kept ? data : NULL };
+	}
+	if (kept) {
+		r->count++;
+		return;
 	}
 	if (r->count == r->cap) {
 		r->cap = r->cap ? r->cap * 2 : 64;
@@ -231,7 +241,7 @@ void esp_writes_add(struct esp_writes *ws, uint64_t lba, const struct sector_wri
 		if (sw->role[k] == SECTOR_NONE)
 			continue;
 		if (sw->role[k] == SECTOR_NEW_DATA && !sw->steps) {
-			run_add(ws, lba, sw->data[k]);
+			run_add(ws, lba, sw->data[k], sw->kept && !k);
 			continue;
 		}
 		if (ws->n == ws->cap) {
@@ -274,6 +284,22 @@ static int run_order(const void *a, const void *b)
 	return x->lba == y->lba ? 0 : x->lba < y->lba ? -1 : 1;
 }
 
+/* Run q's bytes appended to run r, which becomes a copy (runs added out of order). */
+static void run_join(struct esp_run *r, struct esp_run *q, uint32_t lss)
+{
+	if (r->ref) {
+		r->data = xmalloc((size_t)(r->count * lss));
+		memcpy(r->data, r->ref, (size_t)(r->count * lss));
+		r->ref = NULL;
+	}
+	r->data = xrealloc(r->data, (size_t)((r->count + q->count) * lss));
+	memcpy(r->data + r->count * lss, q->ref ? q->ref : q->data, (size_t)(q->count * lss));
+	r->count += q->count;
+	r->cap = r->count;
+	free(q->data);
+	q->data = NULL;
+}
+
 /* The runs of new contents, the first role written: in LBA order, neighbours joined into one op
  * (only runs added out of order are copied for it). */
 static void runs_plan(struct esp_writes *ws, const char *what, struct plan *p)
@@ -288,14 +314,16 @@ static void runs_plan(struct esp_writes *ws, const char *what, struct plan *p)
 		struct esp_run *r = &ws->runs[i++];
 		for (; i < ws->nruns && ws->runs[i].lba == r->lba + r->count; i++) {
 			struct esp_run *q = &ws->runs[i];
-			r->data = xrealloc(r->data, (size_t)((r->count + q->count) * lss));
-			memcpy(r->data + r->count * lss, q->data, (size_t)(q->count * lss));
-			r->count += q->count;
-			r->cap = r->count;
-			free(q->data);
-			q->data = NULL;
+			if (r->ref && q->ref == r->ref + r->count * lss)
+				r->count += q->count;
+			else
+				run_join(r, q, lss);
 		}
-		plan_add_take(p, r->lba, r->count, xrealloc(r->data, (size_t)(r->count * lss)), note);
+		if (r->ref)
+			plan_add_ref(p, r->lba, r->count, r->ref, note);
+		else
+			plan_add_take(p, r->lba, r->count,
+				      xrealloc(r->data, (size_t)(r->count * lss)), note);
 		r->data = NULL;
 	}
 }

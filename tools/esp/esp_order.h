@@ -91,6 +91,9 @@ struct sector_writes {
 	enum sector_role role[3];
 	const uint8_t *data[3];
 	unsigned steps;              /* FAT sectors: a bit for each FAT step that writes it, else 0 */
+	/* data[0] stays as it is until the plan is freed (the mapped copy, tools/esp/espfs.c):
+	 * new contents then refer to it instead of a copy (set by the caller, not classified) */
+	bool kept;
 };
 
 /* Classifying sectors: the sector at byte `at` of the partition, lss bytes of old (S0) and new
@@ -113,14 +116,15 @@ struct esp_writes {
 };
 
 void esp_writes_init(struct esp_writes *ws, uint32_t lss);
-/* Adds the writes of the sector at lba (copies its bytes). New contents added in LBA order
- * (espfs.c's diff) grow one run; any order gives the same plan. */
+/* Adds the writes of the sector at lba (copies its bytes, or for new contents that are kept
+ * refers to them). New contents added in LBA order (espfs.c's diff) grow one run; any order
+ * gives the same plan. */
 void esp_writes_add(struct esp_writes *ws, uint64_t lba, const struct sector_writes *sw);
 /* Building the plan: orders the writes (roles in order, deletions backwards) and adds them to
  * p as ops, neighbours of one role sharing an op except directory sectors, and FAT sectors only
  * with those of the same steps; each op's note is "what: <role>". The sectors' bytes move into
- * the plan (ws keeps the list, its data freed: the bytes are in memory once; a run's buffer is
- * its op's, not copied). */
+ * the plan (ws keeps the list, its data freed: the bytes are in memory once; a run's buffer, or
+ * the kept bytes it refers to, is its op's, not copied). */
 void esp_writes_plan(struct esp_writes *ws, const char *what, struct plan *p);
 void esp_writes_free(struct esp_writes *ws);
 

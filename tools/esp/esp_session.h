@@ -31,6 +31,8 @@ struct esp_session {
 	uint8_t *fat0;            /* the copy: the disk's active FAT when it was copied */
 	uint64_t fat0_len;        /* (tools/esp/esp_fence.h) */
 	struct esp_sparse *sparse; /* the copy is sparse (tools/esp/esp_sparse.h), or NULL */
+	const uint8_t *map;       /* the copy mapped read-only for its diff (espfs.c), or NULL */
+	uint64_t map_len;
 };
 
 /* An esp_list callback returns 0 to go on, ESP_LIST_STOP to end the walk early, or an AS_* code.

@@ -3,8 +3,10 @@
 
 #include <errno.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -255,6 +257,9 @@ void esp_close(struct esp_session *s)
 	s->fs = NULL;
 	free(s->fat0);
 	s->fat0 = NULL;
+	if (s->map)
+		munmap((void *)(uintptr_t)s->map, (size_t)s->map_len);
+	s->map = NULL;
 	if (s->sparse) {
 		esp_sparse_free(s->sparse);
 		free(s->sparse);
@@ -491,17 +496,36 @@ static int fat_states_read(struct esp_session *s, const struct old_side *o,
 	return 0;
 }
 
+/* The copy mapped read-only (s->map), so the diff reads it in place and the plan's new
+ * contents are its bytes, not copies of them (the copy stays unchanged until the session
+ * closes, after the plan). Where it cannot be mapped, the diff reads it into a buffer. */
+static void map_copy(struct esp_session *s)
+{
+	uint64_t len = s->sectors * s->h->topo.lss;
+	void *m;
+
+	if (s->map || s->view || s->mounted || !len || len > SIZE_MAX)
+		return;
+	m = mmap(NULL, (size_t)len, PROT_READ, MAP_SHARED, s->img.fd, 0);
+	if (m == MAP_FAILED)
+		return;
+	s->map = m;
+	s->map_len = len;
+}
+
 /* Compares n bytes at off (whole sectors) of the partition on the disk (into a) with the copy
- * (into b) and collects the writes each changed sector needs. Returns 0 or an exit code. */
+ * (mapped, else into b) and collects the writes each changed sector needs. Returns 0 or an exit
+ * code. */
 static int diff_range(struct esp_session *s, const struct old_side *o, const struct esp_geom *g,
 		      const struct fat_states *f, struct esp_writes *ws, uint64_t off, size_t n,
 		      uint8_t *a, uint8_t *b)
 {
 	uint32_t lss = s->h->topo.lss;
 	const uint8_t *fat_active = f->old + (uint64_t)g->active * g->fat_bytes;
+	const uint8_t *nb = s->map ? s->map + off : b;
 
 	if (bdev_read_bytes(o->dev, o->base + off, a, n) ||
-	    bdev_read_bytes(&s->img.dev, off, b, n)) {
+	    (!s->map && bdev_read_bytes(&s->img.dev, off, b, n))) {
 		t_error("io.read", "reading the ESP for comparison failed at byte %llu",
 			(unsigned long long)off);
 		return EXIT_ERRORS;
@@ -512,8 +536,10 @@ static int diff_range(struct esp_session *s, const struct old_side *o, const str
 		const uint8_t *mid0 = in_fat ? f->mid0 + (at - g->fats) : NULL;
 		const uint8_t *mid = in_fat ? f->mid + (at - g->fats) : NULL;
 		struct sector_writes sw;
-		if (esp_classify_sector(g, fat_active, at, lss, a + i, b + i, mid0, mid, &sw))
+		if (esp_classify_sector(g, fat_active, at, lss, a + i, nb + i, mid0, mid, &sw)) {
+			sw.kept = s->map != NULL;
 			esp_writes_add(ws, s->first_lba + at / lss, &sw);
+		}
 	}
 	return 0;
 }
@@ -591,6 +617,7 @@ static int diff_from(struct esp_session *s, const struct old_side *o, struct pla
 		return EXIT_ERRORS;
 	}
 	esp_writes_init(&ws, s->h->topo.lss);
+	map_copy(s);
 	if (!(rc = fat_states_read(s, o, &g, &f)) && !(rc = sparse_unchanged(s, &g, &f)) &&
 	    !(rc = collect_writes(s, o, &g, &f, &ws)))
 		esp_writes_plan(&ws, what, p);

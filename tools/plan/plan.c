@@ -63,7 +63,8 @@ static void pause_if(const struct plan *p, unsigned done)
 void plan_free(struct plan *p)
 {
 	for (unsigned i = 0; i < p->n; i++)
-		free(p->ops[i].data);
+		if (!p->ops[i].borrowed)
+			free(p->ops[i].data);
 	free(p->ops);
 	p->ops = NULL;
 	p->n = p->cap = 0;
@@ -85,6 +86,7 @@ void plan_add(struct plan *p, uint64_t lba, uint64_t count, const void *data, co
 	o->lba = lba;
 	o->count = count;
 	o->data = xmalloc(len);
+	o->borrowed = false;
 	memcpy(o->data, data, len);
 	snprintf(o->what, sizeof o->what, "%s", what);
 }
@@ -95,6 +97,18 @@ void plan_add_take(struct plan *p, uint64_t lba, uint64_t count, uint8_t *data, 
 	o->lba = lba;
 	o->count = count;
 	o->data = data;
+	o->borrowed = false;
+	snprintf(o->what, sizeof o->what, "%s", what);
+}
+
+void plan_add_ref(struct plan *p, uint64_t lba, uint64_t count, const uint8_t *data,
+		  const char *what)
+{
+	struct write_op *o = grow(p);
+	o->lba = lba;
+	o->count = count;
+	o->data = (uint8_t *)(uintptr_t)data; /* never written through: borrowed */
+	o->borrowed = true;
 	snprintf(o->what, sizeof o->what, "%s", what);
 }
 
@@ -133,7 +147,8 @@ void plan_split_overlaps(struct plan *p)
 		}
 		for (uint64_t k = 0; k < o->count; k++)
 			plan_add(&out, o->lba + k, 1, o->data + k * p->lss, o->what);
-		free(o->data);
+		if (!o->borrowed)
+			free(o->data);
 	}
 	free(p->ops);
 	p->ops = out.ops;

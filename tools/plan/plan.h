@@ -14,7 +14,8 @@
 struct write_op {
 	uint64_t lba;
 	uint64_t count;       /* sectors */
-	uint8_t *data;        /* count * lss bytes, owned by the plan */
+	uint8_t *data;        /* count * lss bytes, owned by the plan unless borrowed */
+	bool borrowed;        /* plan_add_ref: another's bytes, never freed nor changed here */
 	char what[400];
 };
 
@@ -52,6 +53,10 @@ void plan_add(struct plan *p, uint64_t lba, uint64_t count, const void *data, co
 /* The same, taking data (malloc'd, count sectors) instead of copying it: a plan of an ESP change
  * holds every byte of the new files, which need not be in memory twice. */
 void plan_add_take(struct plan *p, uint64_t lba, uint64_t count, uint8_t *data, const char *what);
+/* The same, pointing at data (count sectors) that its owner keeps, unchanged, until the plan
+ * is freed: an ESP change's new files, in the mapped temporary copy (tools/esp/espfs.c). */
+void plan_add_ref(struct plan *p, uint64_t lba, uint64_t count, const uint8_t *data,
+		  const char *what);
 /* Moves every op of src to the end of dst (src is left empty). */
 void plan_append(struct plan *dst, struct plan *src);
 /* Splits each op that shares a sector with another op of other bounds into one op per sector,

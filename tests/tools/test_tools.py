@@ -13,7 +13,7 @@ import zlib
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from lib import paths, stages, strace  # noqa: E402
+from lib import paths, stages, strace, uki  # noqa: E402
 from lib import bootinfo as B  # noqa: E402
 from lib.disk import read_at, sha256 as sha, sparse, write_at  # noqa: E402
 from lib.fat import read_bpb as fat_bpb  # noqa: E402
@@ -667,6 +667,85 @@ def t_gap_build(s):
     s.eq(sha(img), before, "refused install changed the image")
 
 
+GAP_UKI = ("the legacy-gap stage2 on this disk cannot boot a unified kernel image (they start "
+           "under UEFI only): under BIOS ")
+GAP_ONLY = "UEFI only (the legacy-gap stage2 on this disk cannot boot a unified kernel image)"
+
+
+def t_gap_uki(s):
+    """Unified kernel images on a disk whose stage2 is the legacy-gap build, which boots none
+    under BIOS: list shows their entries UEFI only (firmware ["uefi"]) and, like check (exit 1)
+    and add, remove and set-default, says in one sentence what that stage2 leaves out and what
+    it boots by default instead: another entry; nothing without a key, when the default is an
+    uki entry of anysector.cfg; nothing at all (list and check exit 2) when only /EFI/Linux is
+    left. A disk with stage2.bin lists the same UKI under both firmwares, quietly."""
+    why = uki.missing()
+    if why:
+        raise Skip(why)
+    if not have("mcopy"):
+        raise Skip("mtools is not installed")
+    d = s.path("gapuki-stages")
+    stages.write_placeholders(d, stage2_size=40000)
+    with open(os.path.join(d, "stage2-gap.bin"), "wb") as f:
+        f.write(stages.placeholder_stage2(24576, B.STAGE2_FLAG_GAP_BUILD))
+    u = s.path("tiny.efi")
+    uki.build(u, paths.BIOS_PAYLOAD, "console=ttyS0 tiny\n",
+              'PRETTY_NAME="Tiny UKI"\nID=tiny\nVERSION_ID=1.0\n', initrd=os.urandom(3000))
+    k = s.path("gapuki-k")
+    open(k, "wb").write(os.urandom(20000))
+    flat = s.path("gapuki-1m.img")
+    sparse(flat, 64 * MIB)
+    s.anysector("partition", flat, "--label", "mbr")
+    s.anysector("install", flat, "--sector-size", "512", "--stages", d, "--backup", flat + ".b")
+    s.anysector("add", flat, "--sector-size", "512", "--uki", u, lacks=["legacy-gap"])
+    s.anysector("list", flat, "--sector-size", "512", has=["shown    BIOS and UEFI"],
+                lacks=["legacy-gap"])
+    j = s.json("list", flat, "--sector-size", "512")
+    s.eq((j.get("stage2_gap_build"), [e["firmware"] for e in j.get("entries", [])]),
+         (False, [["bios", "uefi"]]), "stage2.bin: list --json")
+    img = s.path("gapuki.img")
+    sparse(img, 64 * MIB)
+    topo = ("--sector-size", "512")
+    s.anysector("partition", img, "--label", "mbr", "--dos-compat")
+    s.anysector("install", img, *topo, "--stages", d, "--backup", img + ".b")
+    s.anysector("add", img, *topo, "--kernel", k, "--name", "g")
+    s.anysector("check", img, *topo, rc=None, lacks=["boot.gap_uki"])
+    # an uki entry beside g: g boots by default under BIOS
+    others = GAP_UKI + ("its menu shows anysector.cfg's 1 uki entry as UEFI only, and it boots "
+                        "'g' by default")
+    s.anysector("add", img, *topo, "--uki", u, has=[others])
+    out, _ = s.anysector("list", img, *topo, has=["shown    " + GAP_ONLY,
+                                                  "warning " + others])
+    s.check(out.count("shown    BIOS and UEFI") == 1, "list: g under both firmwares:\n" + out)
+    j = s.json("list", img, *topo)
+    s.eq((j.get("stage2_gap_build"), [(e["name"], e["firmware"]) for e in j.get("entries", [])],
+          [(p["level"], p["code"], p["message"]) for p in j.get("problems", [])]),
+         (True, [("g", ["bios", "uefi"]), ("tiny", ["uefi"])],
+          [("warning", "boot.gap_uki", others)]), "list --json on the legacy-gap disk")
+    s.anysector("check", img, *topo, rc=1, has=["boot.gap_uki", others])
+    # and a Type #2 entry, which that stage2 does not even list
+    at = "%s@@%d" % (img, esp_offset(s, img, *topo))
+    subprocess.run(["mcopy", "-i", at, u, "::/EFI/Linux/drop.efi"], env=mtools_env(),
+                   check=True, capture_output=True)
+    s.anysector("list", img, *topo, has=[GAP_UKI + "its menu leaves out the 1 entry of "
+                                         "/EFI/Linux and shows anysector.cfg's 1 uki entry as "
+                                         "UEFI only, and it boots 'g' by default"])
+    # the uki entry the default: that stage2 waits for a key
+    waits = GAP_UKI + ("its menu leaves out the 1 entry of /EFI/Linux and shows "
+                       "anysector.cfg's 1 uki entry as UEFI only, and it waits at the menu for "
+                       "a key, its default 'tiny' being one of them")
+    s.anysector("set-default", img, *topo, "tiny", has=[waits])
+    s.anysector("check", img, *topo, rc=1, has=[waits])
+    # only /EFI/Linux left: nothing to boot under BIOS (list and check exit 2)
+    s.anysector("remove", img, *topo, "g")
+    s.anysector("remove", img, *topo, "tiny")
+    nothing = GAP_UKI + ("its menu leaves out the 1 entry of /EFI/Linux, so it has no entry to "
+                         "boot there")
+    s.anysector("list", img, *topo, rc=2, has=["error   " + nothing, "shown    " + GAP_ONLY])
+    s.eq(s.json("list", img, *topo, rc=2).get("status"), 2, "list --json status")
+    s.anysector("check", img, *topo, rc=2, has=[nothing])
+
+
 def state_copies(img, off):
     """The two 4096-byte copies of the boot state block at byte off."""
     data = read_at(img, off, 8192)
@@ -1243,7 +1322,7 @@ def main():
     s = Suite("tools")
     s.cleanup = []
     rc = s.run([t_cli, t_mocked_topologies, t_gpt_worked_numbers, t_mbr_limit, t_fat_types,
-                t_dos_compat, t_gap_build, t_check_misaligned, t_gpt_rules, t_mbr_rules,
+                t_dos_compat, t_gap_build, t_gap_uki, t_check_misaligned, t_gpt_rules, t_mbr_rules,
                 t_detection, t_install_layouts, t_reinstall_and_backups, t_backup_durable, t_foreign_gap, t_stage2_slots,
                 t_refusals, t_restore_safety, t_stage2_damage, t_add, t_esp_chains,
                 t_add_invalid_config, t_set_default_once, t_bless, t_status, t_cfg_tries, t_mkimage, t_mkimage_timeout, t_garbage, t_real_stages])

@@ -6,6 +6,7 @@
 
 #include "common/bootinfo.h"
 #include "common/errors.h"
+#include "common/le.h"
 #include "tools/base/util.h"
 
 int bstate_disk_read(struct blockdev *dev, struct bstate_disk *d, const char **why)
@@ -13,6 +14,7 @@ int bstate_disk_read(struct blockdev *dev, struct bstate_disk *d, const char **w
 	uint8_t *buf = xmalloc(STAGE2_MAX_SIZE);
 	int rc = bstate_locate(dev, buf, STAGE2_MAX_SIZE, &d->offset);
 
+	d->stage2_gap = !rc && (le32_load(buf + STAGE2_FLAGS_OFF) & STAGE2_FLAG_GAP_BUILD);
 	free(buf);
 	memset(&d->io, 0, sizeof d->io);
 	d->io.live = -1;

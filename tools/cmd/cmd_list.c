@@ -32,9 +32,10 @@ static void usage(FILE *f)
 		"unified kernel images /EFI/Linux/*.efi) in its order,\n"
 		"each with its name, title, kernel, initrds, command line, whether it is the default\n"
 		"and the file it comes from; the timeout and where it comes from; the files the\n"
-		"loaders leave out and why. Exit 0, or 2 when there is no menu the loaders accept\n"
-		"(a damaged disk, no boot partition, an anysector.cfg that does not parse, a default\n"
-		"naming nothing).\n"
+		"loaders leave out and why; on a disk whose stage2 is its legacy-gap build, what it\n"
+		"cannot boot under BIOS (unified kernel images). Exit 0, or 2 when there is no menu\n"
+		"the loaders accept (a damaged disk, no boot partition, an anysector.cfg that does\n"
+		"not parse, no entry the legacy-gap stage2 can boot).\n"
 		"\n"
 		"options:\n"
 		"  --json               machine-readable output\n" TOPO_HELP LOCK_HELP);
@@ -51,15 +52,20 @@ static const char *source_name(const struct boot_menu *m, unsigned i)
 	return m->cfg.entries[i].kind == CFG_KIND_UKI ? "uki" : "bls";
 }
 
-/* Whether the entry shows and starts under that firmware. */
-static bool shown_on(const struct boot_menu *m, unsigned i, enum cfg_firmware fw)
+/* Whether the entry shows and starts under that firmware; gap: the disk's stage2 is its
+ * legacy-gap build, which boots no unified kernel image (common/features.h). */
+static bool shown_on(const struct boot_menu *m, unsigned i, enum cfg_firmware fw, bool gap)
 {
-	return cfg_entry_runs_on(&m->cfg.entries[i], fw);
+	const struct cfg_entry *e = &m->cfg.entries[i];
+	return cfg_entry_runs_on(e, fw) && !(gap && fw == CFG_FW_BIOS && e->kind == CFG_KIND_UKI);
 }
 
-static const char *firmware_text(const struct boot_menu *m, unsigned i)
+static const char *firmware_text(const struct boot_menu *m, unsigned i, bool gap)
 {
-	bool bios = shown_on(m, i, CFG_FW_BIOS), uefi = shown_on(m, i, CFG_FW_UEFI);
+	bool bios = shown_on(m, i, CFG_FW_BIOS, gap), uefi = shown_on(m, i, CFG_FW_UEFI, gap);
+	if (!bios && cfg_entry_runs_on(&m->cfg.entries[i], CFG_FW_BIOS))
+		return "UEFI only (the legacy-gap stage2 on this disk cannot boot a unified kernel "
+		       "image)";
 	return bios && uefi ? "BIOS and UEFI" : bios ? "BIOS only" : "UEFI only";
 }
 
@@ -80,14 +86,16 @@ static const uint8_t *bios_tries(uint8_t *live, const struct cfg_entry *e)
 	       ? bstate_find(live, BSTATE_TRIES, e->bls ? e->file : e->name) : NULL;
 }
 
-/* The copy of the boot state block holding the state (into st), or NULL: the tries stage2
- * counted (BIOS) are there, not in the file names. */
+/* The copy of the boot state block holding the state (into st, with whether stage2 is its
+ * legacy-gap build), or NULL: the tries stage2 counted (BIOS) are there, not in the file
+ * names. */
 static uint8_t *state_now(struct hostdev *h, struct bstate_disk *st)
 {
 	const char *why;
 
-	return !bstate_disk_read(&h->dev, st, &why) && st->offset && st->io.live >= 0
-	       ? st->io.copy[st->io.live] : NULL;
+	if (bstate_disk_read(&h->dev, st, &why))
+		st->stage2_gap = false;
+	return st->offset && st->io.live >= 0 ? st->io.copy[st->io.live] : NULL;
 }
 
 /* e's boot counter: the file's (UEFI counts by renaming it) and the state block's (BIOS). */
@@ -117,7 +125,7 @@ static void shown_line(const char *label, const char *value)
 }
 
 static void print_human(const struct boot_menu *m, unsigned part, const struct report *r,
-			uint8_t *live)
+			uint8_t *live, bool gap)
 {
 	const struct cfg *c = &m->cfg;
 	int def = cfg_default_index(c);
@@ -157,7 +165,7 @@ static void print_human(const struct boot_menu *m, unsigned part, const struct r
 		printf("     from     ");
 		text_put(stdout, m->src[i].path);
 		printf("%s\n", (int)i == def ? " (the default)" : "");
-		printf("     shown    %s\n", firmware_text(m, i));
+		printf("     shown    %s\n", firmware_text(m, i, gap));
 	}
 	if (!c->nentries)
 		printf("\nno entries: the loaders have nothing to boot\n");
@@ -176,7 +184,7 @@ static void json_count(struct json *j, const char *key, bool has, long long v)
 }
 
 static void print_json(const struct boot_menu *m, const char *target, unsigned part,
-		       const struct report *r, int status, uint8_t *live)
+		       const struct report *r, int status, uint8_t *live, bool gap)
 {
 	const struct cfg *c = &m->cfg;
 	int def = cfg_default_index(c);
@@ -191,6 +199,7 @@ static void print_json(const struct boot_menu *m, const char *target, unsigned p
 		json_null(&j, "boot_partition");
 	json_bool(&j, "config", m->cfg_text != NULL);
 	json_bool(&j, "loader_conf", m->has_loader);
+	json_bool(&j, "stage2_gap_build", gap);
 	json_u64(&j, "timeout", c->timeout);
 	json_str(&j, "timeout_from", m->timeout_from ? m->timeout_from : "built-in");
 	if (def >= 0 && m->valid)
@@ -237,9 +246,9 @@ static void print_json(const struct boot_menu *m, const char *target, unsigned p
 		else
 			json_null(&j, "partition");
 		json_arr_begin(&j, "firmware");
-		if (shown_on(m, i, CFG_FW_BIOS))
+		if (shown_on(m, i, CFG_FW_BIOS, gap))
 			json_str(&j, NULL, "bios");
-		if (shown_on(m, i, CFG_FW_UEFI))
+		if (shown_on(m, i, CFG_FW_UEFI, gap))
 			json_str(&j, NULL, "uefi");
 		json_arr_end(&j);
 		json_str(&j, "source", source_name(m, i));
@@ -358,16 +367,17 @@ int cmd_list(int argc, char **argv)
 	}
 	struct bstate_disk *st = xcalloc(1, sizeof *st);
 	uint8_t *live = part ? state_now(&h, st) : NULL;
-	if (json) {
-		print_json(m, argv[optind], part, &r, rc, live);
-	} else {
-		if (part)
-			print_human(m, part, &r, live);
-		else
-			for (unsigned i = 0; i < r.n; i++)
-				if (r.items[i].level == DIAG_ERROR)
-					fprintf(stderr, "anysector: %s\n", r.items[i].msg);
-	}
+	/* the legacy-gap stage2 boots no unified kernel image: an error when it has nothing left */
+	if (part && !rc && st->stage2_gap && boot_menu_gap(&s, m, &r) == GAP_BIOS_NOTHING)
+		rc = EXIT_ERRORS;
+	if (json)
+		print_json(m, argv[optind], part, &r, rc, live, part && st->stage2_gap);
+	else if (part)
+		print_human(m, part, &r, live, st->stage2_gap);
+	else
+		for (unsigned i = 0; i < r.n; i++)
+			if (r.items[i].level == DIAG_ERROR)
+				fprintf(stderr, "anysector: %s\n", r.items[i].msg);
 	free(st);
 	esp_close(&s);
 	boot_menu_free(m);

@@ -113,12 +113,9 @@ static int scan_one(void *ctx, const char *name, bool is_dir, uint64_t size)
 	return 0;
 }
 
-int boot_menu_load(struct esp_session *s, struct boot_menu *m, struct report *r)
-{
-	return boot_menu_load_as(s, true, m, r);
-}
-
-int boot_menu_load_as(struct esp_session *s, bool bls, struct boot_menu *m, struct report *r)
+/* The menu with the Boot Loader Specification's files (bls) and unified kernel images (uki:
+ * /EFI/Linux, and anysector.cfg's uki entries read) or without. */
+static int load(struct esp_session *s, bool bls, bool uki, struct boot_menu *m, struct report *r)
 {
 	struct scan sc = { s, m, r, xcalloc(1, sizeof *sc.bls), 0, 0, NULL,
 			   xmalloc(UKI_ENTRY_BUF) };
@@ -149,7 +146,8 @@ int boot_menu_load_as(struct esp_session *s, bool bls, struct boot_menu *m, stru
 		m->valid = !cfg_menu_check(&m->cfg, &r->diag);
 		goto out;
 	}
-	fill_cfg_ukis(&sc);   /* as bls_load_fat does it (common/uki.h) */
+	if (uki)
+		fill_cfg_ukis(&sc);   /* as bls_load_fat does it (common/uki.h) */
 	bls_menu_begin(&m->cfg);
 	rc = esp_list(s, BLS_ENTRIES_DIR, scan_one, &sc);
 	if (rc == AS_ENOENT || rc == AS_ENOTDIR || rc == ESP_LIST_STOP)
@@ -158,7 +156,7 @@ int boot_menu_load_as(struct esp_session *s, bool bls, struct boot_menu *m, stru
 		rc = sc.err;
 	if (rc)
 		goto out;
-	rc = esp_list(s, UKI_DIR, scan_uki, &sc);
+	rc = uki ? esp_list(s, UKI_DIR, scan_uki, &sc) : 0;
 	if (rc == AS_ENOENT || rc == AS_ENOTDIR || rc == ESP_LIST_STOP)
 		rc = 0;
 	if (rc)
@@ -190,6 +188,63 @@ out:
 	free(sc.bls);
 	free(sc.buf);
 	return rc;
+}
+
+int boot_menu_load(struct esp_session *s, struct boot_menu *m, struct report *r)
+{
+	return load(s, true, true, m, r);
+}
+
+int boot_menu_load_as(struct esp_session *s, bool bls, struct boot_menu *m, struct report *r)
+{
+	return load(s, bls, true, m, r);
+}
+
+/* The entries of m that the legacy-gap stage2 cannot boot: /EFI/Linux's (left out of its menu)
+ * into *type2, anysector.cfg's uki entries (shown "(UEFI only)") into *cfg. */
+static void count_ukis(const struct boot_menu *m, unsigned *type2, unsigned *cfg)
+{
+	*type2 = *cfg = 0;
+	for (unsigned i = 0; i < m->cfg.nentries; i++)
+		if (m->cfg.entries[i].kind == CFG_KIND_UKI)
+			++*(m->cfg.entries[i].bls ? type2 : cfg);
+}
+
+enum gap_bios boot_menu_gap(struct esp_session *s, const struct boot_menu *m, struct report *r)
+{
+	unsigned type2, cfg;
+	char what[300] = "";
+
+	count_ukis(m, &type2, &cfg);
+	if (!type2 && !cfg)
+		return GAP_BIOS_SAME;
+	int n = 0;
+	if (type2)
+		n = snprintf(what, sizeof what, "its menu leaves out the %u entr%s of %s", type2,
+			     type2 == 1 ? "y" : "ies", UKI_DIR);
+	if (cfg)
+		snprintf(what + n, sizeof what - (size_t)n, "%sshows %s's %u uki entr%s as UEFI only",
+			 type2 ? " and " : "its menu ", CFG_FILE_NAME, cfg, cfg == 1 ? "y" : "ies");
+	/* the menu stage2 builds there, for what it boots */
+	struct boot_menu *g = xcalloc(1, sizeof *g);
+	struct report q;
+	report_init(&q, false);
+	int def = !load(s, true, false, g, &q) && g->valid ? cfg_default_index(&g->cfg) : -1;
+	const struct cfg_entry *d = def >= 0 ? &g->cfg.entries[def] : NULL;
+	enum gap_bios how = !d ? GAP_BIOS_NOTHING : d->kind == CFG_KIND_UKI ? GAP_BIOS_WAITS
+			    : GAP_BIOS_OTHERS;
+	report_printf(r, how == GAP_BIOS_NOTHING ? DIAG_ERROR : DIAG_WARN, "boot.gap_uki",
+		      "the legacy-gap stage2 on this disk cannot boot a unified kernel image "
+		      "(they start under UEFI only): under BIOS %s, %s%s%s", what,
+		      how == GAP_BIOS_NOTHING ? "so it has no entry to boot there"
+		      : how == GAP_BIOS_WAITS ? "and it waits at the menu for a key, its default '"
+		      : "and it boots '", d ? d->name : "",
+		      how == GAP_BIOS_WAITS ? "' being one of them" : how == GAP_BIOS_OTHERS ?
+		      "' by default" : "");
+	report_free(&q);
+	boot_menu_free(g);
+	free(g);
+	return how;
 }
 
 void boot_menu_free(struct boot_menu *m)

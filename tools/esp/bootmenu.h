@@ -40,6 +40,20 @@ int boot_menu_load(struct esp_session *s, struct boot_menu *m, struct report *r)
 int boot_menu_load_as(struct esp_session *s, bool bls, struct boot_menu *m, struct report *r);
 void boot_menu_free(struct boot_menu *m);
 
+/* Under BIOS on a disk whose stage2 is its legacy-gap build (common/features.h), which reads
+ * neither /EFI/Linux nor anysector.cfg's uki entries' files and boots no unified kernel image. */
+enum gap_bios {
+	GAP_BIOS_SAME,      /* m has no unified kernel image: the same menu as stage2.bin's */
+	GAP_BIOS_OTHERS,    /* some are left out or shown UEFI only; another entry boots by default */
+	GAP_BIOS_WAITS,     /* the default is an uki entry of anysector.cfg: the menu waits */
+	GAP_BIOS_NOTHING,   /* no entry is left: stage2 stops with nothing to boot */
+};
+/* What the legacy-gap stage2 makes of m, the menu read through s by boot_menu_load: its menu
+ * built as that stage2 builds it. Unless GAP_BIOS_SAME, one sentence to r (boot.gap_uki; a
+ * warning, an error for GAP_BIOS_NOTHING) naming what it leaves out and what it boots by
+ * default. */
+enum gap_bios boot_menu_gap(struct esp_session *s, const struct boot_menu *m, struct report *r);
+
 /* The menu index of the entry called name (case-insensitive, as the loaders match), or -1. */
 int boot_menu_find(const struct boot_menu *m, const char *name);
 

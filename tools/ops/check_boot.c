@@ -18,6 +18,7 @@
 #include "common/le.h"
 #include "common/pin.h"
 #include "tools/base/util.h"
+#include "tools/boot/bstate_disk.h"
 #include "tools/boot/efisig.h"
 #include "tools/disk/part_file.h"
 #include "tools/esp/bootmenu.h"
@@ -267,6 +268,19 @@ static int check_part_file(struct hostdev *h, const struct disk_info *di,
 	return err;
 }
 
+/* Unified kernel images on a disk whose stage2 is its legacy-gap build, which cannot boot them:
+ * what that stage2 leaves out under BIOS and boots instead (an error when nothing). */
+static void check_gap_ukis(struct hostdev *h, struct esp_session *s, const struct boot_menu *m,
+			   struct report *r)
+{
+	struct bstate_disk *st = xcalloc(1, sizeof *st);
+	const char *why;
+
+	if (!bstate_disk_read(&h->dev, st, &why) && st->stage2_gap)
+		boot_menu_gap(s, m, r);
+	free(st);
+}
+
 /* The boot menu as the loaders build it (anysector.cfg, then /loader/entries): every problem
  * they would show, and the files its entries name. */
 static void check_config(struct hostdev *h, const struct disk_info *di,
@@ -318,6 +332,7 @@ static void check_config(struct hostdev *h, const struct disk_info *di,
 			struct cfg_lock lk = { .locked = locked };
 			cfg_lock_entry(&lk, e, &r->diag); /* the locked loaders' own sentence */
 		}
+		check_gap_ukis(h, &s, m, r);
 		int def = cfg_default_index(&m->cfg);
 		report_printf(r, DIAG_INFO, "boot.config",
 			      "boot menu: %u entr%s, default '%s', timeout %u s (%s); %u from %s "

@@ -19,6 +19,7 @@
 #include "tools/base/fileio.h"
 #include "tools/base/tempfile.h"
 #include "tools/base/util.h"
+#include "tools/boot/bstate_disk.h"
 
 /* The anysector.cfg add starts from: the one on the ESP, which must be valid, or a new one.
  * Returns 0 or an exit code. */
@@ -55,6 +56,23 @@ int txn_load_menu(struct txn *t)
 	return rc;
 }
 
+/* The new menu m on a disk whose stage2 is its legacy-gap build: what that stage2 makes of its
+ * unified kernel images under BIOS, said as a warning (they still start under UEFI). */
+static void gap_warn(struct txn *t, const struct boot_menu *m)
+{
+	struct bstate_disk *st = xcalloc(1, sizeof *st);
+	const char *why;
+	struct report q;
+
+	report_init(&q, false);
+	if (!t->installed && !bstate_disk_read(&t->h->dev, st, &why) && st->stage2_gap)
+		boot_menu_gap(&t->esp, m, &q);
+	for (unsigned i = 0; i < q.n; i++)
+		report_add(g_report, DIAG_WARN, q.items[i].code, q.items[i].msg);
+	report_free(&q);
+	free(st);
+}
+
 int txn_check_menu(struct txn *t)
 {
 	struct boot_menu *m = xcalloc(1, sizeof *m);
@@ -74,6 +92,8 @@ int txn_check_menu(struct txn *t)
 			"the boot menu would not be valid (%s); nothing was changed",
 			it ? it->msg : "?");
 		rc = EXIT_REFUSED;
+	} else {
+		gap_warn(t, m);
 	}
 	report_free(&q);
 	boot_menu_free(m);

@@ -16,6 +16,9 @@ partition is compared with the host's), boots on every disk of the matrix:
             pinning the whole file; SeaBIOS NVMe 4Kn, OVMF virtio-blk 512e);
   edit-*    the menu's editor: the entry's line gains a word, and the kernel sees it (the
             editor is allowed: no Secure Boot), under both firmwares;
+  editoff-* `editor off` in anysector.cfg: 'e' says the editor is off, the text typed after it
+            changes nothing, and the kernel gets .cmdline exactly (SeaBIOS: a Type #2 entry
+            made the default; OVMF: an uki entry of anysector.cfg);
   big-*     a kernel padded past 16 MiB (fixed section addresses 16 MiB apart would overlap);
   damaged-* a UKI cut inside .initrd in /EFI/Linux (left out of the menu with its sentence) and
             an uki entry, the default, whose .linux points past the file's end (its sentence
@@ -220,6 +223,40 @@ def t_edit(parts, fw):
     return case
 
 
+def t_editoff(parts, fw, type2):
+    """editor off in anysector.cfg: 'e' at the menu says so, the keys typed after it change
+    nothing, and the UKI boots with its own .cmdline (a Type #2 entry, or an uki entry)."""
+    disk = "nvme-4Kn"
+
+    def case(work):
+        if type2:
+            image = mkimage(work, disk, "--kernel", paths.BIOS_PAYLOAD, "--name", "decoy",
+                            timeout=30)
+            put(image, disk, parts.main, f"/EFI/Linux/{NAME}.efi")
+            anysector("set-default", image, NAME)
+        else:
+            image = mkimage(work, disk, "--uki", parts.main, "--name", NAME, timeout=30)
+        off = esp(image, disk)
+        cfg = os.path.join(work, "anysector.cfg")
+        with open(cfg, "w") as f:
+            f.write("editor off\n" + mtools.read_text(image, off, "/anysector.cfg"))
+        mtools.run(["mcopy", "-o", cfg, "::/anysector.cfg"], image, off)
+        g = Guest(fw, image, work, disk=DISKS[disk])
+        if not g.wait_for(b"press a key for the menu", WAIT):
+            return "no countdown to stop", g
+        g.send(b"e")
+        if not g.wait_for(b"editing is turned off (anysector.cfg: editor off)", 60):
+            return "e with 'editor off' did not say the editor is off", g
+        g.send(serial.END)
+        for ch in b" anysector.edited=x":
+            g.send(bytes([ch]))
+        g.send(b"\r")
+        g.wait_for(b"ANYSECTOR-LINUX-OK", WAIT)
+        g.pump(2)
+        return check_guest(g, fw, parts), g
+    return case
+
+
 def t_big(parts, fw):
     disk = "nvme-4Kn"
 
@@ -327,7 +364,9 @@ def cases(parts, key, cert):
            ("cfg-seabios-nvme-4Kn", t_cfg(parts, "seabios", "nvme-4Kn")),
            ("cfg-ovmf-virtio-512e", t_cfg(parts, "ovmf", "virtio-512e"))]
     for fw in ("seabios", "ovmf"):
-        out += [(f"edit-{fw}", t_edit(parts, fw)), (f"big-{fw}", t_big(parts, fw)),
+        out += [(f"edit-{fw}", t_edit(parts, fw)),
+                (f"editoff-{fw}", t_editoff(parts, fw, fw == "seabios")),
+                (f"big-{fw}", t_big(parts, fw)),
                 (f"damaged-{fw}", t_damaged(parts, fw)), (f"pin-{fw}", t_pin(parts, fw))]
     out += [("sb-signed", t_secboot(parts, True, key, cert)),
             ("sb-unsigned", t_secboot(parts, False, key, cert))]

@@ -19,6 +19,9 @@ from Linux's own "Command line:" lines. Scenarios:
            makes it fine.conf, which then boots uncounted).
   cfgtries SeaBIOS and OVMF: anysector.cfg's "tries 2" on a default entry that panics, counted
            in the boot state block: new, new, then good; new shown "(failed)".
+  ukicount SeaBIOS NVMe 4Kn: the same counting for unified kernel images in /EFI/Linux
+           (new+2.efi panics: new, new, good; fine+1.efi comes up and is counted in the boot
+           state block; bless renames it fine.efi, keeping .efi, and it boots uncounted).
 
 usage: rollback.py [--only GLOB] [--keep]
 """
@@ -35,7 +38,7 @@ import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from lib import console, initramfs, mtools, paths, payloads, qemu, results  # noqa: E402
+from lib import console, initramfs, mtools, paths, payloads, qemu, results, uki  # noqa: E402
 
 GUID = "4a67b082-0a4c-41cf-b6c7-440b29bb8c4f"
 EFIVARFS = "/lib/modules/{}/kernel/fs/efivarfs/efivarfs.ko"
@@ -427,6 +430,67 @@ def case_cfg_tries(firmware, frontend, label, lss, pss, work, inputs):
     expect("'new' 0 tries left, 2 done" in st and "started last" not in st,
            f"the state block should hold new's used-up tries and no counted boot: {st}")
 
+def uki_osrel(version):
+    return f'PRETTY_NAME="Rollback UKI"\nID=rollback\nVERSION_ID={version}\n'
+
+
+def linux_dir(image, off):
+    """The file names in /EFI/Linux."""
+    r = mtools.run(["mdir", "-b", "::/EFI/Linux"], image, off, text=True)
+    return sorted(os.path.basename(n.strip().rstrip("/")) for n in r.stdout.splitlines()
+                  if n.strip().lower().endswith(".efi"))
+
+
+def case_count_uki(work, inputs):
+    """Boot counting of unified kernel images under SeaBIOS on NVMe 4Kn (issues 25, 26): the
+    counter of /EFI/Linux/NAME+LEFT[-DONE].efi lives in the boot state block under BIOS, as a
+    /loader/entries file's does. new+2.efi (the cloud kernel, this initramfs, a .cmdline whose
+    kernel panics: panic=1, no usable init), the newest entry and so the default, boots twice,
+    then anysector.cfg's good; the last menu shows it '(failed)'; the file keeps its name and
+    the block holds 0 left, 2 done. fine+1.efi, newer, comes up: the block records its counted
+    boot; bless renames it /EFI/Linux/fine.efi (not /loader/entries, and .efi kept), and it then
+    boots uncounted while new+2.efi stays as it was."""
+    kernel, initrd = inputs
+    image = make_image(work, "gpt", 4096, 4096, kernel, initrd, [("good", cmdline("good"), ())])
+    off = esp_offset(image)
+    new, fine = os.path.join(work, "new.efi"), os.path.join(work, "fine.efi")
+    uki.build(new, kernel, "console=ttyS0 rb=new panic=1 rdinit=/none\n", uki_osrel(2),
+              initrd=initrd)
+    uki.build(fine, kernel, cmdline("fine") + "\n", uki_osrel(3), initrd=initrd)
+    mtools.run(["mmd", "::/EFI/Linux"], image, off)
+    r = mtools.run(["mcopy", "-o", new, "::/EFI/Linux/new+2.efi"], image, off)
+    expect(r.returncode == 0, f"mcopy new+2.efi: {r.stderr!r}")
+    run = guest("seabios", "nvme", image, 4096, 4096, work, "run1")
+    expect(run.roles == ["new", "new", "good"], f"boots {run.roles}, not new, new, good")
+    last_menu = run.text[run.text.rfind("anysector boot menu"):]
+    expect(re.search(r"^ {3}\d\) Rollback UKI \(2\) \(failed\)\s*$", last_menu, re.M),
+           "the last menu does not show new as '(failed)':\n" + last_menu[:600])
+    names = linux_dir(image, off)
+    expect(names == ["new+2.efi"], f"stage2 renamed a file: /EFI/Linux holds {names}")
+    st = state_text(image, [])
+    expect("'new+2.efi' 0 tries left, 2 done" in st and "started last" not in st,
+           f"the state block should hold new's tries (0 left, 2 done) and no counted boot "
+           f"after good booted: {st}")
+    r = mtools.run(["mcopy", "-o", fine, "::/EFI/Linux/fine+1.efi"], image, off)
+    expect(r.returncode == 0, f"mcopy fine+1.efi: {r.stderr!r}")
+    run = guest("seabios", "nvme", image, 4096, 4096, work, "run2")
+    expect(run.roles == ["fine"], f"second run boots {run.roles}, not fine")
+    st = state_text(image, [])
+    expect("'fine+1.efi' started last by stage2, counted" in st and
+           "'fine+1.efi' 0 tries left, 1 done" in st,
+           f"the state block should hold fine's try and its counted boot: {st}")
+    r = subprocess.run([paths.ANYSECTOR, "bless", image], capture_output=True, text=True,
+                       env=dict(os.environ, ANYSECTOR_TEST_EFIVARS=os.path.join(work, "none")))
+    expect(r.returncode == 0 and "/EFI/Linux/fine+1.efi is now /EFI/Linux/fine.efi" in
+           r.stdout + r.stderr, f"bless: exit {r.returncode}\n{r.stdout}{r.stderr}")
+    run = guest("seabios", "nvme", image, 4096, 4096, work, "run3")
+    expect(run.roles == ["fine"], f"after bless the run boots {run.roles}, not fine")
+    names = linux_dir(image, off)
+    expect(names == ["fine.efi", "new+2.efi"], f"after bless /EFI/Linux holds {names}")
+    st = state_text(image, [])
+    expect("fine" not in st, f"the state block still holds fine after bless: {st}")
+
+
 CASES = [
     ("ovmf-nvme-4Kn-gpt-bli", case_bli),
     ("seabios-ide-512e-mbr-oneshot",
@@ -446,6 +510,7 @@ CASES = [
      lambda w, i: case_cfg_tries("seabios", "ide", "mbr", 512, 4096, w, i)),
     ("ovmf-nvme-4Kn-gpt-cfgtries",
      lambda w, i: case_cfg_tries("ovmf", "nvme", "gpt", 4096, 4096, w, i)),
+    ("seabios-nvme-4Kn-gpt-ukicount", case_count_uki),
 ]
 
 
@@ -462,6 +527,13 @@ def main():
     elif not os.path.exists(EFIVARFS.format(os.path.basename(kernel)[len("vmlinuz-"):])):
         gone.append("the cloud kernel's efivarfs.ko")
     cases = [c for c in CASES if fnmatch.fnmatch(c[0], a.only)]
+    no_uki = uki.missing()
+    nskip = 0
+    if no_uki and not gone:
+        for name, _ in [c for c in cases if "uki" in c[0]]:
+            print(f"SKIP         {name}: {no_uki}")
+            nskip += 1
+        cases = [c for c in cases if "uki" not in c[0]]
     if gone:
         for name, _ in cases:
             print(f"SKIP         {name}: missing {', '.join(gone)} (Debian packages "
@@ -490,7 +562,7 @@ def main():
             print(f"PASS  {took:5.1f}s  {name}")
             if not a.keep:
                 shutil.rmtree(work, ignore_errors=True)
-    return results.finish("qemu-rollback", npass, nfail, 0)
+    return results.finish("qemu-rollback", npass, nfail, nskip)
 
 
 if __name__ == "__main__":

@@ -362,10 +362,54 @@ def t_mounted_install_durable(s):
                                                os.path.join(boot, "BOOTX64.EFI"): loader})
 
 
+def t_mounted_bless_uki(s):
+    """bless of a counted unified kernel image through a mounted ESP (strace of the tool): the
+    file LoaderBootCountPath names, /EFI/Linux/new+1-1.efi, is renamed to new.efi in place with
+    rename(2), then its directory fsync'd; no file is created or written in the mount, and the
+    bytes are the same; --dry-run says the rename and changes nothing."""
+    need_loop()
+    if not have("strace"):
+        raise Skip("strace is not installed")
+    img = layout(s, "bless-uki.img", 512)
+    with esp_mounted(s, img, kernel(s), "bless-efi") as (lo, esp, mnt):
+        linux = os.path.join(mnt, "EFI", "Linux")
+        os.makedirs(linux, exist_ok=True)
+        old, new = os.path.join(linux, "new+1-1.efi"), os.path.join(linux, "new.efi")
+        data = b"MZ" + os.urandom(70000)
+        with open(old, "wb") as f:
+            f.write(data)
+        ev = s.path("bless-uki-efivars")
+        os.makedirs(ev, exist_ok=True)
+        with open(os.path.join(ev, "LoaderBootCountPath-4a67b082-0a4c-41cf-b6c7-440b29bb8c4f"),
+                  "wb") as f:
+            f.write(b"\x06\0\0\0" + "\\EFI\\Linux\\new+1-1.efi\0".encode("utf-16-le"))
+        os.environ["ANYSECTOR_TEST_EFIVARS"] = ev
+        try:
+            s.anysector("bless", "--dry-run", lo.dev,
+                        has=["through the filesystem mounted on %s: rename "
+                             "/EFI/Linux/new+1-1.efi to /EFI/Linux/new.efi" % mnt])
+            s.check(os.path.exists(old) and not os.path.exists(new), "bless --dry-run renamed")
+            ops = strace.traced(s, "bless", lo.dev)
+        finally:
+            del os.environ["ANYSECTOR_TEST_EFIVARS"]
+        inside = [o for o in ops if o.path.startswith(mnt + "/") and
+                  o.path != os.path.join(mnt, "anysector.lock")]
+        ren = [(o.path, o.dst) for o in inside if o.kind == "rename"]
+        s.eq(ren, [(old, new)], "bless: the renames in the mount")
+        at = next((o.index for o in inside if o.kind == "rename"), -1)
+        s.check(strace.synced_after(inside, linux, at), "bless: no fsync of %s after the rename"
+                % linux)
+        s.eq(sorted(o.path for o in inside if o.kind in ("create", "write")), [],
+             "bless: files created or written in the mount")
+        s.check(not os.path.exists(old), "bless left " + old)
+        with open(new, "rb") as f:
+            s.eq(f.read(), data, "bless: the renamed file's bytes")
+
+
 def main():
     s = Suite("live-tools")
     return s.run([t_root_mounted, t_mbr_gap_root_mounted, t_write_into_mounted, t_mounted_esp,
-                  t_mounted_esp_durable, t_mounted_install_durable])
+                  t_mounted_esp_durable, t_mounted_install_durable, t_mounted_bless_uki])
 
 
 if __name__ == "__main__":

@@ -897,6 +897,79 @@ def bless_cases(s, ev):
     os.unlink(var)
 
 
+def t_bless_uki(s):
+    """bless of a counted unified kernel image in /EFI/Linux (issue 25): the file is renamed in
+    /EFI/Linux keeping .efi, its bytes unchanged, as systemd-bless-boot would. BIOS: the state
+    block's counted boot names new+2.efi (its TRIES and BOOTED records go); UEFI:
+    LoaderBootCountPath names \\EFI\\Linux\\fine+0-1.efi. A path whose directory does not
+    go with its suffix is left alone."""
+    if not os.path.exists(os.path.join(paths.STAGES, "stage2.bin")):
+        raise Skip("%s has no stage2.bin yet" % paths.STAGES)
+    if not have("mcopy"):
+        raise Skip("mtools is not installed")
+    why = uki.missing()
+    if why:
+        raise Skip(why)
+    u = s.path("bless-uki.efi")
+    uki.build(u, paths.BIOS_PAYLOAD, "console=ttyS0 blessed\n",
+              'PRETTY_NAME="Bless UKI"\nID=bless\nVERSION_ID=2\n', initrd=os.urandom(3000))
+    data = open(u, "rb").read()
+    k = s.path("bless-uki-k")
+    open(k, "wb").write(os.urandom(30000))
+    img = s.path("bless-uki.img")
+    s.anysector("mkimage", img, "--size", "32M", "--sector-size", "4096", "--stages",
+                paths.STAGES, "--kernel", k, "--name", "good")
+    at = "%s@@%d" % (img, esp_offset(s, img))
+    for cmd in (["mmd", "-i", at, "::/EFI/Linux"],
+                ["mcopy", "-i", at, u, "::/EFI/Linux/new+2.efi"],
+                ["mcopy", "-i", at, u, "::/EFI/Linux/fine+0-1.efi"]):
+        subprocess.run(cmd, env=mtools_env(), check=True, capture_output=True)
+    j = s.json("check", img, rc=0)
+    line = [p["message"] for p in j.get("problems", []) if p.get("code") == "boot.state"]
+    off = int(line[0].split("byte ")[1].split(":")[0]) if line else 0
+    write_at(img, off + 4096, state_copy(1, [(2, "new+2.efi", 1, 1), (3, "new+2.efi", 1, 1)]))
+    s.anysector("list", img, has=["tries    2 left, 0 done (its file name); under BIOS 1 left, "
+                                  "1 done (boot state block)"])
+
+    def linux_dir():
+        r = subprocess.run(["mdir", "-b", "-i", at, "::/EFI/Linux"], env=mtools_env(),
+                           capture_output=True, text=True)
+        return sorted(os.path.basename(n.strip()) for n in r.stdout.splitlines() if n.strip())
+
+    ev = s.path("bless-uki-efivars")
+    os.makedirs(ev, exist_ok=True)
+    os.environ["ANYSECTOR_TEST_EFIVARS"] = ev
+    try:
+        s.anysector("bless", "--backup", img + ".b", img,
+                    has=["/EFI/Linux/new+2.efi is now /EFI/Linux/new.efi: the boot counts as "
+                         "good"])
+        s.eq(linux_dir(), ["fine+0-1.efi", "new.efi"], "/EFI/Linux after the BIOS bless")
+        s.eq(mtools_read(at, "/EFI/Linux/new.efi"), data, "new.efi's bytes")
+        s.anysector("check", img, rc=0, has=["copy 0 (sequence 2) holds it: empty"],
+                    lacks=["new+2.efi"])
+        efivar_file(ev, "LoaderBootCountPath", "\\loader\\entries\\fine+0-1.efi")
+        before = sha(img)
+        s.anysector("bless", img, has=["LoaderBootCountPath names /loader/entries/fine+0-1.efi, "
+                                       "not a file of /loader/entries or /EFI/Linux"])
+        s.eq(sha(img), before, "bless of a .efi in /loader/entries changed the image")
+        efivar_file(ev, "LoaderBootCountPath", "\\EFI\\Linux\\fine+0-1.efi")
+        s.anysector("bless", img, has=["/EFI/Linux/fine+0-1.efi is now /EFI/Linux/fine.efi"])
+        s.eq(linux_dir(), ["fine.efi", "new.efi"], "/EFI/Linux after the UEFI bless")
+        s.eq(mtools_read(at, "/EFI/Linux/fine.efi"), data, "fine.efi's bytes")
+        s.anysector("bless", img, has=["is not there (marked good already?)"])
+        e = {x["name"]: (x["file"], x["tries_left"]) for x in s.json("list", img)["entries"]}
+        s.eq((e.get("new"), e.get("fine")), (("/EFI/Linux/new.efi", None),
+                                             ("/EFI/Linux/fine.efi", None)),
+             "list after bless: uncounted")
+    finally:
+        del os.environ["ANYSECTOR_TEST_EFIVARS"]
+
+
+def mtools_read(at, path):
+    r = subprocess.run(["mtype", "-i", at, "::" + path], env=mtools_env(), capture_output=True)
+    return r.stdout
+
+
 def efivar_file(ev, name, text):
     """A Boot Loader Interface string variable in a test efivars directory."""
     with open(os.path.join(ev, name + "-4a67b082-0a4c-41cf-b6c7-440b29bb8c4f"), "wb") as f:
@@ -1325,7 +1398,7 @@ def main():
                 t_dos_compat, t_gap_build, t_gap_uki, t_check_misaligned, t_gpt_rules, t_mbr_rules,
                 t_detection, t_install_layouts, t_reinstall_and_backups, t_backup_durable, t_foreign_gap, t_stage2_slots,
                 t_refusals, t_restore_safety, t_stage2_damage, t_add, t_esp_chains,
-                t_add_invalid_config, t_set_default_once, t_bless, t_status, t_cfg_tries, t_mkimage, t_mkimage_timeout, t_garbage, t_real_stages])
+                t_add_invalid_config, t_set_default_once, t_bless, t_bless_uki, t_status, t_cfg_tries, t_mkimage, t_mkimage_timeout, t_garbage, t_real_stages])
     for p in s.cleanup:
         if os.path.exists(p):
             os.unlink(p)

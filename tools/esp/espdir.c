@@ -24,13 +24,25 @@ void espdir_host_path(const struct esp_session *s, const char *path, char *out, 
 	snprintf(out, cap, "%s%s%s", s->mount_dir, path[0] == '/' ? "" : "/", path);
 }
 
+/* What a recorded rename leaves at its old name. */
+static const struct dir_op renamed_away = { .kind = DIR_OP_DELETE };
+
 /* The last recorded change of path, or NULL. */
 static const struct dir_op *pending(const struct esp_session *s, const char *path)
 {
-	for (unsigned i = s->nops; i-- > 0;)
+	for (unsigned i = s->nops; i-- > 0;) {
 		if (fat_path_eq(s->ops[i].path, path))
 			return &s->ops[i];
+		if (s->ops[i].kind == DIR_OP_RENAME && fat_path_eq(s->ops[i].from, path))
+			return &renamed_away;
+	}
 	return NULL;
+}
+
+/* Whether op's contents are in a host file, op->staged: a new file, or one renamed. */
+static bool has_file(const struct dir_op *op)
+{
+	return op->kind == DIR_OP_PUT || op->kind == DIR_OP_RENAME;
 }
 
 struct dir_op *espdir_record(struct esp_session *s, enum dir_op_kind kind, const char *path)
@@ -101,7 +113,7 @@ int espdir_read_file(struct esp_session *s, const char *path, size_t max, char *
 	const struct dir_op *op = pending(s, path);
 	char hp[PATH_MAX + 300];
 
-	if (op && op->kind != DIR_OP_PUT)
+	if (op && !has_file(op))
 		return op->kind == DIR_OP_MKDIR ? AS_EISDIR : AS_ENOENT;
 	if (op)
 		return read_host(op->staged, max, buf, len);
@@ -115,7 +127,7 @@ static int host_file(struct esp_session *s, const char *path, char *hp, size_t c
 {
 	const struct dir_op *op = pending(s, path);
 
-	if (op && op->kind != DIR_OP_PUT)
+	if (op && !has_file(op))
 		return op->kind == DIR_OP_MKDIR ? AS_EISDIR : AS_ENOENT;
 	if (op)
 		snprintf(hp, cap, "%s", op->staged);
@@ -161,7 +173,7 @@ int espdir_sha256(struct esp_session *s, const char *path, uint8_t out[SHA256_BY
 	char hp[PATH_MAX + 300];
 	struct stat st;
 
-	if (op && op->kind != DIR_OP_PUT)
+	if (op && !has_file(op))
 		return op->kind == DIR_OP_MKDIR ? AS_EISDIR : AS_ENOENT;
 	if (op)
 		snprintf(hp, sizeof hp, "%s", op->staged);
@@ -191,6 +203,16 @@ struct listed {
 	bool is_dir;
 	uint64_t size;
 };
+
+/* Takes name out of the listing l of *n names, if it is there. */
+static void unlist(struct listed *l, unsigned *n, const char *name)
+{
+	for (unsigned k = 0; k < *n; k++)
+		if (!strcasecmp(l[k].name, name)) {
+			l[k] = l[--*n];
+			return;
+		}
+}
 
 int espdir_list(struct esp_session *s, const char *dir, esp_list_cb cb, void *ctx)
 {
@@ -229,18 +251,17 @@ int espdir_list(struct esp_session *s, const char *dir, esp_list_cb cb, void *ct
 	/* then the changes recorded in it */
 	for (unsigned i = 0; i < s->nops; i++) {
 		const char *name;
+		if (s->ops[i].kind == DIR_OP_RENAME && in_dir(s->ops[i].from, dir, &name))
+			unlist(l, &n, name);
 		if (!in_dir(s->ops[i].path, dir, &name))
 			continue;
 		unsigned k = 0;
 		while (k < n && strcasecmp(l[k].name, name))
 			k++;
-		bool gone = s->ops[i].kind == DIR_OP_DELETE || s->ops[i].kind == DIR_OP_RMDIR;
-		if (gone && k < n) {
-			l[k] = l[--n];
+		if (s->ops[i].kind == DIR_OP_DELETE || s->ops[i].kind == DIR_OP_RMDIR) {
+			unlist(l, &n, name);
 			continue;
 		}
-		if (gone)
-			continue;
 		if (k == n) {
 			if (n == cap) {
 				cap = cap ? 2 * cap : 64;
@@ -304,11 +325,13 @@ void espdir_print(const struct esp_session *s, FILE *f)
 		[DIR_OP_PUT] = "write",
 		[DIR_OP_DELETE] = "delete",
 		[DIR_OP_RMDIR] = "remove the directory",
+		[DIR_OP_RENAME] = "rename",
 	};
 	for (unsigned i = 0; i < s->nops; i++) {
 		const struct dir_op *op = &s->ops[i];
-		fprintf(f, "through the filesystem mounted on %s: %s %s", s->mount_dir, what[op->kind],
-			op->path);
+		fprintf(f, "through the filesystem mounted on %s: %s %s%s%s", s->mount_dir,
+			what[op->kind], op->kind == DIR_OP_RENAME ? op->from : "",
+			op->kind == DIR_OP_RENAME ? " to " : "", op->path);
 		if (op->kind == DIR_OP_PUT)
 			fprintf(f, " (%llu bytes: a new file under a temporary name, fsync, rename over "
 				"the old one, fsync the directory)", (unsigned long long)op->size);

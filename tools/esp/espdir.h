@@ -4,7 +4,7 @@
  * driver. Changes are recorded while the plan is built (later reads see them), printed by
  * --dry-run, and applied by txn_commit after stage2 and before LBA 0: each new file is written
  * under a temporary name in its directory, fsync'd, renamed over the old one, and the directory
- * fsync'd; deletions are each followed by an fsync of the directory. The functions are
+ * fsync'd; deletions and renames are each followed by an fsync of the directory. The functions are
  * esp_session's for a session opened by esp_open_mounted (tools/esp/espfs.c and esp_read.c
  * dispatch); writing is tools/esp/espdir_write.h. */
 #ifndef ANYSECTOR_TOOLS_ESPDIR_H
@@ -17,12 +17,14 @@
 #include "common/sha256.h"
 #include "tools/esp/esp_session.h"
 
-enum dir_op_kind { DIR_OP_MKDIR, DIR_OP_PUT, DIR_OP_DELETE, DIR_OP_RMDIR };
+enum dir_op_kind { DIR_OP_MKDIR, DIR_OP_PUT, DIR_OP_DELETE, DIR_OP_RMDIR, DIR_OP_RENAME };
 
 struct dir_op {
 	enum dir_op_kind kind;
 	char path[FAT_PATH_MAX + 32];   /* on the boot partition, '/'-separated */
-	char staged[4096];              /* DIR_OP_PUT: our copy of the new contents */
+	char staged[4096];              /* DIR_OP_PUT: our copy of the new contents;
+					 * DIR_OP_RENAME: the host path of the file renamed */
+	char from[FAT_PATH_MAX + 32];   /* DIR_OP_RENAME: its path before, gone after */
 	uint64_t size;
 };
 

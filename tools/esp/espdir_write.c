@@ -64,6 +64,26 @@ int espdir_put(struct esp_session *s, const char *src, const char *dst)
 	return 0;
 }
 
+int espdir_rename(struct esp_session *s, const char *from, const char *to)
+{
+	char hp[PATH_MAX + 300];
+	struct stat st;
+	bool is_dir = true;
+
+	espdir_host_path(s, from, hp, sizeof hp);
+	if (strlen(hp) >= sizeof ((struct dir_op *)0)->staged || !espdir_exists(s, from, &is_dir) ||
+	    is_dir || stat(hp, &st) || !S_ISREG(st.st_mode)) {
+		t_error("esp.rename", "%s on the boot partition is not a file the disk holds now: it "
+			"cannot be renamed to %s", from, to);
+		return EXIT_ERRORS;
+	}
+	struct dir_op *op = espdir_record(s, DIR_OP_RENAME, to);
+	memcpy(op->staged, hp, strlen(hp) + 1);
+	snprintf(op->from, sizeof op->from, "%s", from);
+	op->size = (uint64_t)st.st_size;
+	return 0;
+}
+
 /* fsync of the directory holding path (its new or removed entry reaches the disk). Returns 0 or
  * AS_EIO (errno says why). */
 static int sync_parent(const char *hp)
@@ -133,6 +153,9 @@ int espdir_apply(struct esp_session *s)
 			break;
 		case DIR_OP_RMDIR:
 			rc = rmdir(hp) ? AS_EIO : sync_parent(hp);
+			break;
+		case DIR_OP_RENAME:
+			rc = rename(op->staged, hp) ? AS_EIO : sync_parent(hp);
 			break;
 		}
 		if (rc) {

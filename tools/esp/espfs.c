@@ -344,6 +344,51 @@ int esp_delete(struct esp_session *s, const char *path)
 	return mtool_on(s, "mdel", path, "deleting a file on the ESP");
 }
 
+/* from's bytes into the new temporary file path[cap], read through the session a chunk at a
+ * time (a whole kernel, never whole in memory). Returns 0 or an exit code. */
+static int save_file(struct esp_session *s, const char *from, char *path, size_t cap)
+{
+	uint64_t size, off = 0;
+	int fd = -1, rc = esp_file_size(s, from, &size);
+
+	if (!rc && temp_create("ren", path, cap, &fd))
+		rc = AS_EIO;
+	uint8_t *buf = xmalloc(1u << 20);
+	while (!rc && off < size) {
+		size_t n = size - off < (1u << 20) ? (size_t)(size - off) : 1u << 20;
+		if (!(rc = esp_read_at(s, from, off, buf, n)))
+			rc = pwrite_full(fd, buf, n, off) ? AS_EIO : 0;
+		off += n;
+	}
+	free(buf);
+	if (fd >= 0)
+		close(fd);
+	if (rc) {
+		t_error("esp.rename", "%s on the boot partition cannot be copied for its new name "
+			"(%s)", from, as_strerror(rc));
+		if (fd >= 0)
+			temp_remove(path);
+		return EXIT_ERRORS;
+	}
+	return 0;
+}
+
+int esp_rename(struct esp_session *s, const char *from, const char *to)
+{
+	char tmp[4200];
+	int rc;
+
+	if (s->mounted)
+		return espdir_rename(s, from, to);
+	/* mren keeps the old short entry's case bits: "new.efi" would become NEW.EFI, another
+	 * name for the menu (an entry's name is its file's); mcopy stores the case given */
+	if ((rc = save_file(s, from, tmp, sizeof tmp)))
+		return rc;
+	rc = esp_put(s, tmp, to);
+	temp_remove(tmp);
+	return rc ? rc : esp_delete(s, from);
+}
+
 int esp_rmdir(struct esp_session *s, const char *path)
 {
 	if (s->mounted)

@@ -45,6 +45,11 @@ int esp_open_mounted(struct esp_session *s, struct hostdev *h, uint64_t first_lb
 /* Deletes a file, or an empty directory, of the copy. Returns 0 or an exit code. */
 int esp_delete(struct esp_session *s, const char *path);
 int esp_rmdir(struct esp_session *s, const char *path);
+/* Renames the file from to the name to, which must not exist (the caller checks), in the same
+ * directory: through a mount by rename(2) (its clusters untouched); on the copy as a new file
+ * of that name with from's bytes, then from deleted (the new clusters written first, as for
+ * every new file). Returns 0 or an exit code. */
+int esp_rename(struct esp_session *s, const char *from, const char *to);
 /* Creates every missing directory of an absolute path ("/EFI/BOOT") on the copy. Returns 0 or an
  * exit code. */
 int esp_mkdir_p(struct esp_session *s, const char *dir);

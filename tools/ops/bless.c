@@ -8,6 +8,7 @@
 
 #include "common/bls.h"
 #include "common/bootstate.h"
+#include "common/uki.h"
 #include "common/errors.h"
 #include "tools/base/exit_codes.h"
 #include "tools/base/util.h"
@@ -19,8 +20,17 @@
 #include "tools/ops/lockcfg.h"
 #include "tools/ops/menu_edit.h"
 
-/* The file LoaderBootCountPath names ("\loader\entries\x+2-1.conf"), as its name in
- * /loader/entries, into out; false when the variable is not there (not a counted UEFI boot). */
+/* The directory of a counted file: a Type #2 entry's in /EFI/Linux (NAME+LEFT.efi), else one
+ * of /loader/entries (NAME+LEFT.conf). */
+static const char *counted_dir(const char *file)
+{
+	size_t n = strlen(file), sl = sizeof UKI_SUFFIX - 1;
+	return n > sl && !strcasecmp(file + n - sl, UKI_SUFFIX) ? UKI_DIR : BLS_ENTRIES_DIR;
+}
+
+/* The file LoaderBootCountPath names ("\loader\entries\x+2-1.conf", "\EFI\Linux\u+1-1.efi"),
+ * as its name in its directory, into out; false when the variable is not there (not a counted
+ * UEFI boot). */
 static bool uefi_counted(char *out, size_t cap)
 {
 	char path[512];
@@ -30,33 +40,62 @@ static bool uefi_counted(char *out, size_t cap)
 	for (char *p = path; *p; p++)
 		if (*p == '\\')
 			*p = '/';
-	const char *dirpart = BLS_ENTRIES_DIR "/";
-	size_t dl = strlen(dirpart);
-	const char *file = strncasecmp(path, dirpart, dl) ? NULL : path + dl;
-	if (!file || strchr(file, '/') || strlen(file) >= cap) {
-		t_warn("bless.path", "LoaderBootCountPath names %s, not a file of %s: left alone",
-		       path, BLS_ENTRIES_DIR);
+	/* the file's suffix decides its directory (rename_to_good): they must agree */
+	const char *file = strrchr(path, '/');
+	file = file ? file + 1 : path;
+	const char *dir = counted_dir(file);
+	size_t dl = strlen(dir);
+	if ((size_t)(file - path) != dl + 1 || strncasecmp(path, dir, dl))
+		file = NULL;
+	if (!file || strlen(file) >= cap) {
+		t_warn("bless.path", "LoaderBootCountPath names %s, not a file of %s or %s: left "
+		       "alone", path, BLS_ENTRIES_DIR, UKI_DIR);
 		return false;
 	}
 	memcpy(out, file, strlen(file) + 1);
 	return true;
 }
 
-/* Renames /loader/entries/file to its name without the boot counter on t's boot partition. */
+/* A counted /EFI/Linux file (a whole kernel) goes through esp_rename, which never holds it in
+ * memory; a /loader/entries file is written anew under the new name and the old one deleted.
+ * Returns 0 or an exit code. */
+static int rename_file(struct txn *t, const char *from, const char *to, bool uki)
+{
+	char *text = NULL;
+	size_t len;
+	int rc;
+
+	if (uki)
+		return esp_rename(&t->esp, from, to);
+	if ((rc = esp_read_file(&t->esp, from, &text, &len, NULL))) {
+		t_error("bless.read", "%s cannot be read (%s); nothing was changed", from,
+			as_strerror(rc));
+		return EXIT_ERRORS;
+	}
+	if (!(rc = esp_put_text(&t->esp, text, to)))
+		rc = esp_delete(&t->esp, from);
+	free(text);
+	return rc;
+}
+
+/* Renames file (a /loader/entries or /EFI/Linux file, counted_dir) to its name without the boot
+ * counter on t's boot partition, keeping its suffix. */
 static int rename_to_good(struct txn *t, const char *file)
 {
 	struct bls_entry *e = xcalloc(1, sizeof *e);
 	char from[BLS_NAME_MAX + 32], to[BLS_NAME_MAX + 32];
-	char *text = NULL;
-	size_t len;
+	const char *dir = counted_dir(file);
+	bool uki = !strcmp(dir, UKI_DIR);
+	size_t sl = uki ? sizeof UKI_SUFFIX - 1 : sizeof BLS_SUFFIX - 1;
 	int rc = 0;
 
-	snprintf(from, sizeof from, BLS_ENTRIES_DIR "/%s", file);
-	if (!bls_name_check(from, e, NULL) || e->tries_left < 0) {
+	snprintf(from, sizeof from, "%s/%s", dir, file);
+	if (!(uki ? bls_file_id(from, UKI_SUFFIX, e) : bls_name_check(from, e, NULL)) ||
+	    e->tries_left < 0) {
 		t_info("bless.none", "%s has no boot counter: nothing to mark", from);
 		goto out;
 	}
-	snprintf(to, sizeof to, BLS_ENTRIES_DIR "/%s%s", e->id, file + strlen(file) - 5);
+	snprintf(to, sizeof to, "%s/%s%s", dir, e->id, file + strlen(file) - sl);
 	if (!esp_exists(&t->esp, from, NULL)) {
 		t_info("bless.done", "%s is not there (marked good already?): nothing to do", from);
 		goto out;
@@ -67,16 +106,9 @@ static int rename_to_good(struct txn *t, const char *file)
 		rc = EXIT_REFUSED;
 		goto out;
 	}
-	if ((rc = esp_read_file(&t->esp, from, &text, &len, NULL))) {
-		t_error("bless.read", "%s cannot be read (%s); nothing was changed", from,
-			as_strerror(rc));
-		rc = EXIT_ERRORS;
-		goto out;
-	}
-	if (!(rc = esp_put_text(&t->esp, text, to)) && !(rc = esp_delete(&t->esp, from)))
+	if (!(rc = rename_file(t, from, to, uki)))
 		txn_summary(t, "%s is now %s: the boot counts as good", from, to);
 out:
-	free(text);
 	free(e);
 	return rc;
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* bless: the running boot is good, so its boot-counted /loader/entries file stops being counted
- * (the Boot Loader Specification's "marked good"): renamed to its name without the counter, as
- * systemd-bless-boot does. Which file: under UEFI the one LoaderBootCountPath names (the loader
+/* bless: the running boot is good, so its boot-counted /loader/entries file (or /EFI/Linux
+ * unified kernel image) stops being counted (the Boot Loader Specification's "marked good"):
+ * renamed to its name without the counter, keeping .conf or .efi, as systemd-bless-boot does. Which file: under UEFI the one LoaderBootCountPath names (the loader
  * counted it by renaming it); under BIOS the counted boot the boot state block records (stage2
  * counted it there), whose TRIES and BOOTED records then go in the same transaction. */
 #ifndef ANYSECTOR_TOOLS_OPS_BLESS_H

@@ -795,6 +795,71 @@ def t_set_default_once(s):
             "give back copy 1 alone")
 
 
+def state_crc(copy):
+    """(the CRC32 a copy of the boot state block carries, the one its bytes give)."""
+    z = bytearray(copy)
+    z[0x18:0x1C] = bytes(4)
+    return struct.unpack_from("<I", copy, 0x18)[0], zlib.crc32(bytes(z))
+
+
+def t_state_damage(s):
+    """check names a copy of the boot state block that is not whole, and why: a CRC that does
+    not match (one copy: boot.state_copy, the other named as holding the state, whose records it
+    shows; both: boot.state_damaged naming both reasons), only zeros, another magic, another
+    format version or size, a record of an unknown type; each is a warning (exit 1), and the
+    next set-default --once rewrites a damaged copy."""
+    if not os.path.exists(os.path.join(paths.STAGES, "stage2.bin")):
+        raise Skip("%s has no stage2.bin yet" % paths.STAGES)
+    k = s.path("damage-k")
+    open(k, "wb").write(os.urandom(30000))
+    img = s.path("damage.img")
+    s.anysector("mkimage", img, "--size", "32M", "--sector-size", "4096", "--stages",
+                paths.STAGES, "--kernel", k, "--name", "good")
+    s.anysector("add", img, "--kernel", k, "--name", "other")
+    s.anysector("set-default", "--once", img, "other")
+    j = s.json("check", img, rc=0)
+    line = [p["message"] for p in j.get("problems", []) if p.get("code") == "boot.state"]
+    off = int(line[0].split("byte ")[1].split(":")[0]) if line else 0
+    c0, c1 = state_copies(img, off)
+    # copy 0 (install's empty one, sequence 0) with one byte of its records changed
+    bad0 = bytearray(c0)
+    bad0[0x40] ^= 0x5A
+    write_at(img, off, bytes(bad0))
+    got, want = state_crc(bad0)
+    s.anysector("check", img, rc=1, has=[
+        "copy 1 (sequence 1) holds it: one-shot 'other'",
+        "copy 0 of the boot state block (byte %d) is not whole: its CRC32 field is 0x%08x but "
+        "its bytes give 0x%08x (a write cut short?); copy 1 holds the state, and the next "
+        "change rewrites copy 0" % (off, got, want)], lacks=["boot.state_damaged"])
+    # and copy 1 torn after its 32-byte head: its records as install left them (none)
+    bad1 = c1[:32] + bytes(4096 - 32)
+    write_at(img, off + 4096, bad1)
+    g1, w1 = state_crc(bad1)
+    s.anysector("check", img, rc=1, has=[
+        "the boot state block at byte %d has no whole copy (copy 0: its CRC32 field is 0x%08x "
+        "but its bytes give 0x%08x (a write cut short?); copy 1: its CRC32 field is 0x%08x but "
+        "its bytes give 0x%08x (a write cut short?)): the loaders boot with no one-shot and no "
+        "boot counts until the next change rewrites it" % (off, got, want, g1, w1)],
+        lacks=["boot.state_copy", "holds it"])
+    # the other ways a copy is not one; copy 1 is whole again
+    write_at(img, off + 4096, c1)
+    other = state_copy(3, [(9, "x", 0, 0)])
+    for copy, why in ((bytes(4096), "it holds only zeros"),
+                      (b"NOTSTATE" + c0[8:], "it does not start with \"ANYSTATE\""),
+                      (state_copy(3, [])[:8] + struct.pack("<I", 2) + c0[12:],
+                       "its format version is 2, not 1"),
+                      (c0[:12] + struct.pack("<I", 512) + c0[16:], "it says it is 512 bytes, "
+                       "not 4096"),
+                      (other, "a record in it runs past its end or is of an unknown type")):
+        write_at(img, off, copy)
+        s.anysector("check", img, rc=1, has=["copy 0 of the boot state block (byte %d) is not "
+                                             "whole: %s" % (off, why), "copy 1 holds the state"])
+    # the next change writes the damaged copy
+    s.anysector("set-default", "--once", img, "good")
+    s.anysector("check", img, rc=0, has=["copy 0 (sequence 2) holds it: one-shot 'good'"],
+                lacks=["boot.state_copy"])
+
+
 def state_copy(seq, records):
     """A boot state block copy (common/bootstate.h): records [(type, name, a, b)], sealed."""
     body = b"".join(bytes([t, len(n), a, b]) + n.encode() for t, n, a, b in records)
@@ -1398,7 +1463,7 @@ def main():
                 t_dos_compat, t_gap_build, t_gap_uki, t_check_misaligned, t_gpt_rules, t_mbr_rules,
                 t_detection, t_install_layouts, t_reinstall_and_backups, t_backup_durable, t_foreign_gap, t_stage2_slots,
                 t_refusals, t_restore_safety, t_stage2_damage, t_add, t_esp_chains,
-                t_add_invalid_config, t_set_default_once, t_bless, t_bless_uki, t_status, t_cfg_tries, t_mkimage, t_mkimage_timeout, t_garbage, t_real_stages])
+                t_add_invalid_config, t_set_default_once, t_state_damage, t_bless, t_bless_uki, t_status, t_cfg_tries, t_mkimage, t_mkimage_timeout, t_garbage, t_real_stages])
     for p in s.cleanup:
         if os.path.exists(p):
             os.unlink(p)

@@ -25,6 +25,7 @@
 #include "common/fat_path.h"
 #include "tools/esp/hashfile.h"
 #include "tools/ops/menu_edit.h"
+#include "tools/ops/state_edit.h"
 
 static bool has_control(const char *s)
 {
@@ -374,6 +375,8 @@ static int add_entry(struct txn *t, const struct add_entry *e, char **text)
 		free(*text);
 		*text = cur;
 	}
+	if (t->nadded < CFG_MAX_ENTRIES)
+		snprintf(t->added[t->nadded++], CFG_NAME_MAX, "%s", name);
 	char where[32] = "";
 	if (e->partition)
 		snprintf(where, sizeof where, " on partition %u", e->partition);
@@ -468,5 +471,9 @@ out:
 int txn_add(struct txn *t, const struct add_entry *entries, unsigned n)
 {
 	struct add_args a = { entries, n };
-	return txn_lock_run(t, add_pass, &a);
+	int rc = txn_lock_run(t, add_pass, &a);
+
+	/* an entry made again (--replace, or after remove) starts from its own tries, not from
+	 * what the block still counts for the name; a new image (mkimage) has no counts */
+	return rc || t->installed ? rc : txn_state_forget(t, t->added, t->nadded);
 }

@@ -114,7 +114,13 @@ out:
 }
 
 /* The counted BIOS boot the state block records: its file into file; its TRIES and BOOTED
- * records taken out of the next copy, which goes into t's plan. False when there is none. */
+ * records taken out of the next copy, which goes into t's plan after the boot partition's
+ * change (t->post). That order makes a crash between the two harmless: the file renamed or the
+ * tries line gone, no loader counts the entry, whatever records the block still holds for it
+ * (common/bootcount.c counts an entry only where its name or line says so), and bless run again
+ * finds the same counted boot and writes the block. The other order would leave the entry
+ * counted again from the start, and the block with no counted boot for bless to find. False
+ * when there is none. */
 static bool bios_counted(struct txn *t, char *file, size_t cap)
 {
 	struct bstate_disk *d = xcalloc(1, sizeof *d);
@@ -135,8 +141,10 @@ static bool bios_counted(struct txn *t, char *file, size_t cap)
 	char what[400];
 	snprintf(what, sizeof what, "boot state block, copy %u (sequence %llu): '%s' good", k,
 		 (unsigned long long)bstate_seq(d->io.copy[k]), file);
-	plan_add(&t->pre, d->io.lba + (uint64_t)k * d->io.sectors, d->io.sectors, d->io.copy[k],
+	plan_add(&t->post, d->io.lba + (uint64_t)k * d->io.sectors, d->io.sectors, d->io.copy[k],
 		 what);
+	txn_summary(t, "'%s' is no longer a counted boot in the boot state block (copy %u, "
+		    "sequence %llu)", file, k, (unsigned long long)bstate_seq(d->io.copy[k]));
 out:
 	free(d);
 	return found;

@@ -399,6 +399,7 @@ void txn_esp_reset(struct txn *t)
 	esp_close(&t->esp);
 	memset(&t->esp, 0, sizeof t->esp);
 	t->nreplaced = 0;
+	t->nadded = 0;
 	t->nsummary = 0;
 	t->allow_empty_menu = false;
 }

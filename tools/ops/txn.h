@@ -78,6 +78,8 @@ struct txn {
 	struct boot_menu *menu;     /* the menu before the change (txn_load_menu) */
 	char replaced[CFG_MAX_ENTRIES][CFG_NAME_MAX]; /* entries add --replace took out */
 	unsigned nreplaced;
+	char added[CFG_MAX_ENTRIES][CFG_NAME_MAX]; /* the names of the entries add wrote */
+	unsigned nadded;
 	bool allow_empty_menu;      /* remove --force of the last entry */
 	struct esp_session esp;
 	uint64_t esp_new_bytes;     /* the files the operation will copy onto it (txn_expect) */

@@ -50,6 +50,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from lib import (boot, console, disk, fat, gpt, mbr, mtools, paths, payloads,  # noqa: E402
                  qemu, results, stages, tool)
 from lib.results import indent  # noqa: E402
+# tests/crash/state.py: the writers of the boot state block
+import state as state_cases  # noqa: E402
 
 CRASH_ENV = "ANYSECTOR_TEST_CRASH_AFTER_WRITE"
 CRASH_EXIT = 99
@@ -264,6 +266,9 @@ class Scenario:
         if not self.old_file or not self.new_file or self.old_file == self.new_file:
             raise Failure(f"{self.watched}: the old and new files are not two distinct files")
         self.prev_hash = disk.sha256(self.prev)
+        # install keeps a boot state block that has a whole copy, add never writes it
+        self.state_at = state_cases.block_offset(self.prev)
+        self.state_bytes = disk.read_at(self.prev, self.state_at, 2 * state_cases.COPY)
         self.check_rc = self.check(self.prev)
         if self.check_rc not in (0, 1):
             raise Failure(f"anysector check finds errors in the previous state: {self.said_check}")
@@ -348,6 +353,10 @@ class Scenario:
             raise Failure(f"{self.watched} on the ESP {what} (old {len(self.old_file)}, new "
                           f"{len(self.new_file)} bytes)")
         file_state = "old" if got == self.old_file else "new"
+        block = disk.read_at(img, self.state_at, 2 * state_cases.COPY)
+        if self.state_at and block != self.state_bytes:
+            raise Failure(f"the boot state block at byte {self.state_at} changed: "
+                          f"{self.op.split('-')[0]} must keep it")
         # the installer's own checker must find the disk as consistent as before
         rc = self.check(img)
         if rc != self.check_rc:
@@ -371,6 +380,25 @@ class Scenario:
                 time.monotonic() - t0)
 
 
+def run_ks(pool, name, sc, n):
+    """Every K of one scenario, MAX_JOBS at a time; returns (passed, failed)."""
+    futs = {pool.submit(sc.crash_at, k, n): k for k in range(n + 1)}
+    done = {}
+    for fut in concurrent.futures.as_completed(futs):
+        k = futs[fut]
+        try:
+            done[k] = ("PASS", *fut.result())
+        except (Failure, state_cases.Failure) as e:
+            done[k] = ("FAIL", str(e), 0.0)
+    npass = nfail = 0
+    for k in sorted(done):
+        status, msg, secs = done[k]
+        print(f"{status:5} {secs:5.1f}s  {name} crash after write {k}/{n}: {msg}", flush=True)
+        npass += status == "PASS"
+        nfail += status == "FAIL"
+    return npass, nfail
+
+
 def main():
     ap = argparse.ArgumentParser(description="installer crash-safety under QEMU")
     ap.add_argument("--only", help="scenarios matching this glob")
@@ -378,8 +406,9 @@ def main():
     ap.add_argument("--no-ovmf", action="store_true")
     a = ap.parse_args()
     root = paths.build("crash")
-    names = [n for n in SCENARIOS if (not a.only or fnmatch.fnmatch(n, a.only))
-             and not (a.no_ovmf and SCENARIOS[n][0] == "ovmf")]
+    names = [n for n in list(SCENARIOS) + list(state_cases.SCENARIOS)
+             if (not a.only or fnmatch.fnmatch(n, a.only))
+             and not (a.no_ovmf and SCENARIOS.get(n, ("",))[0] == "ovmf")]
     npass = nfail = 0
     t0 = time.monotonic()
     missing = [p for p in (paths.ANYSECTOR, paths.ASAN_ANYSECTOR, paths.STAGES)
@@ -393,33 +422,25 @@ def main():
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=MAX_JOBS)
     try:
         for name in names:
-            sc = Scenario(name, SCENARIOS[name], inputs, guests, root, a.keep)
+            booted = name in SCENARIOS and SCENARIOS[name][0] != "none"
             try:
+                if name in SCENARIOS:
+                    sc = Scenario(name, SCENARIOS[name], inputs, guests, root, a.keep)
+                else:
+                    sc = state_cases.StateScenario(name, state_cases.SCENARIOS[name], root,
+                                                   a.keep)
                 n = sc.prepare()
-                state = sc.boot(sc.prev, "previous") if sc.firmware != "none" else "old"
-                if state != "old":
+                if booted and sc.boot(sc.prev, "previous") != "old":
                     raise Failure("the previous state boots the new command line")
-            except Failure as e:
+            except (Failure, state_cases.Failure) as e:
                 print(f"FAIL  {name}: previous state: {e}", flush=True)
                 nfail += 1
                 continue
-            print(f"      {name}: previous state {'boots old' if sc.firmware != 'none' else 'made'}"
+            print(f"      {name}: previous state {'boots old' if booted else 'made'}"
                   f"; the complete operation makes {n} writes",
                   flush=True)
-            futs = {pool.submit(sc.crash_at, k, n): k for k in range(n + 1)}
-            done = {}
-            for fut in concurrent.futures.as_completed(futs):
-                k = futs[fut]
-                try:
-                    done[k] = ("PASS", *fut.result())
-                except Failure as e:
-                    done[k] = ("FAIL", str(e), 0.0)
-            for k in sorted(done):
-                status, msg, secs = done[k]
-                print(f"{status:5} {secs:5.1f}s  {name} crash after write {k}/{n}: {msg}",
-                      flush=True)
-                npass += status == "PASS"
-                nfail += status == "FAIL"
+            p, f = run_ks(pool, name, sc, n)
+            npass, nfail = npass + p, nfail + f
             if nfail == 0 and not a.keep:
                 os.unlink(sc.prev)
     except KeyboardInterrupt:

@@ -15,7 +15,11 @@
 #     licence's SPDX line in its first two lines (LICENSE: BSD-2-Clause);
 # 10. tests/run-suites.sh fails a run whose suites leave a file in the source tree, and a signal
 #     stops the running suite and removes its TMPDIR (probes in a throwaway git repository);
-# 12. tools/ makes its temporary files through tools/base/tempfile.c (temp_create locks them).
+# 11. every use between the layers of tools/ goes down, no include cycle, no export unused
+#     (tests/check_layers.py);
+# 12. functions of common/ and tools/ at most 100 lines, or a comment says why they are one piece
+#     (tests/check_funclen.py);
+# 13. tools/ makes its temporary files through tools/base/tempfile.c (temp_create locks them).
 set -u
 cd "$(dirname "$0")/.."
 fail=0; pass=0
@@ -323,7 +327,7 @@ else
 	fi
 fi
 
-# 10. The layers of tools/ (tests/check_layers.py, docs/DESIGN.md "The map of tools/"). First a
+# 11. The layers of tools/ (tests/check_layers.py, docs/DESIGN.md "The map of tools/"). First a
 #     copy of tools/ with a reversed include, a cycle and an export nobody uses must fail it on
 #     each, so the check cannot pass everything.
 probe=$(mktemp -d)
@@ -347,7 +351,7 @@ else
 	pass=$((pass + 1))
 fi
 
-# 11. Functions of common/ and tools/ at most 100 lines (tests/check_funclen.py). First a probe
+# 12. Functions of common/ and tools/ at most 100 lines (tests/check_funclen.py). First a probe
 #     tree with a 101-line function must fail it, and pass once a "One piece:" comment says why.
 probe=$(mktemp -d)
 mkdir -p "$probe/tools/x"
@@ -370,7 +374,7 @@ else
 	pass=$((pass + 1))
 fi
 
-# 12. The installer makes its temporary files only through tools/base/tempfile.c, which locks each
+# 13. The installer makes its temporary files only through tools/base/tempfile.c, which locks each
 #     one: the next run removes every unlocked $TMPDIR/anysector-KIND-XXXXXX as a killed run's, so
 #     one made by a bare mkstemp could vanish while in use. (espdir_write.c's temporary name lives
 #     beside its target on a mounted ESP, not in $TMPDIR.)

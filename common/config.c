@@ -610,6 +610,33 @@ int cfg_find(const struct cfg *c, const char *name)
 	return -1;
 }
 
+const char *cfg_entry_bli_suffix(const struct cfg_entry *e)
+{
+	const char *dot = NULL;
+
+	if (!e->bls)
+		return "";
+	for (const char *p = e->file; *p; p++)
+		if (*p == '.')
+			dot = p;
+	return dot ? dot : "";
+}
+
+int cfg_find_bli(const struct cfg *c, const char *id)
+{
+	int i = cfg_find(c, id);
+	size_t n = str_len(id);
+
+	for (unsigned k = 0; i < 0 && k < c->nentries; k++) {
+		const struct cfg_entry *e = &c->entries[k];
+		size_t m = str_len(e->name);
+		if (e->bls && m < n && !str_ncasecmp(id, e->name, m) &&
+		    !str_casecmp(id + m, cfg_entry_bli_suffix(e)))
+			i = (int)k;
+	}
+	return i;
+}
+
 int cfg_default_index(const struct cfg *c)
 {
 	int i = c->default_name[0] ? cfg_find(c, c->default_name) : -1;

@@ -180,6 +180,18 @@ int cfg_menu_check(const struct cfg *c, struct diag *d);
 
 /* Index of the entry named name (the first in menu order), or -1. */
 int cfg_find(const struct cfg *c, const char *name);
+/* An entry's identifier in systemd's Boot Loader Interface is its name and this: "" for an
+ * anysector.cfg entry; for a /loader/entries or /EFI/Linux one its file's suffix (".conf",
+ * ".efi"), as systemd 252's bootctl and logind name such an entry ("new.conf" for
+ * new+1-1.conf) and match LoaderEntrySelected against it (docs/DESIGN.md "The Boot Loader
+ * Interface"). */
+const char *cfg_entry_bli_suffix(const struct cfg_entry *e);
+/* The entry an identifier the running system set names (LoaderEntryOneShot,
+ * LoaderEntryDefault; systemctl passes on what its user typed): a menu name by cfg_find (a
+ * file's name without counter and suffix is the Boot Loader Interface document's form), else
+ * the first /loader/entries or /EFI/Linux entry whose name and suffix it is ("new.conf");
+ * -1 for none. Without ASCII case, as names compare. */
+int cfg_find_bli(const struct cfg *c, const char *id);
 /* The default entry, -1 when there are none. The one rule of both loaders and the tool:
  *   1. the owner's choice: anysector.cfg's "default", else loader.conf's (the first entry in
  *      menu order its pattern matches);

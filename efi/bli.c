@@ -151,20 +151,34 @@ void bli_volume(const struct boot_volume *v)
 	set_str(L"LoaderDevicePartUUID", g);
 }
 
+/* e's identifier (cfg_entry_bli_suffix) as UCS-2 with its NUL at w; the characters written,
+ * NUL included. With w NULL only counts them. */
+static size_t put_id(const struct cfg_entry *e, CHAR16 *w)
+{
+	size_t n = 0;
+
+	for (const char *s = e->name; *s; s++, n++)
+		if (w)
+			w[n] = (unsigned char)*s;
+	for (const char *s = cfg_entry_bli_suffix(e); *s; s++, n++)
+		if (w)
+			w[n] = (unsigned char)*s;
+	if (w)
+		w[n] = 0;
+	return n + 1;
+}
+
 void bli_entries(const struct cfg *c)
 {
 	size_t n = 0;
 
 	for (unsigned i = 0; i < c->nentries; i++)
-		n += str_len(c->entries[i].name) + 1;
+		n += put_id(&c->entries[i], NULL);
 	CHAR16 *w = efi_alloc((n ? n : 1) * sizeof *w), *p = w;
 	if (!w)
 		return;
-	for (unsigned i = 0; i < c->nentries; i++) {
-		for (const char *s = c->entries[i].name; *s; s++)
-			*p++ = (unsigned char)*s;
-		*p++ = 0;
-	}
+	for (unsigned i = 0; i < c->nentries; i++)
+		p += put_id(&c->entries[i], p);
 	set_raw(L"LoaderEntries", w, n * sizeof *w);
 	efi_free(w);
 }
@@ -201,18 +215,23 @@ int bli_requests(struct cfg *c)
 	else if (get_str(L"LoaderConfigTimeout", s, sizeof s, false) &&
 		 timeout_value(s, false, &t))
 		c->timeout = t;
-	if (get_str(L"LoaderEntryOneShot", s, sizeof s, true) && (i = cfg_find(c, s)) >= 0) {
+	if (get_str(L"LoaderEntryOneShot", s, sizeof s, true) && (i = cfg_find_bli(c, s)) >= 0) {
 		str_copy(c->default_name, sizeof c->default_name, c->entries[i].name);
 		return i;
 	}
-	if (get_str(L"LoaderEntryDefault", s, sizeof s, false) && (i = cfg_find(c, s)) >= 0)
+	if (get_str(L"LoaderEntryDefault", s, sizeof s, false) && (i = cfg_find_bli(c, s)) >= 0)
 		str_copy(c->default_name, sizeof c->default_name, c->entries[i].name);
 	return -1;
 }
 
 void bli_selected(const struct cfg_entry *e)
 {
-	set_str(L"LoaderEntrySelected", e->name);
+	CHAR16 *w = efi_alloc(put_id(e, NULL) * sizeof *w);
+
+	if (!w)
+		return;
+	set_raw(L"LoaderEntrySelected", w, put_id(e, w) * sizeof *w);
+	efi_free(w);
 }
 
 void bli_boot_count_path(const char *path)

@@ -5,8 +5,10 @@
  * for one entry or one menu timeout at the next boot. Strings are UCS-2 and NUL-terminated;
  * what the loader sets lives until the next reset (boot services and runtime access, not
  * non-volatile); what the OS sets for one boot (LoaderEntryOneShot, LoaderConfigTimeoutOneShot)
- * is removed as it is read. Entry identifiers are menu names: an anysector.cfg entry's name, a
- * /loader/entries file's name without the boot counter and ".conf". */
+ * is removed as it is read. Entry identifiers are those systemd's own tools use: an
+ * anysector.cfg entry's name, a /loader/entries file's name without its boot counter
+ * ("new.conf"), an /EFI/Linux one's likewise ("x.efi"); what the OS sets may also name such an
+ * entry without the suffix (cfg_find_bli). */
 #ifndef ANYSECTOR_EFI_BLI_H
 #define ANYSECTOR_EFI_BLI_H
 
@@ -25,7 +27,7 @@ struct boot_volume;
 void bli_start(void);
 /* LoaderDevicePartUUID, when the boot partition is a GPT one. */
 void bli_volume(const struct boot_volume *v);
-/* LoaderEntries: every entry's identifier in menu order. */
+/* LoaderEntries: every entry's identifier (cfg_entry_bli_suffix) in menu order. */
 void bli_entries(const struct cfg *c);
 /* The OS's requests for this boot, applied to c: LoaderConfigTimeoutOneShot (removed; it shows
  * the menu, 0 without a countdown), else LoaderConfigTimeout ("menu-force": no countdown,

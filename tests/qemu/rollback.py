@@ -341,8 +341,9 @@ def case_count(firmware, frontend, label, lss, pss, work, inputs):
     SeaBIOS: stage2 keeps the tries in the boot state block (check shows 0 left, 2 done) and
     the file keeps its name. Then a counted entry that comes up, fine+1.conf, boots once: OVMF
     renames it fine+0-1.conf and the running system sees LoaderBootCountPath naming that file
-    (what systemd-bless-boot renames); SeaBIOS records it as the counted boot (what bless
-    takes)."""
+    (what systemd-bless-boot renames) and LoaderEntrySelected "fine.conf" (systemd's
+    identifier: the name without the counter, ".conf" kept); SeaBIOS records it as the counted
+    boot (what bless takes)."""
     kernel, initrd = inputs
     topo = ["--sector-size", lss] + (["--physical-size", pss] if pss != lss else []) \
         if label == "mbr" else []
@@ -382,6 +383,13 @@ def case_count(firmware, frontend, label, lss, pss, work, inputs):
         expect(path == "\\loader\\entries\\fine+0-1.conf",
                f"LoaderBootCountPath {path!r}, not \\loader\\entries\\fine+0-1.conf")
         expect(names == ["fine+0-1.conf", "new+0-2.conf"], f"/loader/entries holds {names}")
+        # the identifiers systemd's bootctl and logind give these entries: the file's name
+        # without the counter, ".conf" kept
+        v = run.vars_of(0)
+        sel = utf16(v.get("LoaderEntrySelected", b""))
+        expect(sel == "fine.conf", f"LoaderEntrySelected {sel!r}, not 'fine.conf'")
+        entries = [e for e in utf16(v.get("LoaderEntries", b"")).split("\0") if e]
+        expect(sorted(entries) == ["fine.conf", "good", "new.conf"], f"LoaderEntries {entries}")
     else:
         st = state_text(image, topo)
         expect("'fine+1.conf' started last by stage2, counted" in st and

@@ -284,6 +284,42 @@ static void test_boot_counted_pair(void **state)
 	assert_reported(&cap, "bls.no_linux", "/loader/entries/foo+3-1.conf: no linux line");
 }
 
+/* The Boot Loader Interface's identifiers, as systemd 252's bootctl and logind name entries:
+ * an anysector.cfg entry by its name, a /loader/entries one by its file's name without the
+ * counter ("fine.conf" for fine+1.conf); what the running system asks for (LoaderEntryOneShot)
+ * is found by either form, the menu name first. */
+static void test_bli_ids(void **state)
+{
+	(void)state;
+	struct capture cap;
+
+	capture_init(&cap);
+	cfg_text("default good\nentry good\n kernel /g/vmlinuz\n");
+	add("fine+1.conf", "title Fine\n" KERNEL("fine"), &cap);
+	add("good.conf", "title Good too\n" KERNEL("good"), &cap);
+	add("mid-6.1.0-9.conf", "title Mid\n" KERNEL("mid"), &cap);
+	bls_menu_finish(&cfg, NULL);
+	assert_int_equal(cap.n, 0);
+	/* files newest first: mid-6.1.0-9, good, fine */
+	static const char *const want[] = { "good", "mid-6.1.0-9", "good", "fine" };
+	expect_order(want, 4);
+	assert_string_equal(cfg_entry_bli_suffix(&cfg.entries[0]), "");
+	assert_string_equal(cfg_entry_bli_suffix(&cfg.entries[1]), ".conf");
+	assert_string_equal(cfg_entry_bli_suffix(&cfg.entries[3]), ".conf");
+	assert_int_equal(cfg_find_bli(&cfg, "fine.conf"), 3);
+	assert_int_equal(cfg_find_bli(&cfg, "FINE.Conf"), 3);
+	assert_int_equal(cfg_find_bli(&cfg, "fine"), 3);
+	assert_int_equal(cfg_find_bli(&cfg, "good"), 0);
+	assert_int_equal(cfg_find_bli(&cfg, "good.conf"), 2);
+	assert_int_equal(cfg_find_bli(&cfg, "mid-6.1.0-9.conf"), 1);
+	assert_int_equal(cfg_find_bli(&cfg, "mid-6.1.0-9"), 1);
+	static const char *const none[] = { "fine+1.conf", "fine.efi", "fine.conf.conf", "fine.",
+					    "good.efi", ".conf", "", "mid-6.1.0" };
+	for (unsigned i = 0; i < ARRAY_SIZE(none); i++)
+		if (cfg_find_bli(&cfg, none[i]) != -1)
+			fail_msg("'%s' names entry %d", none[i], cfg_find_bli(&cfg, none[i]));
+}
+
 /* Titles: identical titles and versions get the file name too; a long title gives way to what
  * tells entries apart. */
 static void test_titles(void **state)
@@ -487,6 +523,7 @@ int main(void)
 		cmocka_unit_test(test_default_names),
 		cmocka_unit_test(test_default_rule),
 		cmocka_unit_test(test_boot_counted_pair),
+		cmocka_unit_test(test_bli_ids),
 		cmocka_unit_test(test_titles),
 		cmocka_unit_test(test_sort_then_cut),
 		cmocka_unit_test(test_text_full),

@@ -127,12 +127,54 @@ static void test_active_copy(void **state)
 	esp_fence_free(&f);
 }
 
+/* The runs compared whole find exactly the clusters an entry-by-entry walk finds, at every FAT
+ * width, wherever a difference falls (the first and last entries of a run of 16, the last
+ * cluster, an entry FAT12 splits across bytes). */
+static void test_find_every_width(void **state)
+{
+	(void)state;
+	static const enum fat_type types[] = { FAT_TYPE_12, FAT_TYPE_16, FAT_TYPE_32 };
+	uint8_t fat0[600], fats[1200];
+	uint32_t seed = 12345;
+
+	for (unsigned t = 0; t < 3; t++) {
+		struct esp_geom g = { .type = types[t], .num_fats = 2, .clusters = 141 };
+		g.fat_bytes = types[t] == FAT_TYPE_12 ? 215 : types[t] == FAT_TYPE_16 ? 286 : 572;
+		for (unsigned round = 0; round < 200; round++) {
+			struct esp_fence f = { 0 };
+			uint32_t want[160], nwant = 0;
+			memset(fat0, 0, sizeof fat0);
+			for (uint32_t i = 0; i < g.clusters + 2; i++) {
+				seed = seed * 1103515245u + 12345u;
+				esp_fat_set(&g, fat0, i, (seed >> 16) % 3 ? 0xFFFFFFFu : 0);
+			}
+			memcpy(fats, fat0, g.fat_bytes);
+			memcpy(fats + g.fat_bytes, fat0, g.fat_bytes);
+			g.active = round % 2;
+			uint8_t *active = fats + g.active * g.fat_bytes;
+			for (unsigned k = 0; k < 1 + round % 4; k++) {
+				seed = seed * 1103515245u + 12345u;
+				uint32_t c = round % 5 == 0 ? g.clusters + 1 - k : (seed >> 8) % (g.clusters + 2);
+				esp_fat_set(&g, active, c, (seed >> 20) % 2 ? 0 : 7);
+			}
+			for (uint32_t i = 2; i < g.clusters + 2; i++)
+				if (esp_fat_get(&g, fat0, i) && !esp_fat_get(&g, active, i))
+					want[nwant++] = i;
+			assert_int_equal(esp_fence_find(&g, fat0, fats, &f), nwant);
+			assert_int_equal(f.n, nwant);
+			assert_memory_equal(f.c, want, nwant * sizeof *want);
+			esp_fence_free(&f);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fat_set),
 		cmocka_unit_test(test_mark_clear),
 		cmocka_unit_test(test_active_copy),
+		cmocka_unit_test(test_find_every_width),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -23,6 +23,10 @@ struct esp_fence {
 
 /* The FAT entry mtools takes for a bad cluster (FAT12 0xFF7, FAT16 0xFFF7, FAT32 0x0FFFFFF7). */
 uint32_t esp_fence_bad(const struct esp_geom *g);
+/* Appends to f each cluster that fat0 (S0's active FAT) has in use and the active copy of fats
+ * has free. Returns how many. */
+uint32_t esp_fence_find(const struct esp_geom *g, const uint8_t *fat0, const uint8_t *fats,
+			struct esp_fence *f);
 /* Marks in fats (every copy, fats_end - fats bytes) each cluster that fat0 (S0's active FAT)
  * has in use and the active copy of fats has free, and appends it to f. Returns how many. */
 uint32_t esp_fence_mark(const struct esp_geom *g, const uint8_t *fat0, uint8_t *fats,
@@ -32,9 +36,11 @@ void esp_fence_clear(const struct esp_geom *g, uint8_t *fats, struct esp_fence *
 void esp_fence_free(struct esp_fence *f);
 
 /* Around one mtools command on the copy of s (not a mounted or read-only session): the copy's
- * FATs are read, marked and written back; then freed again. s->fat0 is S0's active FAT (saved
- * by esp_open). Each returns 0 or an AS_* code. */
+ * FATs are read through a read-only mapping of the copy (kept until esp_fence_unmap) and only the
+ * marked entries written; then freed again. s->fat0 is S0's active FAT (saved by esp_open). Each returns 0 or an AS_* code. */
 int esp_fence_up(struct esp_session *s, struct esp_fence *f);
 int esp_fence_down(struct esp_session *s, struct esp_fence *f);
+/* Drops the mapping of esp_fence_up (esp_close). */
+void esp_fence_unmap(struct esp_session *s);
 
 #endif

@@ -33,6 +33,8 @@ struct esp_session {
 	struct esp_sparse *sparse; /* the copy is sparse (tools/esp/esp_sparse.h), or NULL */
 	const uint8_t *map;       /* the copy mapped read-only for its diff (espfs.c), or NULL */
 	uint64_t map_len;
+	const uint8_t *fats_map;  /* the copy's first bytes to the FATs' end, read-only */
+	uint64_t fats_map_len;    /* (the fence of tools/esp/esp_fence.h), or NULL */
 };
 
 /* An esp_list callback returns 0 to go on, ESP_LIST_STOP to end the walk early, or an AS_* code.

@@ -248,6 +248,7 @@ void esp_close(struct esp_session *s)
 		s->open = false;
 		return;
 	}
+	esp_fence_unmap(s);
 	if (!s->view) {
 		hostdev_close(&s->img);
 		temp_remove(s->path);

@@ -1139,6 +1139,81 @@ def t_cfg_tries(s):
     s.anysector("check", img, rc=0, has=["copy 0 (sequence 6) holds it: empty"])
 
 
+def state_records(img, off):
+    """The records [(type, name, a, b)] of the copy of the boot state block that holds the
+    state (the higher sequence of the whole ones)."""
+    best = None
+    for c in state_copies(img, off):
+        crc, want = state_crc(c)
+        if c[:8] != b"ANYSTATE" or crc != want:
+            continue
+        if best is None or struct.unpack_from("<Q", c, 0x10)[0] > \
+                struct.unpack_from("<Q", best, 0x10)[0]:
+            best = c
+    recs, at = [], 32
+    while best is not None and best[at] != 0:
+        n = best[at + 1]
+        recs.append((best[at], best[at + 4:at + 4 + n].decode(), best[at + 2], best[at + 3]))
+        at += 4 + n
+    return recs
+
+
+def t_remove_state(s):
+    """remove takes the records naming the removed entry out of the boot state block in the same
+    change: its one-shot, its TRIES and a BOOTED of it (an anysector.cfg entry by its name, a
+    /loader/entries file by its file's name), written after the boot partition's change; the
+    records of other entries stay; an entry the block does not name writes no block."""
+    if not os.path.exists(os.path.join(paths.STAGES, "stage2.bin")):
+        raise Skip("%s has no stage2.bin yet" % paths.STAGES)
+    if not have("mcopy"):
+        raise Skip("mtools is not installed")
+    k = s.path("rmstate-k")
+    open(k, "wb").write(os.urandom(30000))
+    img = s.path("rmstate.img")
+    s.anysector("mkimage", img, "--size", "32M", "--sector-size", "4096", "--stages",
+                paths.STAGES, "--kernel", k, "--name", "good")
+    for name, tries in (("new", "2"), ("other", "3")):
+        s.anysector("add", img, "--kernel", k, "--name", name, "--tries", tries)
+    at = "%s@@%d" % (img, esp_offset(s, img))
+    ent = s.path("rmstate-entry")
+    open(ent, "wb").write(b"title X\nlinux /good/rmstate-k\n")
+    for cmd in (["mmd", "-i", at, "::/loader", "::/loader/entries"],
+                ["mcopy", "-i", at, ent, "::/loader/entries/x+2.conf"]):
+        subprocess.run(cmd, env=mtools_env(), check=True, capture_output=True)
+    j = s.json("check", img, rc=0)
+    line = [p["message"] for p in j.get("problems", []) if p.get("code") == "boot.state"]
+    off = int(line[0].split("byte ")[1].split(":")[0]) if line else 0
+    # stage2 started 'new' counted (its last try) and a one-shot of it waits
+    write_at(img, off + 4096, state_copy(4, [(1, "new", 0, 0), (2, "new", 0, 2),
+                                              (2, "other", 2, 1), (2, "x+2.conf", 1, 1),
+                                              (3, "new", 1, 3)]))
+    s.anysector("check", img, rc=0, has=["one-shot 'new'", "'new' 0 tries left, 2 done"])
+    before = sha(img)
+    s.anysector("remove", "--dry-run", img, "new",
+                has=["boot state block, copy 0 (sequence 5): 3 records of the removed entry "
+                     "dropped"])
+    s.eq(sha(img), before, "remove --dry-run changed the image")
+    s.anysector("remove", "--backup", img + ".b", img, "new",
+                has=["the boot state block drops what it held for the removed entry 'new' "
+                     "(copy 0, sequence 5)"])
+    s.eq(state_records(img, off), [(2, "other", 2, 1), (2, "x+2.conf", 1, 1)],
+         "the block's records after remove new")
+    s.anysector("check", img, rc=0, lacks=["'new'"])
+    s.eq(read_at(img, off + 4096, 4096)[:0x18], state_copy(4, [])[:0x18],
+         "remove wrote copy 1, which held the state")
+    # a file of /loader/entries: its tries and counted boot by the file's name, its one-shot by
+    # the entry's name
+    write_at(img, off + 4096, state_copy(6, [(1, "x", 0, 0), (2, "other", 2, 1),
+                                              (2, "x+2.conf", 1, 1), (3, "x+2.conf", 1, 1)]))
+    s.anysector("remove", img, "x", has=["removed entry 'x'"])
+    s.eq(state_records(img, off), [(2, "other", 2, 1)], "the block's records after remove x")
+    # nothing of 'good' in the block: no write of it
+    before = state_copies(img, off)
+    s.anysector("remove", "--dry-run", img, "good", lacks=["boot state block"])
+    s.anysector("remove", img, "good", lacks=["boot state block"])
+    s.eq(state_copies(img, off), before, "remove of an entry the block does not name wrote it")
+
+
 def sfdisk_image(s, name, script, size=64 * MIB):
     """An image partitioned by sfdisk (512-byte sectors) for layouts we would never make."""
     if not have("sfdisk"):
@@ -1463,7 +1538,7 @@ def main():
                 t_dos_compat, t_gap_build, t_gap_uki, t_check_misaligned, t_gpt_rules, t_mbr_rules,
                 t_detection, t_install_layouts, t_reinstall_and_backups, t_backup_durable, t_foreign_gap, t_stage2_slots,
                 t_refusals, t_restore_safety, t_stage2_damage, t_add, t_esp_chains,
-                t_add_invalid_config, t_set_default_once, t_state_damage, t_bless, t_bless_uki, t_status, t_cfg_tries, t_mkimage, t_mkimage_timeout, t_garbage, t_real_stages])
+                t_add_invalid_config, t_set_default_once, t_state_damage, t_bless, t_bless_uki, t_status, t_cfg_tries, t_remove_state, t_mkimage, t_mkimage_timeout, t_garbage, t_real_stages])
     for p in s.cleanup:
         if os.path.exists(p):
             os.unlink(p)

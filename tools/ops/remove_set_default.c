@@ -16,6 +16,7 @@
 #include "tools/esp/cfgedit.h"
 #include "tools/ops/lockcfg.h"
 #include "tools/ops/menu_edit.h"
+#include "tools/ops/state_edit.h"
 
 /* The menu entry called name, or a refusal naming what there is. Returns the index or -1. */
 static int find_entry(struct txn *t, const char *name)
@@ -36,6 +37,26 @@ static char *cfg_text_now(struct txn *t)
 	return xstrdup("# anysector.cfg: the boot menu (see anysector(8)); written by 'anysector'\n");
 }
 
+/* The names entry i has in the boot state block (common/bootcount.c: its name, for a one-shot
+ * and an uncounted boot; a file's name, for its tries and a counted boot), each unless another
+ * entry of the menu has it too. */
+static void state_names(struct txn *t, int i)
+{
+	const struct cfg *c = &t->menu->cfg;
+	const char *mine[2] = { c->entries[i].name, c->entries[i].bls ? c->entries[i].file : "" };
+
+	t->nremoved = 0;
+	for (unsigned n = 0; n < 2; n++) {
+		bool shared = !mine[n][0];
+		for (unsigned j = 0; j < c->nentries && !shared; j++)
+			shared = (int)j != i && (!strcasecmp(c->entries[j].name, mine[n]) ||
+						 (c->entries[j].bls &&
+						  !strcasecmp(c->entries[j].file, mine[n])));
+		if (!shared)
+			snprintf(t->removed[t->nremoved++], sizeof t->removed[0], "%s", mine[n]);
+	}
+}
+
 static int remove_pass(struct txn *t, const void *arg)
 {
 	const char *name = arg;
@@ -54,6 +75,7 @@ static int remove_pass(struct txn *t, const void *arg)
 		return EXIT_REFUSED;
 	}
 	t->allow_empty_menu = m->cfg.nentries == 1;
+	state_names(t, i);
 	char *text = cfg_text_now(t), *cur;
 	bool cfg_changed = false;
 	if (!m->src[i].bls) {
@@ -107,7 +129,10 @@ static int set_default_pass(struct txn *t, const void *arg)
 /* A locked menu's change is made in two passes (tools/ops/lockcfg.h txn_lock_run). */
 int txn_remove(struct txn *t, const char *name)
 {
-	return txn_lock_run(t, remove_pass, name);
+	int rc = txn_lock_run(t, remove_pass, name);
+	const char *names[2] = { t->removed[0], t->removed[1] };
+
+	return rc ? rc : txn_state_removed(t, names, t->nremoved);
 }
 
 int txn_set_default(struct txn *t, const char *name)

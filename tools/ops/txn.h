@@ -80,6 +80,9 @@ struct txn {
 	unsigned nreplaced;
 	char added[CFG_MAX_ENTRIES][CFG_NAME_MAX]; /* the names of the entries add wrote */
 	unsigned nadded;
+	/* the names remove's entry has in the boot state block: its own, and a file's name */
+	char removed[2][FAT_NAME_MAX + 1];
+	unsigned nremoved;
 	bool allow_empty_menu;      /* remove --force of the last entry */
 	struct esp_session esp;
 	uint64_t esp_new_bytes;     /* the files the operation will copy onto it (txn_expect) */

@@ -672,6 +672,23 @@ GAP_UKI = ("the legacy-gap stage2 on this disk cannot boot a unified kernel imag
 GAP_ONLY = "UEFI only (the legacy-gap stage2 on this disk cannot boot a unified kernel image)"
 
 
+def gap_uki_inputs(s, name, gap_size=24576):
+    """Placeholder stages in s.path(name + "-stages") whose stage2.bin (40000 bytes) needs more
+    than the legacy gap and whose stage2-gap.bin (gap_size bytes) is a legacy-gap build, a UKI
+    tiny.efi and a kernel file: (stages, uki, kernel)."""
+    d = s.path(name + "-stages")
+    stages.write_placeholders(d, stage2_size=40000)
+    with open(os.path.join(d, "stage2-gap.bin"), "wb") as f:
+        f.write(stages.placeholder_stage2(gap_size, B.STAGE2_FLAG_GAP_BUILD))
+    os.makedirs(s.path(name + "-uki"), exist_ok=True)
+    u = os.path.join(s.path(name + "-uki"), "tiny.efi")  # the entry's name: 'tiny'
+    uki.build(u, paths.BIOS_PAYLOAD, "console=ttyS0 tiny\n",
+              'PRETTY_NAME="Tiny UKI"\nID=tiny\nVERSION_ID=1.0\n', initrd=os.urandom(3000))
+    k = s.path(name + "-k")
+    open(k, "wb").write(os.urandom(20000))
+    return d, u, k
+
+
 def t_gap_uki(s):
     """Unified kernel images on a disk whose stage2 is the legacy-gap build, which boots none
     under BIOS: list shows their entries UEFI only (firmware ["uefi"]) and, like check (exit 1)
@@ -684,15 +701,7 @@ def t_gap_uki(s):
         raise Skip(why)
     if not have("mcopy"):
         raise Skip("mtools is not installed")
-    d = s.path("gapuki-stages")
-    stages.write_placeholders(d, stage2_size=40000)
-    with open(os.path.join(d, "stage2-gap.bin"), "wb") as f:
-        f.write(stages.placeholder_stage2(24576, B.STAGE2_FLAG_GAP_BUILD))
-    u = s.path("tiny.efi")
-    uki.build(u, paths.BIOS_PAYLOAD, "console=ttyS0 tiny\n",
-              'PRETTY_NAME="Tiny UKI"\nID=tiny\nVERSION_ID=1.0\n', initrd=os.urandom(3000))
-    k = s.path("gapuki-k")
-    open(k, "wb").write(os.urandom(20000))
+    d, u, k = gap_uki_inputs(s, "gapuki")
     flat = s.path("gapuki-1m.img")
     sparse(flat, 64 * MIB)
     s.anysector("partition", flat, "--label", "mbr")
@@ -744,6 +753,38 @@ def t_gap_uki(s):
     s.anysector("list", img, *topo, rc=2, has=["error   " + nothing, "shown    " + GAP_ONLY])
     s.eq(s.json("list", img, *topo, rc=2).get("status"), 2, "list --json status")
     s.anysector("check", img, *topo, rc=2, has=[nothing])
+
+
+def t_mkimage_gap_uki(s):
+    """mkimage --dos-compat puts the legacy-gap stage2 in the 62-sector gap and, with --uki,
+    says boot.gap_uki's sentence as add --uki does on such a disk: 'g' boots by default beside
+    the uki entry; with the uki entry alone that stage2 waits for a key. Without --dos-compat
+    (stage2.bin in the 1 MiB gap) not a word. --dos-compat measures the stage2 of --stages."""
+    why = uki.missing()
+    if why:
+        raise Skip(why)
+    d, u, k = gap_uki_inputs(s, "mkgap")
+    img = s.path("mkgap.img")
+    topo = ("--sector-size", "512")
+    gap = "holds the legacy-gap build of stage2 (24576 bytes) but not stage2.bin (40000 bytes)"
+    others = GAP_UKI + ("its menu shows anysector.cfg's 1 uki entry as UEFI only, and it boots "
+                        "'g' by default")
+    s.anysector("mkimage", img, "--size", "64M", "--label", "mbr", "--dos-compat", "--stages", d,
+                "--kernel", k, "--name", "g", "--uki", u, has=[gap, "warning: " + others])
+    s.anysector("list", img, *topo, has=["warning " + others])
+    waits = GAP_UKI + ("its menu shows anysector.cfg's 1 uki entry as UEFI only, and it waits at "
+                       "the menu for a key, its default 'tiny' being one of them")
+    s.anysector("mkimage", img, "--size", "64M", "--label", "mbr", "--dos-compat", "--stages", d,
+                "--uki", u, "--force", has=[gap, "warning: " + waits])
+    s.anysector("check", img, *topo, rc=1, has=[waits])
+    s.anysector("mkimage", img, "--size", "64M", "--label", "mbr", "--stages", d, "--kernel", k,
+                "--name", "g", "--uki", u, "--force", lacks=["legacy-gap"])
+    # the gap build of --stages (not the default directory's) measured: 31745 bytes do not fit
+    big, _, _ = gap_uki_inputs(s, "mkgap-big", gap_size=31745)
+    s.anysector("mkimage", img, "--size", "64M", "--label", "mbr", "--dos-compat", "--stages",
+                big, "--uki", u, "--force", rc=3,
+                has=["--dos-compat: stage2 (31745 bytes, %s/stage2-gap.bin) does not fit the 31744 "
+                     "bytes between the MBR and partition 1 at LBA 63" % big])
 
 
 def state_copies(img, off):
@@ -1535,7 +1576,8 @@ def main():
     s = Suite("tools")
     s.cleanup = []
     rc = s.run([t_cli, t_mocked_topologies, t_gpt_worked_numbers, t_mbr_limit, t_fat_types,
-                t_dos_compat, t_gap_build, t_gap_uki, t_check_misaligned, t_gpt_rules, t_mbr_rules,
+                t_dos_compat, t_gap_build, t_gap_uki, t_mkimage_gap_uki, t_check_misaligned,
+                t_gpt_rules, t_mbr_rules,
                 t_detection, t_install_layouts, t_reinstall_and_backups, t_backup_durable, t_foreign_gap, t_stage2_slots,
                 t_refusals, t_restore_safety, t_stage2_damage, t_add, t_esp_chains,
                 t_add_invalid_config, t_set_default_once, t_state_damage, t_bless, t_bless_uki, t_status, t_cfg_tries, t_remove_state, t_mkimage, t_mkimage_timeout, t_garbage, t_real_stages])

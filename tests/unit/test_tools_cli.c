@@ -27,6 +27,8 @@ static void test_layout_option(void **state)
 	assert_int_equal(lo.esp_bytes, 16u << 20);
 	assert_int_equal(layout_option(OPT_NO_REST, NULL, &lo, "t"), OPTION_TAKEN);
 	assert_true(lo.no_rest);
+	assert_int_equal(layout_option(OPT_DOS_COMPAT, NULL, &lo, "t"), OPTION_TAKEN);
+	assert_true(lo.dos_compat);
 	assert_int_equal(unit_report.n, 0);
 
 	/* bad values are reported as usage errors naming the option and leave the value alone */
@@ -40,7 +42,6 @@ static void test_layout_option(void **state)
 	assert_non_null(strstr(unit_report.items[1].msg, "--esp-size 0"));
 
 	/* other options are not its business */
-	assert_int_equal(layout_option(OPT_DOS_COMPAT, NULL, &lo, "t"), OPTION_OTHER);
 	assert_int_equal(layout_option(OPT_SECTOR_SIZE, "4096", &lo, "t"), OPTION_OTHER);
 	assert_int_equal(unit_report.n, 3);
 }

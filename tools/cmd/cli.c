@@ -78,6 +78,9 @@ enum opt_result layout_option(int opt, const char *arg, struct layout_opts *lo, 
 	case OPT_NO_REST:
 		lo->no_rest = true;
 		return OPTION_TAKEN;
+	case OPT_DOS_COMPAT:
+		lo->dos_compat = true;
+		return OPTION_TAKEN;
 	default:
 		return OPTION_OTHER;
 	}

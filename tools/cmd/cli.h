@@ -89,12 +89,15 @@ enum {
 #define LAYOUT_LONG_OPTIONS                                                 \
 	{ "label", required_argument, NULL, OPT_LABEL },                    \
 	{ "esp-size", required_argument, NULL, OPT_ESP_SIZE },              \
-	{ "no-rest", no_argument, NULL, OPT_NO_REST }
+	{ "no-rest", no_argument, NULL, OPT_NO_REST },                      \
+	{ "dos-compat", no_argument, NULL, OPT_DOS_COMPAT }
 
 #define LAYOUT_HELP                                                                        \
 	"  --label gpt|mbr      partition table type (default gpt)\n"                          \
 	"  --esp-size SIZE      ESP size (default 260 MiB, or all that fits on a small disk)\n" \
-	"  --no-rest            leave the space after the ESP unpartitioned\n"
+	"  --no-rest            leave the space after the ESP unpartitioned\n"                 \
+	"  --dos-compat         MBR only: legacy layout, first partition at LBA 63 and the\n"  \
+	"                       others on cylinder boundaries (warns about misalignment)\n"
 
 /* What an option handler did with one option: it was not one of its options, it took it, or the
  * value was bad (reported as a usage error: the command exits EXIT_USAGE). */

@@ -190,6 +190,7 @@ static int check_options(struct mkimage_args *m)
 	if (m->root_dir && (rc = root_arg_fits(&m->l, m->lo.label)))
 		return rc;
 	m->lo.dual = m->o.topo.any_lss;
+	m->lo.stages = m->stages_opt; /* the stage2 --dos-compat measures is the one installed */
 	m->lss = m->lo.dual ? DUAL_BLOCK : m->o.topo.has_lss ? m->o.topo.lss : 512;
 	if (!m->o.topo.has_lss && !m->lo.dual)
 		m->o.topo.lss = m->lss, m->o.topo.has_lss = true;

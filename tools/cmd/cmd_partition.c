@@ -32,8 +32,6 @@ static void usage(FILE *f)
 		"same partitions at the same byte ranges, the ESP's FAT with 4096-byte sectors).\n"
 		"\n"
 		"options:\n" LAYOUT_HELP
-		"  --dos-compat         MBR only: legacy layout, first partition at LBA 63 and the\n"
-		"                       others on cylinder boundaries (warns about misalignment)\n"
 		"  --force              replace what the disk holds: every partition table and\n"
 		"                       filesystem signature libblkid finds is erased first (as wipefs\n"
 		"                       does), its sectors saved to the backup file\n"
@@ -48,7 +46,6 @@ int cmd_partition(int argc, char **argv)
 		TOPO_LONG_OPTIONS,
 		LOCK_LONG_OPTIONS,
 		LAYOUT_LONG_OPTIONS,
-		{ "dos-compat", no_argument, NULL, OPT_DOS_COMPAT },
 		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 		{ "backup", required_argument, NULL, OPT_BACKUP },
@@ -68,7 +65,6 @@ int cmd_partition(int argc, char **argv)
 		if (r == OPTION_TAKEN)
 			continue;
 		switch (c) {
-		case OPT_DOS_COMPAT: lo.dos_compat = true; break;
 		case OPT_BACKUP: backup = optarg; break;
 		case OPT_HELP: usage(stdout); return EXIT_OK;
 		case OPT_FAILED: return EXIT_USAGE;

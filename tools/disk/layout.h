@@ -41,6 +41,8 @@ struct layout_opts {
 	uint64_t esp_bytes;   /* 0: the default */
 	bool no_rest;
 	bool dos_compat;
+	const char *stages;   /* --stages of mkimage: the stage2 --dos-compat measures (NULL: the
+			       * default directory, tools/boot/stages.h) */
 	bool dual;            /* --sector-size any: a dual GPT (tools/disk/dual.h) */
 };
 

@@ -263,6 +263,7 @@ static void pick_stage2(struct txn *t, const struct stages *s, uint64_t first, u
 		return;
 	*img = s->stage2_gap;
 	*len = s->stage2_gap_len;
+	t->installed_gap = true;
 	t_warn("install.gap_build",
 	       "the %s holds the legacy-gap build of stage2 (%u bytes) but not stage2.bin (%u "
 	       "bytes), which leaves out %s; a partition 1 at 1 MiB (partition without --dos-compat) "

@@ -56,8 +56,9 @@ int txn_load_menu(struct txn *t)
 	return rc;
 }
 
-/* The new menu m on a disk whose stage2 is its legacy-gap build: what that stage2 makes of its
- * unified kernel images under BIOS, said as a warning (they still start under UEFI). */
+/* The new menu m on a disk whose stage2 is its legacy-gap build (the one on the disk, or the
+ * one this change installs: mkimage): what that stage2 makes of its unified kernel images under
+ * BIOS, said as a warning (they still start under UEFI). */
 static void gap_warn(struct txn *t, const struct boot_menu *m)
 {
 	struct bstate_disk *st = xcalloc(1, sizeof *st);
@@ -65,7 +66,8 @@ static void gap_warn(struct txn *t, const struct boot_menu *m)
 	struct report q;
 
 	report_init(&q, false);
-	if (!t->installed && !bstate_disk_read(&t->h->dev, st, &why) && st->stage2_gap)
+	if (t->installed ? t->installed_gap
+			 : !bstate_disk_read(&t->h->dev, st, &why) && st->stage2_gap)
 		boot_menu_gap(&t->esp, m, &q);
 	for (unsigned i = 0; i < q.n; i++)
 		report_add(g_report, DIAG_WARN, q.items[i].code, q.items[i].msg);

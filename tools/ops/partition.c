@@ -234,15 +234,17 @@ static int write_lba0(struct hostdev *h, const struct layout *l)
 
 /* --dos-compat leaves stage2 only the gap before LBA 63: say now, not at install, when the
  * stage2 install would use does not fit there (the slots install places, stage2_place.h): its
- * legacy-gap build (common/features.h), else stage2.bin. */
-static void dos_compat_stage2_fit(const struct hostdev *h, const struct layout *l)
+ * legacy-gap build (common/features.h), else stage2.bin, from the directory stages_opt names
+ * (NULL: the default). */
+static void dos_compat_stage2_fit(const struct hostdev *h, const struct layout *l,
+				  const char *stages_opt)
 {
 	char dir[4096], path[4096 + 16];
 	struct topology pt = h->topo;
 	struct stage2_place pl;
 	struct stat st;
 
-	snprintf(path, sizeof path, "%s/stage2-gap.bin", stages_dir(NULL, dir, sizeof dir));
+	snprintf(path, sizeof path, "%s/stage2-gap.bin", stages_dir(stages_opt, dir, sizeof dir));
 	if (stat(path, &st))
 		snprintf(path, sizeof path, "%s/stage2.bin", dir);
 	if (stat(path, &st) || st.st_size <= 0 || st.st_size > UINT32_MAX) {
@@ -272,7 +274,7 @@ int partition_disk(struct hostdev *h, const struct layout_opts *lo, bool dry_run
 		return rc;
 	print_layout(h, &l);
 	if (lo->dos_compat)
-		dos_compat_stage2_fit(h, &l);
+		dos_compat_stage2_fit(h, &l, lo->stages);
 	if (dry_run) {
 		printf("dry run: nothing was written\n");
 		return 0;

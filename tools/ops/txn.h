@@ -66,6 +66,7 @@ struct txn {
 	bool uefi_only;             /* install --uefi-only: no stage1, no stage2 */
 	bool installed;             /* install is part of this change (mkimage): the disk does not
 				     * hold its stage2 yet */
+	bool installed_gap;         /* ... and that stage2 is the legacy-gap build */
 	uint64_t state_planned;     /* ... and the boot state block it records (0: none) */
 	bool no_nvram;              /* install --no-nvram: no firmware boot entry */
 	struct nvram_plan nv;       /* the firmware boot entry install writes */

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """A guest whose COM1 is a socket: the harness reads what the loaders print and types keys as
 a terminal would (tests/qemu/menu_keys.py, chain.py, memtest.py, secboot.py), and run_cases,
-those harnesses' one loop over their cases."""
+those harnesses' one loop over their cases (two guests at a time)."""
+import concurrent.futures
 import os
 import socket
 import subprocess
@@ -109,41 +110,50 @@ def failure_text(e):
     return text
 
 
-def run_cases(suite, cases, missing=lambda name: [], skip_note=None):
-    """Runs each (name, case) in a fresh temporary directory under $BUILD/qemu and prints
-    "PASS|FAIL|SKIP seconds name". case(work) returns (why, guest): why is None when the case
+JOBS = 2           # guests at a time: QEMU TCG with -smp 1 keeps one core busy; CI has two
+
+
+def _run_case(name, case, missing, skip_note):
+    """One case of run_cases: ("pass"|"fail"|"skip", the lines to print)."""
+    gone = missing(name)
+    if gone and skip_note:
+        return "skip", f"SKIP         {name}: missing {', '.join(gone)} ({skip_note})"
+    start = time.time()
+    why, g = (f"missing: {', '.join(gone)}", None) if gone else (None, None)
+    if not gone:
+        with tempfile.TemporaryDirectory(dir=paths.build("qemu")) as work:
+            try:
+                why, g = case(work)
+            except CASE_ERRORS as e:
+                why = failure_text(e)
+            finally:
+                if g:
+                    g.close()
+    took = time.time() - start
+    if not why:
+        return "pass", f"PASS  {took:5.1f}s  {name}"
+    text = f"FAIL  {took:5.1f}s  {name}\n    {why}"
+    if g:
+        text += "\n    serial log tail:\n" + "\n".join(
+            "      " + line for line in console.tail(g.text(), TAIL_LINES).splitlines())
+    return "fail", text
+
+
+def run_cases(suite, cases, missing=lambda name: [], skip_note=None, jobs=JOBS):
+    """Runs each (name, case) in a fresh temporary directory under $BUILD/qemu, jobs at a time
+    (the cases share nothing but what their harness made before), and prints "PASS|FAIL|SKIP
+    seconds name" as each ends. case(work) returns (why, guest): why is None when the case
     passed, else the reason; guest (a Guest, or None) is closed here, and a failure shows the
     tail of its serial text. An OSError, RuntimeError or CalledProcessError fails the case with
     its text. missing(name) lists the files or programs the case needs that are not there: the
     case then SKIPs with skip_note ("Debian package X; run make deps"), or FAILs when there is
     no note. Returns results.finish(suite, ...): 1 on any failure, else 0."""
     os.makedirs(paths.build("qemu"), exist_ok=True)
-    npass = nfail = nskip = 0
-    for name, case in cases:
-        gone = missing(name)
-        if gone and skip_note:
-            nskip += 1
-            print(f"SKIP         {name}: missing {', '.join(gone)} ({skip_note})")
-            continue
-        start = time.time()
-        why, g = (f"missing: {', '.join(gone)}", None) if gone else (None, None)
-        if not gone:
-            with tempfile.TemporaryDirectory(dir=paths.build("qemu")) as work:
-                try:
-                    why, g = case(work)
-                except CASE_ERRORS as e:
-                    why = failure_text(e)
-                finally:
-                    if g:
-                        g.close()
-        took = time.time() - start
-        if why:
-            nfail += 1
-            print(f"FAIL  {took:5.1f}s  {name}\n    {why}")
-            if g:
-                print("    serial log tail:\n" + "\n".join(
-                    "      " + line for line in console.tail(g.text(), TAIL_LINES).splitlines()))
-        else:
-            npass += 1
-            print(f"PASS  {took:5.1f}s  {name}")
-    return results.finish(suite, npass, nfail, nskip)
+    counts = {"pass": 0, "fail": 0, "skip": 0}
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        futures = [pool.submit(_run_case, name, case, missing, skip_note) for name, case in cases]
+        for fut in concurrent.futures.as_completed(futures):
+            status, text = fut.result()
+            counts[status] += 1
+            print(text, flush=True)
+    return results.finish(suite, counts["pass"], counts["fail"], counts["skip"])

@@ -26,6 +26,7 @@ from Linux's own "Command line:" lines. Scenarios:
 usage: rollback.py [--only GLOB] [--keep]
 """
 import argparse
+import concurrent.futures
 import fnmatch
 import json
 import os
@@ -39,6 +40,7 @@ import time
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from lib import console, initramfs, mtools, paths, payloads, qemu, results, uki  # noqa: E402
+from lib.serial import JOBS  # noqa: E402
 
 GUID = "4a67b082-0a4c-41cf-b6c7-440b29bb8c4f"
 EFIVARFS = "/lib/modules/{}/kernel/fs/efivarfs/efivarfs.ko"
@@ -522,6 +524,24 @@ CASES = [
 ]
 
 
+def run_case(name, fn, root, parts, keep):
+    """One case in its own directory under root (the cases share only the kernel and the
+    initramfs, both read): (passed, the line to print). A failed case keeps its logs."""
+    work = tempfile.mkdtemp(dir=root, prefix=name + ".")
+    start = time.time()
+    try:
+        fn(work, parts)
+        why = None
+    except (AssertionError, RuntimeError, OSError, subprocess.SubprocessError) as e:
+        why = f"{type(e).__name__}: {e}"
+    took = time.time() - start
+    if why:
+        return False, f"FAIL  {took:5.1f}s  {name}\n    {why}\n    logs: {work}"
+    if not keep:
+        shutil.rmtree(work, ignore_errors=True)
+    return True, f"PASS  {took:5.1f}s  {name}"
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--only", default="*")
@@ -553,23 +573,14 @@ def main():
     initrd = os.path.join(root, "rollback-initramfs.cpio.gz")
     build_initramfs(kernel, initrd)
     npass = nfail = 0
-    for name, fn in cases:
-        work = tempfile.mkdtemp(dir=root, prefix=name + ".")
-        start = time.time()
-        try:
-            fn(work, (kernel, initrd))
-            why = None
-        except (AssertionError, RuntimeError, OSError, subprocess.SubprocessError) as e:
-            why = f"{type(e).__name__}: {e}"
-        took = time.time() - start
-        if why:
-            nfail += 1
-            print(f"FAIL  {took:5.1f}s  {name}\n    {why}\n    logs: {work}")
-        else:
-            npass += 1
-            print(f"PASS  {took:5.1f}s  {name}")
-            if not a.keep:
-                shutil.rmtree(work, ignore_errors=True)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=JOBS) as pool:
+        futures = [pool.submit(run_case, name, fn, root, (kernel, initrd), a.keep)
+                   for name, fn in cases]
+        for fut in concurrent.futures.as_completed(futures):
+            ok, text = fut.result()
+            npass += ok
+            nfail += not ok
+            print(text, flush=True)
     return results.finish("qemu-rollback", npass, nfail, nskip)
 
 

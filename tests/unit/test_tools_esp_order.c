@@ -244,11 +244,61 @@ static void test_plan(void **state)
 	plan_free(&p);
 }
 
+/* esp_fat_states_range gives each sector the bytes esp_fat_states gives it, computed alone
+ * (FAT16 and FAT32, every copy, the entries past the last cluster left as S0's), and a sector
+ * where S0 and S2 are the same is the same in all four states (the diff reads old's there). */
+static void test_fat_states_range(void **state)
+{
+	(void)state;
+	static const enum fat_type types[] = { FAT_TYPE_16, FAT_TYPE_32 };
+	enum { FAT = 2048, LEN = 2 * FAT };
+	static uint8_t old[LEN], new[LEN], mid0[LEN], mid[LEN], r0[LEN], r1[LEN];
+	uint32_t seed = 4242;
+
+	for (unsigned t = 0; t < 2; t++) {
+		struct esp_geom g = { .type = types[t], .num_fats = 2, .fat_bytes = FAT,
+				       .fats = 512, .fats_end = 512 + LEN };
+		uint32_t w = types[t] == FAT_TYPE_16 ? 2 : 4;
+		g.clusters = FAT / w - 2 - 30; /* entries past the last cluster too */
+		for (unsigned round = 0; round < 50; round++) {
+			for (uint32_t i = 0; i < FAT / w; i++) {
+				seed = seed * 1103515245u + 12345u;
+				uint32_t v = (seed >> 16) % 4 ? 0 : (seed >> 8) & 0xFFFFFFF;
+				for (unsigned k = 0; k < 2; k++)
+					esp_fat_set(&g, old + k * FAT, i, v);
+			}
+			memcpy(new, old, LEN);
+			for (unsigned n = 0; n < round % 40; n++) {
+				seed = seed * 1103515245u + 12345u;
+				uint32_t i = (seed >> 8) % (FAT / w);
+				uint32_t v = (seed >> 20) % 3 ? (seed & 0xFFFF) + 1 : 0;
+				for (unsigned k = 0; k < 2; k++)
+					if (k == 0 || (seed >> 4) % 2)
+						esp_fat_set(&g, new + k * FAT, i, v);
+			}
+			esp_fat_states(&g, old, new, mid0, mid);
+			memset(r0, 0xA5, LEN);
+			memset(r1, 0x5A, LEN);
+			for (uint32_t x = 0; x < LEN; x += LSS) {
+				if (!memcmp(old + x, new + x, LSS)) {
+					assert_memory_equal(mid0 + x, old + x, LSS);
+					assert_memory_equal(mid + x, old + x, LSS);
+					continue;
+				}
+				esp_fat_states_range(&g, old, new, r0, r1, x, LSS);
+				assert_memory_equal(r0 + x, mid0 + x, LSS);
+				assert_memory_equal(r1 + x, mid + x, LSS);
+			}
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fat_entries),
 		cmocka_unit_test(test_fat_states),
+		cmocka_unit_test(test_fat_states_range),
 		cmocka_unit_test(test_classify),
 		cmocka_unit_test(test_plan),
 	};

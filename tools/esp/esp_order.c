@@ -124,6 +124,29 @@ void esp_fat_states(const struct esp_geom *g, const uint8_t *old, const uint8_t 
 	}
 }
 
+void esp_fat_states_range(const struct esp_geom *g, const uint8_t *old, const uint8_t *new,
+			  uint8_t *mid0, uint8_t *mid, uint64_t off, uint64_t len)
+{
+	uint32_t w = g->type == FAT_TYPE_16 ? 2 : 4;
+
+	memcpy(mid0 + off, old + off, (size_t)len);
+	for (unsigned pass = 0; pass < 2; pass++) {
+		for (uint64_t at = off - off % w; at < off + len; at += w) {
+			uint64_t o = at - at % g->fat_bytes;
+			uint32_t i = (uint32_t)((at - o) / w);
+			if (o / g->fat_bytes >= g->num_fats || i >= g->clusters + 2)
+				continue;
+			if (pass == 0 && (i < 2 || (esp_fat_get(g, new + o, i) &&
+						    !esp_fat_get(g, old + o, i))))
+				esp_fat_take(g, mid0 + o, new + o, i);
+			else if (pass == 1 && i >= 2 && esp_fat_get(g, new + o, i))
+				esp_fat_take(g, mid + o, new + o, i);
+		}
+		if (pass == 0)
+			memcpy(mid + off, mid0 + off, (size_t)len);
+	}
+}
+
 /* Whether a sector, read as directory entries, adds or changes a live one. */
 static bool adds_entry(const uint8_t *old, const uint8_t *new, uint32_t len)
 {

@@ -85,6 +85,11 @@ void esp_fat_set(const struct esp_geom *g, uint8_t *fat, uint32_t i, uint32_t v)
  * bytes each): mid0 is SI0, mid is SI (see above). */
 void esp_fat_states(const struct esp_geom *g, const uint8_t *old, const uint8_t *new,
 		    uint8_t *mid0, uint8_t *mid);
+/* The bytes [off, off + len) of esp_fat_states' mid0 and mid alone (off and len offsets into
+ * the FATs, whole entries), the rest of both untouched: FAT16 and FAT32 only, whose entries
+ * never share a byte. Where old and new have the same bytes, so have mid0 and mid. */
+void esp_fat_states_range(const struct esp_geom *g, const uint8_t *old, const uint8_t *new,
+			  uint8_t *mid0, uint8_t *mid, uint64_t off, uint64_t len);
 
 /* The writes one sector needs: up to three (a FAT sector's steps), each a role and the bytes. */
 struct sector_writes {

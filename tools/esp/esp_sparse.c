@@ -148,7 +148,7 @@ int esp_sparse_copy(struct esp_sparse *sp, int fd)
 	return err;
 }
 
-/* Content that stays on the disk only: see esp_sparse_skip. */
+/* Content that stays on the disk only: see esp_sparse_run. */
 static bool on_disk(const struct esp_sparse *sp, uint64_t at)
 {
 	if (at < sp->g.data)
@@ -159,7 +159,8 @@ static bool on_disk(const struct esp_sparse *sp, uint64_t at)
 	return cluster_in_use(sp, sp->fat, c) && !bit(sp->dirs, c);
 }
 
-bool esp_sparse_skip(const struct esp_sparse *sp, const uint8_t *new_fat, uint64_t at)
+/* Whether the diff may skip the sector at byte `at` (esp_sparse_run). */
+static bool esp_sparse_skip(const struct esp_sparse *sp, const uint8_t *new_fat, uint64_t at)
 {
 	if (on_disk(sp, at))
 		return true;
@@ -167,6 +168,22 @@ bool esp_sparse_skip(const struct esp_sparse *sp, const uint8_t *new_fat, uint64
 		return false;
 	uint32_t c = (uint32_t)((at - sp->g.data) / sp->g.cluster) + 2;
 	return !cluster_in_use(sp, sp->fat, c) && !cluster_in_use(sp, new_fat, c);
+}
+
+uint64_t esp_sparse_run(const struct esp_sparse *sp, const uint8_t *new_fat, uint64_t at,
+			uint64_t end, bool *skip)
+{
+	*skip = esp_sparse_skip(sp, new_fat, at);
+	if (at < sp->g.data)
+		return end < sp->g.data ? end : sp->g.data;
+	if (at >= sp->g.data_end)
+		return end;
+	uint64_t next = sp->g.data + ((at - sp->g.data) / sp->g.cluster + 1) * sp->g.cluster;
+	while (next < end && next < sp->g.data_end && esp_sparse_skip(sp, new_fat, next) == *skip)
+		next += sp->g.cluster;
+	if (next >= sp->g.data_end && *skip && next < end)
+		next = end; /* the slack after the last cluster is skipped too */
+	return next < end ? next : end;
 }
 
 int esp_sparse_read(const struct esp_sparse *sp, struct blockdev *dev, uint64_t lba,

@@ -44,11 +44,13 @@ int esp_sparse_build(struct esp_sparse *sp, struct blockdev *disk, uint32_t lss)
  * failed). */
 int esp_sparse_copy(struct esp_sparse *sp, int fd);
 
-/* Whether the diff may skip the sector at byte `at`: content that stays on the disk only (a
- * cluster in use on the disk that is not a directory, or the slack after the last cluster), or
- * a data cluster free in both the disk's FAT and new_fat (the copy's active FAT after the
- * change). */
-bool esp_sparse_skip(const struct esp_sparse *sp, const uint8_t *new_fat, uint64_t at);
+/* The end of the run of bytes from `at` (below end) that the diff treats alike; *skip says
+ * whether it may skip them: content that stays on the disk only (a cluster in use on the disk
+ * that is not a directory, or the slack after the last cluster), or a data cluster free in both
+ * the disk's FAT and new_fat (the copy's active FAT after the change). The data area is walked a
+ * cluster at a time, the slack after it in one step. */
+uint64_t esp_sparse_run(const struct esp_sparse *sp, const uint8_t *new_fat, uint64_t at,
+			uint64_t end, bool *skip);
 
 /* Reads of the copy's block device: the clusters on the disk only come from the disk. Installed
  * over dev->read with sp in reach of dev (the caller's container). Returns 0 or an AS_* code

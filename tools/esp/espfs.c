@@ -502,17 +502,23 @@ static int esp_check_chains(struct esp_session *s)
 }
 
 /* The FATs of the disk (S0) and of the copy (S2), every copy of each, and the intermediate
- * states between them. */
+ * states between them. FAT16/32: mid0 and mid are computed only in the sectors where S0 and S2
+ * differ (a bit in done each); in the others all four states are the same bytes, old's. */
 struct fat_states {
-	uint8_t *old, *new, *mid0, *mid;
+	uint8_t *old, *mid0, *mid;
+	const uint8_t *new;       /* in the copy's mapping, or new_buf */
+	uint8_t *new_buf;
+	uint8_t *done;            /* NULL: mid0 and mid are whole (FAT12) */
+	uint32_t lss;
 };
 
 static void fat_states_free(struct fat_states *f)
 {
 	free(f->old);
-	free(f->new);
+	free(f->new_buf);
 	free(f->mid0);
 	free(f->mid);
+	free(f->done);
 }
 
 /* The state the writes start from: the partition on the disk, or another session's copy
@@ -523,23 +529,52 @@ struct old_side {
 	uint64_t base;            /* the partition's first byte on dev */
 };
 
-/* Reads both sides' FATs and computes the states between them. Returns 0 or an exit code. */
+/* mid0 and mid of sector x (an offset into the FATs): their own bytes, or old's. */
+static const uint8_t *fat_state(const struct fat_states *f, const uint8_t *mid, uint64_t x)
+{
+	if (!f->done || f->done[x / f->lss / 8] >> (x / f->lss % 8) & 1)
+		return mid + x;
+	return f->old + x;
+}
+
+/* Reads both sides' FATs (the copy's from its mapping when there is one) and computes the
+ * states between them. mid0 and mid are allocated whole but, for FAT16/32, written only where
+ * S0 and S2 differ: a 4 GiB ESP's FATs are 8 MiB, an add changes a few sectors of them. Returns
+ * 0 or an exit code. */
 static int fat_states_read(struct esp_session *s, const struct old_side *o,
 			   const struct esp_geom *g, struct fat_states *f)
 {
 	size_t len = (size_t)(g->fats_end - g->fats);
+	uint32_t lss = s->h->topo.lss;
 
+	f->lss = lss;
 	f->old = xmalloc(len);
-	f->new = xmalloc(len);
 	f->mid0 = xmalloc(len);
 	f->mid = xmalloc(len);
-	if (bdev_read_bytes(o->dev, o->base + g->fats, f->old, len) ||
-	    bdev_read_bytes(&s->img.dev, g->fats, f->new, len)) {
-		t_error("io.read", "reading the FATs of partition %u for comparison failed", s->number);
-		return EXIT_ERRORS;
+	if (s->map) {
+		f->new = s->map + g->fats;
+	} else {
+		f->new = f->new_buf = xmalloc(len);
+		if (bdev_read_bytes(&s->img.dev, g->fats, f->new_buf, len))
+			goto fail;
 	}
-	esp_fat_states(g, f->old, f->new, f->mid0, f->mid);
+	if (bdev_read_bytes(o->dev, o->base + g->fats, f->old, len))
+		goto fail;
+	if (g->type == FAT_TYPE_12) {
+		esp_fat_states(g, f->old, f->new, f->mid0, f->mid);
+		return 0;
+	}
+	f->done = xcalloc(len / lss / 8 + 1, 1);
+	for (size_t x = 0; x + lss <= len; x += lss) {
+		if (!memcmp(f->old + x, f->new + x, lss))
+			continue;
+		esp_fat_states_range(g, f->old, f->new, f->mid0, f->mid, x, lss);
+		f->done[x / lss / 8] |= (uint8_t)(1u << (x / lss % 8));
+	}
 	return 0;
+fail:
+	t_error("io.read", "reading the FATs of partition %u for comparison failed", s->number);
+	return EXIT_ERRORS;
 }
 
 /* The copy mapped read-only (s->map), so the diff reads it in place and the plan's new
@@ -579,8 +614,8 @@ static int diff_range(struct esp_session *s, const struct old_side *o, const str
 	for (size_t i = 0; i < n; i += lss) {
 		uint64_t at = off + i;
 		bool in_fat = at >= g->fats && at + lss <= g->fats_end;
-		const uint8_t *mid0 = in_fat ? f->mid0 + (at - g->fats) : NULL;
-		const uint8_t *mid = in_fat ? f->mid + (at - g->fats) : NULL;
+		const uint8_t *mid0 = in_fat ? fat_state(f, f->mid0, at - g->fats) : NULL;
+		const uint8_t *mid = in_fat ? fat_state(f, f->mid, at - g->fats) : NULL;
 		struct sector_writes sw;
 		if (esp_classify_sector(g, fat_active, at, lss, a + i, nb + i, mid0, mid, &sw)) {
 			sw.kept = s->map != NULL;
@@ -590,37 +625,44 @@ static int diff_range(struct esp_session *s, const struct old_side *o, const str
 	return 0;
 }
 
+/* diff_range over [off, off + len), a chunk at a time. */
+static int diff_span(struct esp_session *s, const struct old_side *o, const struct esp_geom *g,
+		     const struct fat_states *f, struct esp_writes *ws, uint64_t off, uint64_t len,
+		     uint8_t *a, uint8_t *b)
+{
+	int rc = 0;
+
+	for (uint64_t at = off; !rc && at < off + len; at += CHUNK) {
+		size_t n = (size_t)(off + len - at < CHUNK ? off + len - at : CHUNK);
+		rc = diff_range(s, o, g, f, ws, at, n, a, b);
+	}
+	return rc;
+}
+
 /* Compares the partition on the disk with the copy a chunk at a time. A sparse copy compares
- * only the runs of sectors esp_sparse_skip keeps, so file contents that stay on the disk are
- * neither read nor written. Returns 0 or an exit code. */
+ * only the runs esp_sparse_run keeps, found a cluster at a time, so file contents that stay on
+ * the disk are neither read nor written. Returns 0 or an exit code. */
 static int collect_writes(struct esp_session *s, const struct old_side *o,
 			  const struct esp_geom *g, const struct fat_states *f,
 			  struct esp_writes *ws)
 {
-	uint32_t lss = s->h->topo.lss;
-	uint64_t total = s->sectors * lss, base = o->base;
+	uint64_t total = s->sectors * s->h->topo.lss, base = o->base;
 	const uint8_t *new_active = f->new + (uint64_t)g->active * g->fat_bytes;
-	uint8_t *a = xmalloc(CHUNK), *b = xmalloc(CHUNK);
+	uint8_t *a = xmalloc(CHUNK), *b = s->map ? NULL : xmalloc(CHUNK);
 	int rc = 0;
 
-	for (uint64_t off = 0; off < total && !rc; off += CHUNK) {
+	for (uint64_t off = 0; !s->sparse && off < total && !rc; off += CHUNK) {
 		size_t n = (size_t)(total - off < CHUNK ? total - off : CHUNK);
-		if (!s->sparse) {
-			if (fd_has_data(o->fd, base + off, n) || fd_has_data(s->img.fd, off, n))
-				rc = diff_range(s, o, g, f, ws, off, n, a, b);
-			continue; /* else a hole on both sides */
-		}
-		for (size_t i = 0; i < n && !rc;) {
-			if (esp_sparse_skip(s->sparse, new_active, off + i)) {
-				i += lss;
-				continue;
-			}
-			size_t j = i + lss;
-			while (j < n && !esp_sparse_skip(s->sparse, new_active, off + j))
-				j += lss;
-			rc = diff_range(s, o, g, f, ws, off + i, j - i, a, b);
-			i = j;
-		}
+		if (fd_has_data(o->fd, base + off, n) || fd_has_data(s->img.fd, off, n))
+			rc = diff_range(s, o, g, f, ws, off, n, a, b);
+		/* else a hole on both sides */
+	}
+	for (uint64_t at = 0; s->sparse && at < total && !rc;) {
+		bool skip;
+		uint64_t to = esp_sparse_run(s->sparse, new_active, at, total, &skip);
+		if (!skip)
+			rc = diff_span(s, o, g, f, ws, at, to - at, a, b);
+		at = to;
 	}
 	free(a);
 	free(b);

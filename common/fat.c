@@ -17,7 +17,6 @@
 #define FAT_MAX_SECTOR 4096u           /* the largest the spec allows */
 #define FAT_MAX_SPC 128u
 #define FAT32_MAX_CLUSTERS 0x0FFFFFF5u /* highest cluster number 0x0FFFFFF6 */
-#define FAT32_MASK 0x0FFFFFFFu
 
 /* BPB field offsets (fatgen103 "Boot Sector and BPB"). */
 #define BPB_BYTS_PER_SEC 11

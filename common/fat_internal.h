@@ -15,6 +15,8 @@
 #define FAT_ATTR_LONG_NAME 0x0F /* RO|HIDDEN|SYSTEM|VOLUME_ID: a long-name fragment */
 #define FAT_ATTR_LONG_MASK 0x3F
 
+#define FAT32_MASK 0x0FFFFFFFu        /* FAT32 entries: the top 4 bits are reserved */
+
 /* fat_next() result for the end of a chain. */
 #define FAT_CHAIN_END 0xFFFFFFFFu
 

@@ -2,8 +2,9 @@
 # A real Debian 12 system on anysector disks (tests/debian/test_debian.py): mmdebstrap's tree
 # (tarball cached in $(BUILD)/debian) with `make deb`'s package, made into disks by mkimage
 # --root-dir, booted to multi-user.target under SeaBIOS and OVMF (4Kn NVMe GPT, 512e virtio-blk
-# MBR), a kernel installed and purged inside the guest through anysector's hooks, and systemd's
-# kernel-install adding and removing one through the plugin. Root.
+# MBR), a kernel installed and purged inside the guest through anysector's hooks, systemd's
+# kernel-install adding and removing one through the plugin, and systemd's tools on the Boot
+# Loader Interface (bootctl, a one-shot reboot, systemd-analyze, systemd-bless-boot). Root.
 # test-debian-full adds the update chain with the firmwares the other way round.
 .PHONY: test-debian test-debian-full
 test-debian: qemu-prereqs

@@ -33,7 +33,15 @@ SUITES = re.compile(r"^bookworm(-updates|-security)?$")   # Debian's own; not a 
 # puts 6.1.0-57-cloud-amd64 after 6.1.0-57-amd64, and its package is a quarter of the size.
 # zstd: update-initramfs's default compressor, which apt would install as initramfs-tools's
 # Recommends (mmdebstrap installs none; without it update-initramfs warns and uses gzip).
-BASE_PACKAGES = ("systemd-sysv", "udev", "linux-image-amd64", "initramfs-tools", "zstd")
+# systemd-boot: bootctl and systemd-bless-boot, systemd's side of the Boot Loader Interface (step
+# bli). Its postinst installs systemd-boot only where `bootctl --print-esp-path` finds an ESP,
+# which mmdebstrap's chroot has none of, and its kernel and initramfs hooks act only where
+# `bootctl is-installed` (a non-empty /EFI/systemd/ on the ESP), which anysector's ESP never is;
+# its systemd-boot-system-token.service has ConditionVirtualization=no. So it installs nothing
+# and the ESP stays anysector's. dbus: systemd-logind, which `systemctl reboot
+# --boot-loader-entry=` asks (without a bus systemctl says "Failed to connect to bus").
+BASE_PACKAGES = ("systemd-sysv", "udev", "linux-image-amd64", "initramfs-tools", "zstd",
+                 "systemd-boot", "dbus")
 # The second kernel, the cloud flavour of the installed kernel's ABI, fetched into /root/kernel/
 # by the chroot's own apt: its ABI is the tarball's by construction, and the host's apt lists
 # play no part (the archive keeps only the newest ABI, so a later download could find none).
@@ -50,6 +58,8 @@ MASKED = ("serial-getty@ttyS0.service", "getty@tty1.service", "apt-daily.timer",
           "apt-daily-upgrade.timer", "dpkg-db-backup.timer", "e2scrub_all.timer",
           "e2scrub_reap.service", "fstrim.timer")
 UNIT = "anysector-debtest.service"
+# the units of GUEST and the target that wants each
+UNITS = ((UNIT, "multi-user.target"), ("anysector-debtest-prebless.service", "basic.target"))
 HOSTNAME = "anysector-debtest"
 FSTAB = ("# the ESP as Debian's installer mounts it; the device timeout is for TCG on a busy host\n"
          "LABEL=ESP /boot/efi vfat umask=0077,x-systemd.device-timeout=600s 0 2\n")
@@ -198,7 +208,7 @@ def _set_conf(tree, path, values):
 def make_tree(tar, tree, deb, log):
     """A fresh tree from the tarball (the second kernel's package is in its /root/kernel/) with
     anysector's .deb installed (dpkg -i in a chroot) and the test's guest setup (GUEST's script
-    and unit, fstab, hostname, root without a password, masked units, timeouts,
+    and units, fstab, hostname, root without a password, masked units, timeouts,
     initramfs.conf)."""
     if os.path.exists(tree):
         shutil.rmtree(tree)
@@ -229,10 +239,11 @@ def make_tree(tar, tree, deb, log):
     shutil.copy(os.path.join(GUEST, "anysector-debtest"),
                 os.path.join(tree, "usr", "local", "sbin", "anysector-debtest"))
     os.chmod(os.path.join(tree, "usr", "local", "sbin", "anysector-debtest"), 0o755)
-    shutil.copy(os.path.join(GUEST, UNIT), os.path.join(systemd, UNIT))
-    wants = os.path.join(systemd, "multi-user.target.wants")
-    os.makedirs(wants, exist_ok=True)
-    os.symlink(f"/etc/systemd/system/{UNIT}", os.path.join(wants, UNIT))
+    for unit, target in UNITS:
+        shutil.copy(os.path.join(GUEST, unit), os.path.join(systemd, unit))
+        wants = os.path.join(systemd, f"{target}.wants")
+        os.makedirs(wants, exist_ok=True)
+        os.symlink(f"/etc/systemd/system/{unit}", os.path.join(wants, unit))
 
 
 def config_text(tree, values):

@@ -4,7 +4,8 @@
 SeaBIOS and OVMF, looking after its own boot menu through a kernel update.
 
 The system (tests/debian/rootfs.py): mmdebstrap minbase + systemd-sysv, udev, Debian's generic
-kernel (linux-image-amd64) and initramfs-tools from the archive apt uses (tarball cached under
+kernel (linux-image-amd64), initramfs-tools and systemd-boot (bootctl, systemd-bless-boot; it
+installs nothing on anysector's ESP) from the archive apt uses (tarball cached under
 $BUILD/debian), with anysector's .deb (tools/mkdeb.sh, as `make deb`) installed, the ESP in
 /etc/fstab at /boot/efi, and tests/debian/guest/: a unit that, once multi-user.target is
 reached, prints on ttyS0
@@ -49,6 +50,22 @@ does not; QEMU ended by the guest's power-off):
                   must boot with anysector.ki=1 (the next boot follows the add) and runs
                   `kernel-install remove RELEASE-ki`: the default must be the hooks' entry
                   again; SeaBIOS boot 3 must boot without anysector.ki=1
+  4kn-bli         nvme 4Kn GPT under OVMF, systemd's side of the Boot Loader Interface (issue
+                  25): anysector.cfg's default the hooks' entry (mkimage --default) and a
+                  counted entry /loader/entries/anysector-bli+1.conf (its kernel, command line
+                  plus anysector.bli=1); one QEMU run without -no-reboot, so the firmware
+                  restarts the guest (step bli, the boots told apart by their DONE lines).
+                  Every boot: `bootctl status` names "anysector 0.1", `bootctl list` shows the
+                  hooks' entry reported by the loader alone and anysector-bli.conf reported by
+                  it too, `systemd-analyze time` has a "(loader)" time and the manager's loader
+                  and firmware times are LoaderTimeExecUSec - LoaderTimeInitUSec and
+                  LoaderTimeExecUSec. Boot 1 (the default, selected) runs `systemctl reboot
+                  --boot-loader-entry=anysector-bli.conf`; boot 2 must be that entry
+                  (anysector.bli=1, bootctl's "(selected)"), counted by anysector
+                  (LoaderBootCountPath \loader\entries\anysector-bli+0-1.conf, the file's name
+                  before systemd-bless-boot ran) and blessed (systemd-bless-boot.service
+                  succeeded, "Marked boot as 'good'", the file now anysector-bli.conf), and
+                  runs `systemctl reboot`; boot 3 must be the default again, and powers off
 
 Every boot's wall time, the step's time in the guest and the host's load are printed with its
 result. QEMU's time limits are hang guards, not assertions.
@@ -69,7 +86,7 @@ import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from lib import boot, console, paths, qemu, results, tool  # noqa: E402
+from lib import boot, console, mtools, paths, qemu, results, tool  # noqa: E402
 from lib.results import CaseFailure, Result, Skip, indent  # noqa: E402
 import rootfs  # noqa: E402  (beside this file: the script's directory is on sys.path)
 
@@ -80,7 +97,7 @@ CMDLINE = "console=ttyS0,115200 rw"     # mkimage --root-dir adds root=PARTUUID=
 BOOT_GUARD = 1200          # s; the hang guards of a boot, and of a boot with a package step
 STEP_GUARD = {"none": BOOT_GUARD, "install": 2400, "purge": 1800,
               "anysector-install": BOOT_GUARD, "kinstall-add": BOOT_GUARD,
-              "kinstall-remove": BOOT_GUARD}
+              "kinstall-remove": BOOT_GUARD, "bli": BOOT_GUARD}
 POWEROFF_GRACE = 300       # s from the last line to QEMU's exit (the guest's power-off)
 MAX_JOBS = 2
 GUEST_DISK = {"nvme": "/dev/nvme0n1", "virtio-blk": "/dev/vda"}
@@ -99,6 +116,24 @@ ENTRY_RE = re.compile(r'firmware boot entry Boot(?P<id>[0-9A-F]{4}) "anysector" 
 OWN_LOADER = "\\EFI\\anysector\\anysectorx64.efi"   # install's loader beside another system
 MENU_RE = re.compile(r"ANYSECTOR-DEBIAN-MENU default=(?P<default>\S+) cmdline=\[(?P<cmdline>[^\]]*)\]")
 KI_MARK = "anysector.ki=1"         # /etc/kernel/cmdline's word in the kinstall case
+# The bli case: its counted Boot Loader Specification entry (the file the host puts on the ESP),
+# the identifier systemd's tools give it (the guest's `systemctl reboot --boot-loader-entry=`),
+# its command line's word, and the names anysector and systemd-bless-boot give the file.
+BLI_FILE = "anysector-bli+1.conf"
+BLI_ID = "anysector-bli.conf"
+BLI_MARK = "anysector.bli=1"
+BLI_TRIED = "anysector-bli+0-1.conf"
+BLI_PRODUCT = "anysector 0.1"
+BOOTCTL_RE = re.compile(r"ANYSECTOR-DEBIAN-BOOTCTL product=\[(?P<product>[^\]]*)\] "
+                        r"entries=(?P<entries>\S*) selected=(?P<selected>\S+)")
+ANALYZE_RE = re.compile(r"ANYSECTOR-DEBIAN-ANALYZE (?P<text>.*)")
+TIMES_RE = re.compile(r"ANYSECTOR-DEBIAN-TIMES init=(?P<init>\d*) exec=(?P<exec>\d*) "
+                      r"firmware=(?P<firmware>\d*) loader=(?P<loader>\d*)")
+BLESS_RE = re.compile(r"ANYSECTOR-DEBIAN-BLESS prebless=\[(?P<prebless>[^\]]*)\] "
+                      r"count=\[(?P<count>[^\]]*)\] after=\[(?P<after>[^\]]*)\] "
+                      r"service=(?P<service>\S+) said=\[(?P<said>[^\]]*)\] "
+                      r"status=\[(?P<status>[^\]]*)\]")
+ASKED_RE = re.compile(r"ANYSECTOR-DEBIAN-ASKED (?P<id>\S+) rc=(?P<rc>\d+)")
 DONE = "ANYSECTOR-DEBIAN-DONE"
 MULTI_USER_RE = re.compile(r"Reached target .*multi-user\.target")
 
@@ -121,6 +156,7 @@ class Case:
     pin: bool = False  # mkimage --pin and ANYSECTOR_PIN=yes: every entry's files pinned
     efi_entry: bool = False  # one OVMF store for all boots, no bootindex; judged on Boot####
     kinstall: bool = False   # kernel-install's add and remove; judged on the default and cmdline
+    bli: bool = False  # one QEMU run, the firmware restarting the guest; judged on systemd's tools
 
 
 def cases():
@@ -136,6 +172,8 @@ def cases():
     found.append(Case("4kn-kinstall", "gpt", "nvme", "4Kn", [
         Boot("seabios", "kinstall-add", "base"), Boot("ovmf", "kinstall-remove", "base"),
         Boot("seabios", "none", "base")], kinstall=True))
+    found.append(Case("4kn-bli", "gpt", "nvme", "4Kn", [Boot("ovmf", "bli", "base")] * 3,
+                      bli=True))
     return found
 
 
@@ -186,7 +224,10 @@ class System:
                                    extra=["--force", "--root-dir", self.tree, "--name",
                                           self.prefix + self.base, "--title",
                                           f"{self.title} {self.base}"]
-                                   + (["--pin"] if case.pin else []))
+                                   + (["--pin"] if case.pin else [])
+                                   # the owner's default: else the counted entry would be
+                                   # the newest kernel's, the default by the rule
+                                   + (["--default"] if case.bli else []))
         out = rootfs.run(cmd, f"mkimage of {case.name}", log=self.log)
         m = re.search(r"root=PARTUUID=\S+", out)
         if not m:
@@ -204,7 +245,28 @@ class System:
                 "ANYSECTOR_PIN": "yes" if case.pin else "no"}))
         rootfs.put_file(img, roots[0]["start"] * logical, "/etc/default/anysector", config,
                         self.log)
+        if case.bli:
+            esp = [p for p in info["partitions"] if p.get("boot_partition")]
+            self.bli_entry(img, esp[0]["start"] * logical, f"{CMDLINE} {m.group(0)}")
         return img
+
+    def bli_entry(self, img, offset, cmdline):
+        """The bli case's counted entry on the ESP at byte offset: /loader/entries/BLI_FILE
+        with anysector.cfg's kernel and initrd and cmdline plus BLI_MARK."""
+        cfg = mtools.read_text(img, offset, "/anysector.cfg") or ""
+        files = [re.search(rf"(?m)^\s*{k}\s+(\S+)", cfg) for k in ("kernel", "initrd")]
+        if not all(files):
+            raise CaseFailure(f"{img}: anysector.cfg names no kernel and initrd:\n{cfg}")
+        local = os.path.join(self.work, BLI_FILE)
+        with open(local, "w") as f:
+            f.write(f"title anysector BLI test\nversion {self.base}\nlinux {files[0][1]}\n"
+                    f"initrd {files[1][1]}\noptions {cmdline} {BLI_MARK}\n")
+        for d in ("/loader", "/loader/entries"):
+            mtools.run(["mmd", f"::{d}"], img, offset)
+        r = mtools.run(["mcopy", local, f"::/loader/entries/{BLI_FILE}"], img, offset)
+        if r.returncode:
+            raise CaseFailure(f"mcopy of {BLI_FILE} into {img}: "
+                              + r.stderr.decode(errors="replace"))
 
 
 def judge_efi(text, marker_end, step, boot_, case, seen):
@@ -254,6 +316,72 @@ def judge_kinstall(text, step, boot_, system):
             else menu["default"].lower() == hooks.lower()):
         return None
     return f"after step {boot_.step} the menu's default is '{menu['default']}', want {want}"
+
+
+def entries_of(bootctl):
+    """bootctl list's entries from the BOOTCTL line: {id: how}."""
+    return dict(e.rsplit(":", 1) for e in bootctl["entries"].split(",") if ":" in e)
+
+
+def judge_bli_tools(text, hooks):
+    """What every boot of the bli case shows through systemd's tools: bootctl names anysector
+    and lists the hooks' anysector.cfg entry (only the loader reports it) and the counted file
+    (reported by the loader too); systemd-analyze has a loader time, which is the loader's own
+    variables' (the manager's LoaderTimestampMonotonic is LoaderTimeExecUSec -
+    LoaderTimeInitUSec, its FirmwareTimestampMonotonic LoaderTimeExecUSec). (bootctl line, None)
+    or (None, why not)."""
+    b, a, t = BOOTCTL_RE.search(text), ANALYZE_RE.search(text), TIMES_RE.search(text)
+    if not (b and a and t):
+        return None, "no ANYSECTOR-DEBIAN-BOOTCTL, -ANALYZE and -TIMES lines"
+    if b["product"] != BLI_PRODUCT:
+        return None, f"bootctl status names the boot loader '{b['product']}', want '{BLI_PRODUCT}'"
+    got = entries_of(b)
+    for want, how in ((hooks, "loader"), (BLI_ID, "reported")):
+        match = [i for i in got if i.lower() == want.lower()]
+        if not match or got[match[0]] != how:
+            return None, (f"bootctl list shows {b['entries']}: want {want} as '{how}' (reported "
+                          f"by the loader{' alone' if how == 'loader' else ''})")
+    if "(loader)" not in a["text"]:
+        return None, f"systemd-analyze reports no loader time: {a['text']}"
+    try:
+        init, exe, fw, ld = (int(t[k]) for k in ("init", "exec", "firmware", "loader"))
+    except ValueError:
+        return None, f"a time is missing: {t.group(0)}"
+    if not (0 < init < exe and ld == exe - init and fw == exe):
+        return None, ("the manager's loader time is not the loader's variables' (want "
+                      f"loader=exec-init, firmware=exec): {t.group(0)}")
+    return b, None
+
+
+def judge_bli(text, n, system):
+    """Boot n of the bli case, after judge(): boot 1 boots the default (the hooks' entry) and
+    asks for BLI_ID once; boot 2 must be that entry (its command line's BLI_MARK, bootctl's
+    selected), counted by anysector (LoaderBootCountPath, the file BLI_TRIED before
+    systemd-bless-boot) and blessed by systemd-bless-boot (the file BLI_ID, 'good'); boot 3 the
+    default again, the entry staying BLI_ID. None, or why not."""
+    hooks = system.prefix + system.base
+    bootctl, why = judge_bli_tools(text, hooks)
+    if why:
+        return why
+    menu, bless = MENU_RE.search(text), BLESS_RE.search(text)
+    if not (menu and bless):
+        return "no ANYSECTOR-DEBIAN-MENU and -BLESS lines"
+    once = n == 2
+    want_sel = BLI_ID if once else hooks
+    if bootctl["selected"].lower() != want_sel.lower():
+        return f"bootctl list shows '{bootctl['selected']}' selected, want '{want_sel}'"
+    if (BLI_MARK in menu["cmdline"].split()) != once:
+        return (f"this boot's command line {'lacks' if once else 'has'} {BLI_MARK}: "
+                f"[{menu['cmdline']}]")
+    want = {"after": BLI_FILE if n == 1 else BLI_ID,
+            "count": f"\\loader\\entries\\{BLI_TRIED}" if once else ""}
+    if once:
+        want.update(prebless=BLI_TRIED, service="success/active", said="Marked boot as 'good'",
+                    status="good")
+    for k, v in want.items():
+        if bless[k].strip() != v:
+            return f"{k} is [{bless[k]}], want [{v}]: {bless.group(0)}"
+    return None
 
 
 def judge(text, boot_, case, system, seen):
@@ -357,9 +485,77 @@ def run_boot(guests, case, n, boot_, img, system, log_dir, seen):
     return Result(name, "PASS", run.seconds, timing)
 
 
+def run_bli(guests, tally, case, img, system, log_dir):
+    """The bli case: one QEMU run without -no-reboot, so the firmware restarts the guest, its
+    boots told apart by ANYSECTOR-DEBIAN-DONE; each boot judged on its part of the serial text
+    (judge, then judge_bli), into the tally in order; after a failure the rest are SKIPs."""
+    n = len(case.boots)
+    logs = qemu.log_paths(os.path.join(log_dir, f"{case.name}-ovmf"))
+    boot.fresh_logs(logs)
+    logical, physical = qemu.SECTORS[case.sectors]
+    cmd = boot.command("ovmf", case.frontend, img, logical, physical, logs,
+                       os.path.join(system.work, f"{case.name}.vars.fd"), MEMORY_MB,
+                       snapshot=False, cache="unsafe")
+    cmd = [a for a in cmd if a != "-no-reboot"]
+    cmd += ["-smbios", f"type=11,value=anysector-step={case.boots[0].step}"]
+    boot.write_cmd(logs, cmd)
+    t0 = time.monotonic()
+    ends = []          # when each boot's DONE was first seen
+
+    def watch():
+        text = console.read_log(logs["serial.log"])
+        while len(ends) < text.count(DONE):
+            ends.append(time.monotonic())
+        if len(MARKER_RE.findall(text)) > n:
+            return f"the guest booted more than {n} times"
+        if len(ends) >= n:
+            return "done"
+        return console.gave_up(text, console.read_log(logs["debugcon.log"]))
+
+    before = load()
+    guard = sum(STEP_GUARD[b.step] for b in case.boots)
+    run = guests.run(cmd, logs["qemu.log"], guard, watch, POWEROFF_GRACE)
+    text = console.read_log(logs["serial.log"])
+    timing = (f"{len(ends)} boots in {run.seconds:.0f} s wall, QEMU {run.cpu_seconds:.0f} s CPU; "
+              f"host {before} before, {load()} after")
+    start, last = 0, "PASS"
+    for i, b in enumerate(case.boots, 1):
+        name = f"{case.name} boot {i} {b.firmware} step={b.step} kernel={system.release(b.kernel)}"
+        if last != "PASS":
+            tally.add(Result(name, "SKIP", 0.0, f"boot {i - 1} of this disk did not pass"))
+            continue
+        end = text.find(DONE, start)
+        part = text[start:end + len(DONE)] if end >= 0 else text[start:]
+        asked = ASKED_RE.search(part)    # the boot before's, after its DONE, when it failed
+        why = None if end >= 0 else (
+            f"systemctl reboot --boot-loader-entry={asked['id']} failed in boot {i - 1} (exit "
+            f"{asked['rc']})" if asked and asked["rc"] != "0" else
+            "interrupted" if run.interrupted else
+            f"hang guard: QEMU still running after {guard} s" if run.timed_out else
+            run.why if run.why not in (None, "done") else
+            f"the guest stopped after {i - 1} boots (QEMU {qemu.describe_exit(run.rc)})")
+        why = why or judge(part, b, case, system, {}) or judge_bli(part, i, system)
+        if not why and i == n and run.lingered:
+            why = f"the guest did not power off within {POWEROFF_GRACE} s of its last line"
+        if not why and i == n and run.rc != 0:
+            why = f"QEMU ended with {qemu.describe_exit(run.rc)}, not the guest's power-off"
+        marks = [t0] + ends
+        took = (marks[i] if i < len(marks) else time.monotonic()) - marks[min(i, len(marks)) - 1]
+        if why:
+            tally.add(Result(name, "FAIL", took, why + "\n" + timing + "\nthis boot's serial "
+                             "log:\n" + indent(console.tail(part, 40)),
+                             tuple(f for f in logs.values() if os.path.exists(f))))
+        else:
+            tally.add(Result(name, "PASS", took, f"boot {i} of {timing}"))
+        last = "FAIL" if why else "PASS"
+        start = end + len(DONE) if end >= 0 else len(text)
+
+
 def run_case(guests, tally, case, img, system, log_dir):
     """The case's boots in order, each on the disk the one before left, into the tally as they
     end; after a failure the rest are SKIPs (they would judge a disk in an unknown state)."""
+    if case.bli:
+        return run_bli(guests, tally, case, img, system, log_dir)
     last = "PASS"
     seen = {}
     for n, b in enumerate(case.boots, 1):

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # anysector — top-level build.
 # Each part keeps its rules beside it in a fragment (<dir>/<name>.mk) included below; fragments
-# append to ALL_TARGETS (built by `all`) and TEST_SUITES ("NN:target", run in NN order by `test`).
+# append to ALL_TARGETS (built by `all`), TEST_SUITES ("NN:target", run in NN order by `test`)
+# and TEST_BUILD (what a suite builds beyond `all`: `test` builds it with `all` first).
 .DEFAULT_GOAL := all
 .SUFFIXES:
 .DELETE_ON_ERROR:
@@ -11,6 +12,10 @@ BUILD ?= build
 export BUILD
 ALL_TARGETS :=
 TEST_SUITES :=
+TEST_BUILD :=
+# `make test` builds on every core at once, before the suites (which then find it all built):
+# one compiler a core instead of one in all, the same objects.
+TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 FUZZ_TARGETS :=
 
 include mk/toolchain.mk
@@ -26,7 +31,7 @@ deps:
 
 # Every suite runs even when an earlier one fails; the last line is the summary.
 test: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory -j$(TEST_JOBS) all $(TEST_BUILD)
 	@tests/run-suites.sh "$(MAKE)" $(sort $(TEST_SUITES))
 
 clean:

@@ -52,3 +52,4 @@ test-fuzz: $(FUZZ_BINS)
 fuzz: $(FUZZ_LONG_BINS)
 	@tests/fuzz/run.sh $(if $(FUZZ_TIME),time $(FUZZ_TIME),runs $(FUZZ_LONG_RUNS)) $(FUZZ_LONG_BINS)
 TEST_SUITES += 30:test-fuzz
+TEST_BUILD += $(FUZZ_BINS)

@@ -20,6 +20,8 @@ $(UNLZMA_CHECK): tests/stage1/unlzma_check.c stage2/unlzma.c stage2/unlzma.h com
 	@mkdir -p $(@D)
 	$(Q)$(HOSTCC) $(ASAN_CFLAGS) tests/stage1/unlzma_check.c stage2/unlzma.c -o $@
 
+TEST_BUILD += $(STAGE1_CHS_BIN) $(UNLZMA_CHECK)
+
 .PHONY: test-stage1
 test-stage1: $(STAGE1_BIN) $(STAGE1_CHS_BIN) $(STAGE2_BIN) $(STAGE1_TEST_TOOLS) $(UNLZMA_CHECK) \
 		$(PY_BOOTINFO)

@@ -21,3 +21,4 @@ unit-bins: $(UNIT_BINS)
 test-unit: $(UNIT_BINS)
 	@tests/unit/run.sh $(UNIT_BINS)
 TEST_SUITES += 20:test-unit
+TEST_BUILD += $(UNIT_BINS)

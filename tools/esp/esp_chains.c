@@ -24,7 +24,7 @@
 struct chain_check {
 	struct fat_fs *fs;
 	struct esp_geom g;
-	uint8_t *fat;            /* the active FAT */
+	const uint8_t *fat;      /* the active FAT */
 	uint8_t *used;           /* a bit per cluster reached so far */
 	char path[FAT_PATH_MAX * 2];
 	unsigned depth;
@@ -104,18 +104,20 @@ static int check_entry(void *ctx, const struct fat_dirent *e)
 	return rc;
 }
 
-int esp_chain_problem(struct fat_fs *fs, struct blockdev *dev, char *problem, size_t cap)
+int esp_chain_problem(struct fat_fs *fs, struct blockdev *dev, const uint8_t *fat,
+		      char *problem, size_t cap)
 {
 	struct chain_check c;
+	uint8_t *own = NULL;
 	int rc = 0;
 
 	memset(&c, 0, sizeof c);
 	c.fs = fs;
 	esp_geom_of(fs, &c.g);
-	c.fat = xmalloc((size_t)c.g.fat_bytes);
+	c.fat = fat ? fat : (own = xmalloc((size_t)c.g.fat_bytes));
 	c.used = xcalloc(1, DIV_ROUND_UP((size_t)fs->clusters + 2, 8));
 	snprintf(c.path, sizeof c.path, "/");
-	if (bdev_read_bytes(dev, fs->fat_offset, c.fat, (size_t)c.g.fat_bytes)) {
+	if (own && bdev_read_bytes(dev, fs->fat_offset, own, (size_t)c.g.fat_bytes)) {
 		rc = AS_EIO;
 		goto out;
 	}
@@ -140,7 +142,7 @@ int esp_chain_problem(struct fat_fs *fs, struct blockdev *dev, char *problem, si
 		rc = AS_ECORRUPT;
 	}
 out:
-	free(c.fat);
+	free(own);
 	free(c.used);
 	return rc;
 }

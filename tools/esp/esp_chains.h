@@ -10,9 +10,11 @@
 #include "common/fat.h"
 
 /* Whether every chain reachable from the root of fs (read through dev) ends properly, uses only
- * clusters no other chain uses, and holds its file's size (what mtools needs to be safe).
+ * clusters no other chain uses, and holds its file's size (what mtools needs to be safe). fat:
+ * fs's active FAT (fs->fat_bytes) where the caller holds it already, else NULL (read here).
  * Returns 0, AS_ECORRUPT with problem set to a sentence naming the path and cluster, or AS_EIO
  * when the FAT cannot be read. Lost clusters and a stale FSInfo are not problems. install/add
  * refuse on AS_ECORRUPT; check reports it. */
-int esp_chain_problem(struct fat_fs *fs, struct blockdev *dev, char *problem, size_t cap);
+int esp_chain_problem(struct fat_fs *fs, struct blockdev *dev, const uint8_t *fat,
+		      char *problem, size_t cap);
 #endif

@@ -30,6 +30,7 @@ struct esp_session {
 	int lock;                 /* mounted: ESP_LOCK_FILE's lock (tools/dev/lock.h), or 0 */
 	uint8_t *fat0;            /* the copy: the disk's active FAT when it was copied */
 	uint64_t fat0_len;        /* (tools/esp/esp_fence.h) */
+	bool fat0_borrowed;       /* fat0 is sparse->fat, freed with it */
 	struct esp_sparse *sparse; /* the copy is sparse (tools/esp/esp_sparse.h), or NULL */
 	const uint8_t *map;       /* the copy mapped read-only for its diff (espfs.c), or NULL */
 	uint64_t map_len;

@@ -179,8 +179,14 @@ static int copy_open(struct esp_session *s, struct blockdev *from, int from_fd, 
 		return EXIT_ERRORS;
 	}
 	report_free(&q);
-	/* what is in use on the disk, for the fence around each mtools command (esp_fence.h) */
+	/* what is in use on the disk, for the fence around each mtools command (esp_fence.h): a
+	 * sparse copy read it from the disk already, the same bytes the copy holds */
 	s->fat0_len = s->fs->fat_bytes;
+	if (s->sparse && s->sparse->g.fat_bytes == s->fat0_len) {
+		s->fat0 = s->sparse->fat;
+		s->fat0_borrowed = true;
+		return esp_check_chains(s);
+	}
 	s->fat0 = xmalloc((size_t)(s->fat0_len > (1ull << 30) ? 1 : s->fat0_len));
 	if (s->fat0_len > (1ull << 30) || pread_full(s->img.fd, s->fat0, (size_t)s->fat0_len,
 						     s->fs->fat_offset)) {
@@ -256,8 +262,10 @@ void esp_close(struct esp_session *s)
 	if (!s->view || s->own_fs)
 		free(s->fs);
 	s->fs = NULL;
-	free(s->fat0);
+	if (!s->fat0_borrowed)
+		free(s->fat0);
 	s->fat0 = NULL;
+	s->fat0_borrowed = false;
 	if (s->map)
 		munmap((void *)(uintptr_t)s->map, (size_t)s->map_len);
 	s->map = NULL;
@@ -485,7 +493,8 @@ int esp_put_text(struct esp_session *s, const char *text, const char *dst)
 static int esp_check_chains(struct esp_session *s)
 {
 	char problem[1200];
-	int rc = esp_chain_problem(s->fs, &s->img.dev, problem, sizeof problem);
+	/* fat0 is the copy's active FAT as copied: nothing changed it yet */
+	int rc = esp_chain_problem(s->fs, &s->img.dev, s->fat0, problem, sizeof problem);
 
 	if (rc == AS_EIO) {
 		t_error("io.read", "reading the FAT of partition %u failed", s->number);

@@ -411,7 +411,7 @@ void check_boot(struct hostdev *h, struct disk_info *di, struct report *r)
 		/* The chains install and add build on (tools/esp/espfs.c): a broken one is an error
 		 * whether or not anything of ours is on the disk yet. */
 		char problem[1200];
-		if (esp_chain_problem(&c->fs, &c->part, problem, sizeof problem) == AS_ECORRUPT)
+		if (esp_chain_problem(&c->fs, &c->part, NULL, problem, sizeof problem) == AS_ECORRUPT)
 			report_printf(r, DIAG_ERROR, "boot.esp_chains",
 				      "boot partition %u has FAT errors: %.900s", bp->number, problem);
 		bool efi = part_has(c, "/EFI/BOOT/BOOTX64.EFI");

@@ -18,6 +18,10 @@ way stage2 writes it) and one operation:
                block forgets the old one's counts after it, so that the new one starts from 2
   install-state install over a stage2 that records no block (an older install): the block is
                written (two empty copies) before the stage2 that records it, LBA 0 last
+  add-replace  add --replace --default of the entry 'new', whose directory /new exists, with a
+               kernel and an initrd of other names: anysector.cfg's switch must come after the
+               new files' entries in /new and before the old ones' deletion (it does not write
+               the block; the boot state block's rules hold all the same)
 For every K from 0 to the number of writes the operation's --dry-run announces, a copy of P gets
 the operation stopped after write K (ANYSECTOR_TEST_CRASH_AFTER_WRITE), then
   - the copy of the block that held P's state is byte for byte P's (writers write the other);
@@ -27,7 +31,10 @@ the operation stopped after write K (ANYSECTOR_TEST_CRASH_AFTER_WRITE), then
     (or the file's name) and the block never disagree; K = 0 is P's, K = N the complete one;
   - recovery forward: the operation run again on a copy completes, and everything (also the
     counted boot bless takes and the block's records) is what the complete operation leaves;
-  - recovery back: `anysector restore` with the journal gives P's SHA-256.
+  - recovery back: `anysector restore` with the journal gives P's SHA-256;
+  - add-replace: the default entry's kernel and initrd, read with mtools, are byte for byte the
+    old entry's files (previous state) or the new ones (complete): the default boots one or the
+    other whole.
 At the K right after the block's write, the same disk with that copy torn (the write
 cut short before the last byte it changes) must make `check` exit 1 naming exactly that copy
 (boot.state_copy, its CRC) and the other as holding the state, which is still P's; the loaders'
@@ -57,15 +64,16 @@ SCENARIOS = {
     "host-512e-gpt-bless-file": (512, 4096, "gpt", "bless-file"),
     "host-512n-mbr-add-tries": (512, 512, "mbr", "add-tries"),
     "host-512e-gpt-install-state": (512, 4096, "gpt", "install-state"),
+    "host-512n-mbr-add-replace": (512, 512, "mbr", "add-replace"),
+    "host-4Kn-gpt-add-replace": (4096, 4096, "gpt", "add-replace"),
 }
 
 BOOTED_COUNTED_BIOS = (3, 1, 1)     # BSTATE_BOOTED, BSTATE_FW_BIOS, BSTATE_BOOTED_COUNTED
 STALE = (2, "new", 0, 2)            # add-tries: the TRIES record of a removed entry 'new'
 
-# add --replace is not here: over an entry whose directory exists, the root directory's sector
-# that switches anysector.cfg is written before the sector of /new that adds the new kernel
-# (the ESP's write order puts adding sectors in LBA order), so a crash between leaves the default
-# entry naming a kernel that is not there (check exit 2): a bug of its own.
+# add-replace: before tools/esp/esp_order.h's step 3b the root directory's sector that switches
+# anysector.cfg went first among the adding ones, before /new's sector that adds the new kernel
+# and deletes the old one: stopped in between, the default entry named a kernel not yet there.
 
 
 class Failure(Exception):
@@ -148,6 +156,9 @@ class StateScenario:
         elif self.op == "add-tries":
             cmd = ["add", img, "--kernel", self.kernel + "2", "--name", "new", "--tries", "2",
                    "--default"]
+        elif self.op == "add-replace":
+            cmd = ["add", img, "--kernel", self.kernel + "3", "--initrd", self.kernel + "3i",
+                   "--name", "new", "--replace", "--default"]
         else:
             cmd = ["install", img, "--stages", paths.STAGES]
         return cmd + self.topo + (["--dry-run"] if dry_run else ["--backup", backup])
@@ -224,6 +235,13 @@ class StateScenario:
             # an entry 'new' used its tries up and was removed; no loader wrote the block since
             # (the good entry is not counted), so its counts are still there
             disk.write_at(self.prev, off + COPY, state_copy(3, [STALE]))
+        elif self.op == "add-replace":
+            for f in ("2", "2i", "3", "3i"):
+                with open(self.kernel + f, "wb") as out:
+                    out.write(disk.deterministic(30000 + 7000 * len(f), self.name + f))
+            self.must(["add", self.prev, "--kernel", self.kernel + "2", "--initrd",
+                       self.kernel + "2i", "--name", "new", "--default"] + self.topo
+                      + ["--backup", self.prev + ".b"], "add new")
         elif self.op == "bless-file":
             ent = os.path.join(self.dir, "new.conf")
             with open(ent, "wb") as f:
@@ -323,6 +341,28 @@ class StateScenario:
         return "previous" if v == self.old_view else "complete" if v == self.new_view else \
             "middle (the new entry with the old one's counts)"
 
+    def assert_default_files(self, img, state):
+        """add-replace: the default entry's kernel and initrd on the ESP are the old entry's
+        files, whole (previous state), or the new ones (complete)."""
+        if self.op != "add-replace":
+            return
+        lj = json.loads(self.must(["list", "--json", img] + self.topo, "list --json",
+                                   binary=paths.ANYSECTOR).stdout)
+        dflt = [e for e in lj.get("entries", []) if e.get("default")]
+        if len(dflt) != 1 or len(dflt[0].get("initrds", [])) != 1:
+            raise Failure(f"the default entry is not one entry with one initrd: {dflt}")
+        suffix = "2" if state == "previous" else "3"
+        esp = self.esp_offset(img)
+        for path, src in ((dflt[0]["kernel"], self.kernel + suffix),
+                          (dflt[0]["initrds"][0], self.kernel + suffix + "i")):
+            got = mtools.read(img, esp, path)
+            with open(src, "rb") as f:
+                want = f.read()
+            if got != want:
+                what = "cannot be read" if got is None else f"is {len(got)} bytes, not the file"
+                raise Failure(f"the default entry's {path} {what} of the {state} state "
+                              f"({os.path.basename(src)}, {len(want)} bytes)")
+
     def assert_forward(self, img, what):
         """The operation run again completes, with what the complete operation leaves."""
         again = img + ".again"
@@ -387,6 +427,7 @@ class StateScenario:
             raise Failure(f"check exits {rc} after the crash: "
                           f"{[m for c in codes.values() for m in c][-3:]}")
         state = self.assert_view(img, "after the crash")
+        self.assert_default_files(img, state)
         want = "previous" if k == 0 else "complete" if k == n else state
         if state != want:
             raise Failure(f"the loaders would see the {state} state, not the {want} one")
@@ -394,7 +435,7 @@ class StateScenario:
             raise Failure(f"the complete operation left {self.full(img)}, not {self.new_full}")
         self.assert_forward(img, "after the crash")
         note = f"loaders see the {state} state, run again completes"
-        if self.live >= 0 and k == self.block_k:
+        if self.live >= 0 and self.block_k and k == self.block_k:
             note += f"; torn copy named by check, loaders see the {self.torn(img, k)} state"
         r = self.run(["restore", img, backup])
         if r.returncode:

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* The order of the ESP's writes (tools/esp/esp_order.c): FAT entries of every width, the FAT's
- * intermediate states SI0 and SI, the role of each changed sector, and the plan the roles
- * become (roles in order, deletions backwards, directory sectors alone, FAT sectors merged only
- * with sectors of the same steps). */
+ * intermediate states SI0 and SI, the role of each changed sector, a directory sector's middle
+ * state (deletions kept, anysector.cfg's entry switched last), and the plan the roles become
+ * (roles in order, deletions backwards, directory sectors alone, FAT sectors merged only with
+ * sectors of the same steps). */
 #include "tests/unit/helpers.h"
 
 #include <string.h>
@@ -176,6 +177,105 @@ static void test_classify(void **state)
 	assert_int_equal(w.role[0], SECTOR_OTHER);
 }
 
+/* A short directory entry at slot i of sec: name (11 bytes), first cluster. */
+static void dirent(uint8_t *sec, unsigned i, const char *name, uint16_t cluster)
+{
+	memset(sec + i * 32, 0, 32);
+	memcpy(sec + i * 32, name, 11);
+	sec[i * 32 + 11] = 0x20;
+	le16_store(sec + i * 32 + 26, cluster);
+}
+
+/* A long-name slot (its first one, ord 0x41) before a short entry. */
+static void lfn(uint8_t *sec, unsigned i)
+{
+	memset(sec + i * 32, 0, 32);
+	sec[i * 32] = 0x41;
+	sec[i * 32 + 1] = 'a';
+	sec[i * 32 + 11] = 0x0F;
+}
+
+/* Directory sectors (step 3): deletions wait for the deleting sectors, a file replaced under its
+ * short name in the same sector switches at once, and the root's anysector.cfg entry (the last
+ * entry) switches after every sector that adds. */
+static void test_dir_writes(void **state)
+{
+	(void)state;
+	uint8_t old[LSS] = { 0 }, new[LSS], want[LSS], fats[1024], fnew[1024];
+	struct sector_writes w;
+
+	struct esp_geom g = fat16;
+	states(fats, fnew);   /* cluster 2 is a directory in use */
+	g.has_last = true;    /* the change replaces anysector.cfg */
+	memcpy(g.last_name, "ANYSEC~1CFG", 11);
+	g.last_cluster = 9;
+	/* /new (cluster 2): K deleted, K2 added: first both there, then K gone */
+	dirent(old, 0, ".          ", 2);
+	dirent(old, 1, "..         ", 0);
+	dirent(old, 2, "K          ", 3);
+	memcpy(new, old, LSS);
+	new[64] = 0xE5;
+	dirent(new, 3, "K2         ", 5);
+	assert_true(esp_classify_sector(&g, fats, 2048, LSS, old, new, NULL, NULL, &w));
+	memcpy(want, old, LSS);
+	dirent(want, 3, "K2         ", 5);
+	assert_int_equal(w.role[0], SECTOR_DIR_ADD);
+	assert_memory_equal(w.data[0], want, LSS);
+	assert_int_equal(w.role[1], SECTOR_DIR_DEL);
+	assert_ptr_equal(w.data[1], new);
+	assert_int_equal(w.role[2], SECTOR_NONE);
+	/* with anysector.cfg unchanged (bless renaming a file): one switch, as before */
+	g.has_last = false;
+	assert_true(esp_classify_sector(&g, fats, 2048, LSS, old, new, NULL, NULL, &w));
+	assert_int_equal(w.role[0], SECTOR_DIR_ADD);
+	assert_ptr_equal(w.data[0], new);
+	assert_int_equal(w.role[1], SECTOR_NONE);
+	g.has_last = true;
+
+	/* K replaced by a new K (new copy, old deleted, renamed) in other slots: one write */
+	memcpy(new, old, LSS);
+	new[64] = 0xE5;
+	dirent(new, 3, "K          ", 5);
+	assert_true(esp_classify_sector(&g, fats, 2048, LSS, old, new, NULL, NULL, &w));
+	assert_int_equal(w.role[0], SECTOR_DIR_ADD);
+	assert_ptr_equal(w.data[0], new);
+	assert_int_equal(w.role[1], SECTOR_NONE);
+
+	/* the root: anysector.cfg (long name and short entry) switched in place, the list beside
+	 * it and a new directory NEW added: the middle state has all but the switch */
+	memset(old, 0, LSS);
+	lfn(old, 0);
+	dirent(old, 1, "ANYSEC~1CFG", 4);
+	dirent(old, 2, "ANYSEC~1OWN", 6);
+	memcpy(new, old, LSS);
+	dirent(new, 1, "ANYSEC~1CFG", 9);
+	dirent(new, 2, "ANYSEC~1OWN", 10);
+	dirent(new, 3, "NEW        ", 11);
+	assert_true(esp_classify_sector(&g, fats, 1536, LSS, old, new, NULL, NULL, &w));
+	memcpy(want, new, LSS);
+	memcpy(want + 32, old + 32, 32);
+	assert_int_equal(w.role[0], SECTOR_DIR_ADD);
+	assert_memory_equal(w.data[0], want, LSS);
+	assert_int_equal(w.role[1], SECTOR_DIR_SWITCH);
+	assert_ptr_equal(w.data[1], new);
+	/* without the last entry's name: one write, as before */
+	g.has_last = false;
+	assert_true(esp_classify_sector(&g, fats, 1536, LSS, old, new, NULL, NULL, &w));
+	assert_int_equal(w.role[0], SECTOR_DIR_ADD);
+	assert_ptr_equal(w.data[0], new);
+	assert_int_equal(w.role[1], SECTOR_NONE);
+	/* a new anysector.cfg (deleted slots before) comes with the switch too */
+	g.has_last = true;
+	memset(old, 0, 64);
+	old[0] = old[32] = 0xE5;
+	assert_true(esp_classify_sector(&g, fats, 1536, LSS, old, new, NULL, NULL, &w));
+	memcpy(want, new, LSS);
+	memcpy(want, old, 64);
+	assert_int_equal(w.role[0], SECTOR_DIR_ADD);
+	assert_memory_equal(w.data[0], want, LSS);
+	assert_int_equal(w.role[1], SECTOR_DIR_SWITCH);
+}
+
 static void add1(struct esp_writes *ws, uint64_t lba, enum sector_role role, uint8_t fill)
 {
 	uint8_t s[LSS];
@@ -201,6 +301,7 @@ static void test_plan(void **state)
 	add1(&ws, 71, SECTOR_DIR_DEL, 0x71);
 	add1(&ws, 61, SECTOR_DIR_ADD, 0x61);
 	add1(&ws, 60, SECTOR_DIR_ADD, 0x60);
+	add1(&ws, 59, SECTOR_DIR_SWITCH, 0x59);
 	/* FAT sector 50 goes through every step, 51 only through the first */
 	memset(f0, 0xA0, sizeof f0);
 	memset(f1, 0xA1, sizeof f1);
@@ -225,6 +326,7 @@ static void test_plan(void **state)
 		{ 50, 1, 0xA1, "files: FAT linking new clusters to chains in use" },
 		{ 60, 1, 0x60, "files: directory sector adding or changing entries" },
 		{ 61, 1, 0x61, "files: directory sector adding or changing entries" },
+		{ 59, 1, 0x59, "files: directory sector switching the file that names the others" },
 		{ 71, 1, 0x71, "files: directory sector deleting entries" },
 		{ 70, 1, 0x70, "files: directory sector deleting entries" },
 		{ 50, 1, 0xA2, "files: FAT with the replaced chains freed" },
@@ -300,6 +402,7 @@ int main(void)
 		cmocka_unit_test(test_fat_states),
 		cmocka_unit_test(test_fat_states_range),
 		cmocka_unit_test(test_classify),
+		cmocka_unit_test(test_dir_writes),
 		cmocka_unit_test(test_plan),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

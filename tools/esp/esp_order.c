@@ -11,7 +11,9 @@
 static const char *const role_what[SECTOR_NONE] = {
 	"new contents in free clusters", "FAT with the new chains",
 	"FAT linking new clusters to chains in use",
-	"directory sector adding or changing entries", "directory sector deleting entries",
+	"directory sector adding or changing entries",
+	"directory sector switching the file that names the others",
+	"directory sector deleting entries",
 	"FAT with the replaced chains freed", "filesystem metadata",
 };
 
@@ -28,6 +30,8 @@ void esp_geom_of(const struct fat_fs *fs, struct esp_geom *g)
 	g->data = fs->data_offset;
 	g->cluster = fs->cluster_size;
 	g->data_end = g->data + (uint64_t)fs->clusters * g->cluster;
+	g->root_cluster = fs->type == FAT_TYPE_32 ? fs->root_cluster : 0;
+	g->has_last = false;
 }
 
 uint32_t esp_fat_get(const struct esp_geom *g, const uint8_t *fat, uint32_t i)
@@ -147,20 +151,120 @@ void esp_fat_states_range(const struct esp_geom *g, const uint8_t *old, const ui
 	}
 }
 
+#define SLOT 32u
+
+static bool slot_live(const uint8_t *e)
+{
+	return e[0] != 0 && e[0] != 0xE5;
+}
+
+static bool slot_lfn(const uint8_t *e)
+{
+	return (e[11] & 0x3F) == 0x0F;
+}
+
+/* Whether the directory sector at byte at is one of the root directory's (FAT32: a cluster of
+ * its chain in the old FAT). */
+static bool in_root(const struct esp_geom *g, const uint8_t *fat_active, uint64_t at)
+{
+	if (g->type != FAT_TYPE_32)
+		return at >= g->root && at < g->data;
+	uint32_t want = (uint32_t)(2 + (at - g->data) / g->cluster), c = g->root_cluster;
+	for (uint32_t n = 0; n <= g->clusters && c >= 2 && c < g->clusters + 2; n++) {
+		if (c == want)
+			return true;
+		c = esp_fat_get(g, fat_active, c);
+	}
+	return false;
+}
+
 /* Whether a sector, read as directory entries, adds or changes a live one. */
 static bool adds_entry(const uint8_t *old, const uint8_t *new, uint32_t len)
 {
-	for (uint32_t i = 0; i + 32 <= len; i += 32)
-		if (new[i] != 0 && new[i] != 0xE5 && memcmp(old + i, new + i, 32))
+	for (uint32_t i = 0; i + SLOT <= len; i += SLOT)
+		if (new[i] != 0 && new[i] != 0xE5 && memcmp(old + i, new + i, SLOT))
 			return true;
 	return false;
+}
+
+/* Marks the short entry at slot i of sec and the long-name slots right before it. */
+static void mark_entry(const uint8_t *sec, unsigned i, bool *mask)
+{
+	mask[i] = true;
+	while (i-- > 0 && slot_live(sec + i * SLOT) && slot_lfn(sec + i * SLOT))
+		mask[i] = true;
+}
+
+/* The slots of the entry written last (g->last_name): the new entry (its first cluster
+ * g->last_cluster) in new, the old one (its short name, any other cluster) in old. */
+static void last_slots(const struct esp_geom *g, const uint8_t *old, const uint8_t *new,
+		       unsigned slots, bool *mask)
+{
+	for (unsigned i = 0; i < slots; i++) {
+		const uint8_t *o = old + i * SLOT, *n = new + i * SLOT;
+		uint32_t nc = le16_load(n + 26) |
+			      (g->type == FAT_TYPE_32 ? (uint32_t)le16_load(n + 20) << 16 : 0);
+		if (slot_live(n) && !slot_lfn(n) && !memcmp(n, g->last_name, 11) &&
+		    nc == g->last_cluster)
+			mark_entry(new, i, mask);
+		if (slot_live(o) && !slot_lfn(o) && !memcmp(o, g->last_name, 11))
+			mark_entry(old, i, mask);
+	}
+}
+
+/* Whether old's short entry at slot i goes on being named until the deleting sectors: a file
+ * (or directory) that is gone in new, not one replaced by an entry of its short name here. */
+static bool deferred(const uint8_t *old, const uint8_t *new, unsigned slots, unsigned i)
+{
+	while (i < slots && slot_live(old + i * SLOT) && slot_lfn(old + i * SLOT))
+		i++;   /* a long-name slot goes with the short entry it belongs to */
+	if (i == slots || !slot_live(old + i * SLOT))
+		return true;  /* that entry is in the next sector: keeping the slot harms nothing */
+	for (unsigned m = 0; m < slots; m++)
+		if (slot_live(new + m * SLOT) && !slot_lfn(new + m * SLOT) &&
+		    !memcmp(new + m * SLOT, old + i * SLOT, 11))
+			return false;
+	return true;
+}
+
+/* A directory sector's writes: first the middle state (what it adds and changes, entries it
+ * deletes still there, the last entry as it was), then, where that is not yet the new state,
+ * the new state: a switch of the last entry, or deletions. */
+static void dir_writes(const struct esp_geom *g, const uint8_t *fat_active, uint64_t at,
+		       uint32_t lss, const uint8_t *old, const uint8_t *new,
+		       struct sector_writes *w)
+{
+	unsigned slots = lss / SLOT, k = 0;
+	bool mask[ESP_DIR_SECTOR_MAX / SLOT] = { false }, last = false;
+
+	if (!g->has_last || lss > ESP_DIR_SECTOR_MAX) {
+		/* nothing waits for anysector.cfg (or no room for the middle state): one write */
+		w->role[0] = adds_entry(old, new, lss) ? SECTOR_DIR_ADD : SECTOR_DIR_DEL;
+		return;
+	}
+	if (in_root(g, fat_active, at))
+		last_slots(g, old, new, slots, mask);
+	for (unsigned i = 0; i < slots; i++) {
+		const uint8_t *o = old + i * SLOT, *n = new + i * SLOT;
+		bool keep = mask[i] || (slot_live(o) && !slot_live(n) && deferred(old, new, slots, i));
+		memcpy(w->dir_mid + i * SLOT, keep ? o : n, SLOT);
+		last |= mask[i] && memcmp(o, n, SLOT);
+	}
+	bool to_mid = memcmp(old, w->dir_mid, lss), from_mid = memcmp(w->dir_mid, new, lss);
+	if (to_mid) {
+		w->role[k] = SECTOR_DIR_ADD;
+		w->data[k++] = from_mid ? w->dir_mid : new;
+	}
+	if (from_mid) {
+		w->role[k] = last ? SECTOR_DIR_SWITCH : SECTOR_DIR_DEL;
+		w->data[k] = new;
+	}
 }
 
 /* A data-area sector: new contents when none of its clusters was in use, a directory sector
  * when all were (only directories change in place), else unordered. */
 static enum sector_role data_sector_role(const struct esp_geom *g, const uint8_t *fat_active,
-					 uint64_t at, uint32_t lss, const uint8_t *old,
-					 const uint8_t *new)
+					 uint64_t at, uint32_t lss)
 {
 	uint32_t c0 = (uint32_t)(2 + (at - g->data) / g->cluster);
 	uint32_t c1 = (uint32_t)(2 + (at + lss - 1 - g->data) / g->cluster);
@@ -170,9 +274,7 @@ static enum sector_role data_sector_role(const struct esp_geom *g, const uint8_t
 		used += esp_fat_get(g, fat_active, c) != 0;
 	if (!used)
 		return SECTOR_NEW_DATA;
-	if (used == c1 - c0 + 1)
-		return adds_entry(old, new, lss) ? SECTOR_DIR_ADD : SECTOR_DIR_DEL;
-	return SECTOR_OTHER;
+	return used == c1 - c0 + 1 ? SECTOR_DIR_ADD : SECTOR_OTHER;
 }
 
 bool esp_classify_sector(const struct esp_geom *g, const uint8_t *fat_active, uint64_t at,
@@ -184,8 +286,13 @@ bool esp_classify_sector(const struct esp_geom *g, const uint8_t *fat_active, ui
 	if (!memcmp(old, new, lss) &&
 	    (!in_fat || (!memcmp(old, mid0, lss) && !memcmp(old, mid, lss))))
 		return false;
-	*w = (struct sector_writes){ .role = { SECTOR_NONE, SECTOR_NONE, SECTOR_NONE },
-				     .data = { new, NULL, NULL } };
+	/* field by field: dir_mid is left as it is (most sectors are new contents) */
+	for (unsigned k = 0; k < 3; k++) {
+		w->role[k] = SECTOR_NONE;
+		w->data[k] = k ? NULL : new;
+	}
+	w->steps = 0;
+	w->kept = false;
 	if (in_fat) {
 		static const enum sector_role step[3] = { SECTOR_FAT_NEW, SECTOR_FAT_RELINK,
 							  SECTOR_FAT_FREE };
@@ -198,9 +305,11 @@ bool esp_classify_sector(const struct esp_geom *g, const uint8_t *fat_active, ui
 			}
 		}
 	} else if (g->type != FAT_TYPE_32 && at >= g->root && at + lss <= g->data) {
-		w->role[0] = adds_entry(old, new, lss) ? SECTOR_DIR_ADD : SECTOR_DIR_DEL;
+		dir_writes(g, fat_active, at, lss, old, new, w);
 	} else if (at >= g->data && at + lss <= g->data_end) {
-		w->role[0] = data_sector_role(g, fat_active, at, lss, old, new);
+		w->role[0] = data_sector_role(g, fat_active, at, lss);
+		if (w->role[0] == SECTOR_DIR_ADD)
+			dir_writes(g, fat_active, at, lss, old, new, w);
 	} else {
 		w->role[0] = SECTOR_OTHER;
 	}
@@ -298,7 +407,8 @@ static int write_order(const void *a, const void *b)
 static bool same_op(const struct esp_write *a, const struct esp_write *b)
 {
 	return a->role == b->role && a->lba + 1 == b->lba && a->steps == b->steps &&
-	       a->role != SECTOR_DIR_ADD && a->role != SECTOR_DIR_DEL;
+	       a->role != SECTOR_DIR_ADD && a->role != SECTOR_DIR_SWITCH &&
+	       a->role != SECTOR_DIR_DEL;
 }
 
 static int run_order(const void *a, const void *b)

@@ -15,12 +15,24 @@
  *      1 and 2). Each such entry is one link switched from one whole chain to another. The old
  *      chains are all still there;
  *   3. directory sectors (the FAT12/16 root, and sectors of clusters in use in S0): each is one
- *      sector, written whole. Those that add or change a live entry go first, in LBA order, so a
- *      long name's entries are in place before the short entry that ends them; then those that
- *      only delete entries, in reverse order, so a short entry goes before its long-name
- *      entries. A replaced file (esp_put: new copy under a temporary name, old one deleted, new
- *      one renamed) switches in the sector of its new entry; if the old entry lives in another
- *      sector, both names briefly exist, each pointing at a whole chain;
+ *      sector, written whole, up to twice. First every sector that adds or changes a live
+ *      entry, in LBA order, so a long name's entries are in place before the short entry that
+ *      ends them, in a middle state: what it adds and changes, but, when the change replaces
+ *      the last entry (below), the entries S2 deletes still there and the last entry as in S0
+ *      (without it, a file renamed in one sector, such as bless's /loader/entries file, stays
+ *      one switch). A replaced file (esp_put: new copy under a
+ *      temporary name, old one deleted, new one renamed) switches here, in the sector of its
+ *      new entry (an old entry of the same short name in that sector is not kept); if the old
+ *      entry lives in another sector, both names briefly exist, each pointing at a whole
+ *      chain;
+ *   3b. the sectors of the root directory that hold the last entry (esp_geom.last_name:
+ *      anysector.cfg, which names the files the others add), in their S2 state, in LBA order:
+ *      the file that names the new files switches once they are all there, and before any
+ *      file the old one names is deleted (before, the root's sector went first among the
+ *      adding ones, so a crash could leave anysector.cfg naming a kernel not yet on the disk,
+ *      or, when the kernel's sector also deleted the old one, neither);
+ *   3c. the sectors that delete entries, in S2 state, in reverse order, so a short entry goes
+ *      before its long-name entries;
  *   4. FAT sectors from SI to S2: the old chains are freed; nothing refers to them any more;
  *   5. the rest (the reserved area: FSInfo's free-cluster hints, which readers do not trust).
  *
@@ -30,8 +42,8 @@
  * never does that, and the fence of esp_fence.h keeps mtools from giving a new file clusters
  * the change freed; such sectors would go with step 3, unordered).
  *
- * A FAT sector may be written up to three times (SI0, SI, S2); the journal accepts any of
- * those contents for it. Each directory sector is its own op, so tests/crash stops after each
+ * A FAT sector may be written up to three times (SI0, SI, S2), a directory sector twice (its
+ * middle state, S2); the journal accepts any of those contents for it. Each directory sector is its own op, so tests/crash stops after each
  * of them; other neighbouring sectors of one step share an op (any part of such a step is as
  * safe as all).
  *
@@ -53,7 +65,8 @@ enum sector_role {
 	SECTOR_FAT_NEW,      /* 2: S0 -> SI0 */
 	SECTOR_FAT_RELINK,   /* 2b: SI0 -> SI */
 	SECTOR_DIR_ADD,      /* 3, forwards */
-	SECTOR_DIR_DEL,      /* 3, backwards */
+	SECTOR_DIR_SWITCH,   /* 3b, forwards */
+	SECTOR_DIR_DEL,      /* 3c, backwards */
 	SECTOR_FAT_FREE,     /* 4: SI -> S2 */
 	SECTOR_OTHER,        /* 5 */
 	SECTOR_NONE,         /* no write */
@@ -69,6 +82,13 @@ struct esp_geom {
 	uint32_t num_fats;
 	uint32_t clusters;           /* valid numbers: 2..clusters+1 */
 	uint64_t fat_bytes;          /* one copy */
+	uint32_t root_cluster;       /* FAT32: the root directory's first cluster; else 0 */
+	/* the root directory's entry switched last (step 3b), when has_last (the change replaces
+	 * it): its short name as stored and its first cluster in S2 (the caller sets them;
+	 * esp_geom_of clears has_last) */
+	bool has_last;
+	uint8_t last_name[11];
+	uint32_t last_cluster;
 };
 
 void esp_geom_of(const struct fat_fs *fs, struct esp_geom *g);
@@ -91,10 +111,16 @@ void esp_fat_states(const struct esp_geom *g, const uint8_t *old, const uint8_t 
 void esp_fat_states_range(const struct esp_geom *g, const uint8_t *old, const uint8_t *new,
 			  uint8_t *mid0, uint8_t *mid, uint64_t off, uint64_t len);
 
-/* The writes one sector needs: up to three (a FAT sector's steps), each a role and the bytes. */
+/* The largest sector a directory sector's middle state is made for (a larger one is written
+ * once, as before step 3 had a middle state). */
+#define ESP_DIR_SECTOR_MAX 4096u
+
+/* The writes one sector needs: up to three (a FAT sector's steps, a directory sector's middle
+ * and new states), each a role and the bytes. */
 struct sector_writes {
 	enum sector_role role[3];
 	const uint8_t *data[3];
+	uint8_t dir_mid[ESP_DIR_SECTOR_MAX];   /* a directory sector's middle state (step 3) */
 	unsigned steps;              /* FAT sectors: a bit for each FAT step that writes it, else 0 */
 	/* data[0] stays as it is until the plan is freed (the mapped copy, tools/esp/espfs.c):
 	 * new contents then refer to it instead of a copy (set by the caller, not classified) */

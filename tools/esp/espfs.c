@@ -6,10 +6,12 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/mman.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "common/config.h"
 #include "common/errors.h"
 #include "tools/base/exit_codes.h"
 #include "tools/base/fileio.h"
@@ -692,6 +694,55 @@ static int sparse_unchanged(struct esp_session *s, const struct esp_geom *g,
 	return EXIT_ERRORS;
 }
 
+/* anysector.cfg's entry in a root directory: its short name as stored, its first cluster. */
+struct last_found {
+	bool found;
+	uint8_t name[11];
+	uint32_t cluster;
+};
+
+static int last_one(void *ctx, const struct fat_dirent *ent)
+{
+	struct last_found *f = ctx;
+	const char *dot = strchr(ent->short_name, '.');
+	size_t base = dot ? (size_t)(dot - ent->short_name) : strlen(ent->short_name);
+
+	if (ent->file.is_dir || strcasecmp(ent->name, CFG_FILE_NAME) || base > 8 ||
+	    (dot && strlen(dot + 1) > 3))
+		return 0;
+	memset(f->name, ' ', sizeof f->name);
+	memcpy(f->name, ent->short_name, base);
+	if (dot)
+		memcpy(f->name + 8, dot + 1, strlen(dot + 1));
+	f->cluster = ent->file.first_cluster;
+	f->found = true;
+	return ESP_LIST_STOP;
+}
+
+/* anysector.cfg names the files the others add (kernels, initrds): when the change replaces it,
+ * its entry in the root is the one the plan switches last, and the entries the change deletes
+ * wait for it (tools/esp/esp_order.h step 3b). The old side is mounted read-only for the old
+ * entry's cluster; where it cannot be, the change is taken to replace it. */
+static void last_entry(struct esp_session *s, const struct old_side *o, struct esp_geom *g)
+{
+	struct last_found now = { 0 }, before = { 0 };
+	struct blockdev part;
+	struct fat_fs *fs = xcalloc(1, sizeof *fs);
+	uint32_t lss = s->h->topo.lss;
+
+	if (fat_list(s->fs, NULL, last_one, &now, NULL) < 0 || !now.found)
+		goto out;
+	if (!bdev_slice(o->dev, o->base / lss, s->sectors, &part) &&
+	    !fat_mount(&part, fs, NULL) && fat_list(fs, NULL, last_one, &before, NULL) >= 0 &&
+	    before.found && before.cluster == now.cluster)
+		goto out;   /* anysector.cfg stays as it is: nothing waits for it */
+	memcpy(g->last_name, now.name, sizeof g->last_name);
+	g->last_cluster = now.cluster;
+	g->has_last = true;
+out:
+	free(fs);
+}
+
 /* esp_diff with the writes starting from o. */
 static int diff_from(struct esp_session *s, const struct old_side *o, struct plan *p,
 		     const char *what)
@@ -709,6 +760,7 @@ static int diff_from(struct esp_session *s, const struct old_side *o, struct pla
 		return EXIT_ERRORS;
 	}
 	esp_geom_of(s->fs, &g);
+	last_entry(s, o, &g);
 	if (g.data_end > s->sectors * s->h->topo.lss || g.fats_end - g.fats > (1ull << 30)) {
 		t_error("esp.fat", "the FAT on partition %u does not fit the partition", s->number);
 		return EXIT_ERRORS;

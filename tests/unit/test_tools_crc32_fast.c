@@ -2,7 +2,8 @@
 /* The host's fast CRC-32 (tools/base/crc32_fast.c) gives common/crc32.c's results: the check
  * value, every length 0..80 at every start offset 0..7 (the eight-byte steps, the tail, unaligned
  * loads), a CRC fed in pieces, two CRCs combined into the CRC of both pieces, and the CRC of
- * zero bytes not read. */
+ * zero bytes not read; the folding path (PCLMULQDQ) and the tables agree on every length
+ * 0..400 at every offset 0..15 (one 64-byte block, more, the 16-byte folds, the table's tail). */
 #include "tests/unit/helpers.h"
 
 #include <string.h>
@@ -38,6 +39,28 @@ static void test_same_as_common(void **state)
 		assert_int_equal(crc32_fast_update(c, buf + cut, sizeof buf - cut),
 				 crc32(buf, sizeof buf));
 	}
+}
+
+static void test_folding_same_as_tables(void **state)
+{
+	(void)state;
+	static uint8_t buf[4096 + 16];
+	uint32_t x = 0x5EED1234;
+
+	for (size_t i = 0; i < sizeof buf; i++) {
+		x = x * 1103515245u + 12345u;
+		buf[i] = (uint8_t)(x >> 16);
+	}
+	for (size_t off = 0; off < 16; off++)
+		for (size_t len = 0; len <= 400; len++) {
+			uint32_t want = crc32(buf + off, len);
+			assert_int_equal(crc32_fast_portable_update(0, buf + off, len), want);
+			assert_int_equal(crc32_fast(buf + off, len), want);
+			/* carried in from an earlier piece */
+			assert_int_equal(crc32_fast_update(0xDEADBEEFu, buf + off, len),
+					 crc32_fast_portable_update(0xDEADBEEFu, buf + off, len));
+		}
+	assert_int_equal(crc32_fast(buf, 4096), crc32(buf, 4096));
 }
 
 static void test_combine(void **state)
@@ -82,6 +105,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_vectors),
 		cmocka_unit_test(test_same_as_common),
+		cmocka_unit_test(test_folding_same_as_tables),
 		cmocka_unit_test(test_combine),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

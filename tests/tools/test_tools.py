@@ -723,6 +723,9 @@ def t_gap_uki(s):
     others = GAP_UKI + ("its menu shows anysector.cfg's 1 uki entry as UEFI only, and it boots "
                         "'g' by default")
     s.anysector("add", img, *topo, "--uki", u, has=[others])
+    # installing the stages again (an upgrade) puts the gap build back: the same sentence
+    s.anysector("install", img, *topo, "--stages", d, "--backup", img + ".b2",
+                has=["warning: " + others])
     out, _ = s.anysector("list", img, *topo, has=["shown    " + GAP_ONLY,
                                                   "warning " + others])
     s.check(out.count("shown    BIOS and UEFI") == 1, "list: g under both firmwares:\n" + out)

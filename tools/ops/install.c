@@ -3,6 +3,7 @@
  * the ESP, stage1 into LBA 0 last. */
 #include "tools/ops/install.h"
 #include "tools/ops/install_efi.h"
+#include "tools/ops/menu_edit.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -352,7 +353,8 @@ int txn_install(struct txn *t, const struct stages *s)
 	txn_summary(t, "stage1 in LBA 0, pointing at stage2 at byte %llu (%u bytes)",
 		(unsigned long long)(pl.lba * lss), (unsigned)len);
 	txn_summary(t, "stage2 in the %s%s, booting from partition %u", where, slot_name, bp->number);
-	rc = txn_install_efi(t, s);
+	if (!(rc = txn_install_efi(t, s)))
+		txn_warn_gap_menu(t);
 out:
 	free(room);
 	free(lba0);

@@ -103,6 +103,21 @@ int txn_check_menu(struct txn *t)
 	return rc;
 }
 
+void txn_warn_gap_menu(struct txn *t)
+{
+	struct boot_menu *m = xcalloc(1, sizeof *m);
+	struct report q;
+
+	/* a disk without a menu yet (mkimage, a first install) has nothing to warn about */
+	report_init(&q, false);
+	if (t->installed_gap && !boot_menu_load_as(&t->esp, !(t->relock || t->lock_config), m, &q) &&
+	    m->valid && m->cfg.nentries)
+		gap_warn(t, m);
+	report_free(&q);
+	boot_menu_free(m);
+	free(m);
+}
+
 /* Writes text to a new temporary file named in path. Returns 0 or AS_EIO (errno says why). */
 static int write_temp(const char *text, char *path, size_t cap)
 {

@@ -12,6 +12,10 @@
 int txn_load_menu(struct txn *t);
 int txn_store_config(struct txn *t, const char *text);
 int txn_check_menu(struct txn *t);
+/* When this change installs the legacy-gap stage2 (install, mkimage) onto a disk whose ESP
+ * already holds a valid menu: boot.gap_uki's warning, as txn_check_menu gives it for a new
+ * menu. */
+void txn_warn_gap_menu(struct txn *t);
 /* Deletes those of the files (paths on the boot partition) that no entry of the menu now on the
  * copy uses and that are anysector's (tools/ops/owned.h), and then their directories when that
  * leaves them empty (never the root, /EFI or /loader). A file some entry still uses, or one

@@ -23,6 +23,8 @@
 #define FEATURE_CFG_LOCK 0   /* a locked configuration followed under BIOS (common/cfg_lock.h) */
 #define FEATURE_FAST_CHAIN 0 /* the FAT chain walk reading links straight from the FAT window
 			      * (common/fat_read.c): speed only, the walk checks the same */
+#define FEATURE_FAST_COPY 0  /* stage2's unrolled copy out of its bounce buffer
+			      * (stage2/disk.c): speed only, memcpy moves the same bytes */
 #else
 #define FEATURE_MEASURE 1
 #define FEATURE_UKI 1
@@ -30,11 +32,12 @@
 #define FEATURE_BOOT_STATE 1
 #define FEATURE_CFG_LOCK 1
 #define FEATURE_FAST_CHAIN 1
+#define FEATURE_FAST_COPY 1
 #endif
 
 /* The features the gap build leaves out, as one phrase per feature for `check`. */
 /* (FEATURE_NOTICES takes nothing a disk needs: check and list say what the gap build keeps
- * quiet about, so it is not named here; nor is FEATURE_FAST_CHAIN, which only saves time.) */
+ * quiet about, so it is not named here; nor are FEATURE_FAST_CHAIN and FEATURE_FAST_COPY, which only save time.) */
 #define FEATURES_NOT_IN_GAP "measured boot, one-shot boots, boot counting, unified kernel " \
 	"images, a locked configuration"
 

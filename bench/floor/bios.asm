@@ -10,7 +10,8 @@
 ;           protected mode and goes to real mode for each call);
 ;   pass 3  and in protected mode a copy of the call's bytes out of the bounce buffer to the
 ;           next free place from 1 MiB up, memory the guest has not written yet (stage2 copies
-;           each call's bytes to where the kernel or initrd goes);
+;           each call's bytes to where the kernel or initrd goes, with the same loop of eight
+;           32-bit moves: stage2/disk.c bounce_copy);
 ;   pass 4  the same, into the memory pass 3 wrote.
 ; It prints a line before the first call and one after each pass, on COM1 and the screen, then
 ; "done" and halts; the time between two lines is one pass. It never parses or hashes.
@@ -190,8 +191,20 @@ bits 32
         mov     esi, BOUNCE
         mov     edi, [dest]
         mov     ecx, [xfer]
-        shr     ecx, 2
-        rep     movsd
+        shr     ecx, 5                  ; whole sectors: a multiple of 32 bytes
+.copy:
+%assign k 0
+%rep 4
+        mov     eax, [esi + k]
+        mov     edx, [esi + k + 4]
+        mov     [edi + k], eax
+        mov     [edi + k + 4], edx
+%assign k k + 8
+%endrep
+        add     esi, 32
+        add     edi, 32
+        dec     ecx
+        jnz     .copy
         mov     [dest], edi
         pop     ecx
 .back:  jmp     CODE16:.pm16

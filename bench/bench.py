@@ -436,7 +436,7 @@ def run_one(res, ld, r, check, timeout, logs, tmp, w, own_cpu):
     if os.path.exists(trace):
         os.unlink(trace)
     cmd = boot.qemu_cmd(fw, fe, res["lss"], res["pss"], ld.disk, vars_copy, ld.direct, mon,
-                        trace, memory=res["memory"])
+                        trace, memory=res["memory"], prealloc=res["size"] is None)
     load1 = os.getloadavg()[0]
     secs, why, cpu = boot.timed_boot(cmd, ld.marker, run_timeout(loaders, timeout), log,
                                      ld.check if callable(ld.check) else

@@ -26,22 +26,24 @@ ATA_READS = {0x20, 0x24, 0x25, 0x29, 0xC4, 0xC8}   # READ SECTORS/DMA/MULTIPLE (
 
 
 def qemu_cmd(firmware, frontend, lss, pss, disk, vars_copy=None, direct=None, monitor=None,
-             trace=None, memory=512):
+             trace=None, memory=512, prealloc=False):
     """firmware: bios|uefi; lss/pss: logical/physical sector size (IDE: logical 512 only);
     vars_copy: where this run's fresh copy of the OVMF variables goes; direct: (kernel, initrd,
     cmdline) for a `-kernel` boot; monitor: a unix socket path for the human monitor (used to
     read the text screen of a boot that never reached the marker); trace: a file that gets one
-    line per read command the disk receives (count_reads). The firmware and the disk come
+    line per read command the disk receives (count_reads); prealloc: the host backs all guest
+    memory before the firmware starts (-mem-prealloc). The firmware and the disk come
     from tests/lib; the serial line is a pipe here, so each line is timed as it arrives."""
     mon = f"unix:{monitor},server=on,wait=off" if monitor else "none"
     cmd = [qemu.QEMU, "-accel", "tcg", "-m", str(memory), "-smp", "1",
            "-display", "none", "-nic", "none", "-monitor", mon, "-serial", "stdio",
-           "-no-reboot", "-machine", "pc" if firmware == "bios" else "q35",
-           # The host backs guest memory only when it is first written: without this, whichever
-           # loader first writes a page pays the host's page fault inside its timed stretch
-           # (measured: BOOTX64.EFI's reads into its new buffers 0.526 s, with it 0.062 s),
-           # and the read floor, reading into one reused buffer, never does.
-           "-mem-prealloc"]
+           "-no-reboot", "-machine", "pc" if firmware == "bios" else "q35"]
+    if prealloc:
+        # The host backs guest memory only when it is first written: without this, whichever
+        # loader first writes a page pays the host's page fault inside its timed stretch
+        # (measured: BOOTX64.EFI's reads into its new buffers 0.526 s, with it 0.062 s), and
+        # the read floor, reading into one reused buffer, never does.
+        cmd.append("-mem-prealloc")
     cmd += qemu.firmware_args(FIRMWARES[firmware], vars_copy)
     dev = qemu.disk_args(FRONTENDS[frontend], disk, lss, pss)
     if direct:

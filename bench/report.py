@@ -378,9 +378,10 @@ def markdown(meta, results, size_rows):
         "per case, cases "
         f"`{meta['cases']}`, {meta['label'].upper()} disks, failure timeout {meta['timeout']:g} s)")
     add(f"- Machine: {machine()}; QEMU `-accel tcg`, `-smp 1`, `-m 512` (the large-initrd "
-        f"cases: `-m {meta.get('large_memory', 4096)}`), `-mem-prealloc` (the host backs all "
-        "guest memory before the firmware starts, so no loader pays the host's first-touch "
-        "page faults inside its timed stretch)")
+        f"cases: `-m {meta.get('large_memory', 4096)}`); the cases with a read floor also "
+        "`-mem-prealloc` (the host backs all guest memory before the firmware starts, so no "
+        "loader pays the host's first-touch page faults inside its timed stretch: each boot's "
+        "seconds include that preallocation, the same for every loader)")
     add(f"- {_load_sentence(meta)}")
     add("- Packages: " + ", ".join(f"{p} {v}" for p, v in meta["versions"].items()))
     add(f"- Workload, identical for every loader: kernel `{os.path.basename(meta['kernel'])}`; "
@@ -404,7 +405,9 @@ def markdown(meta, results, size_rows):
         "real mode; under OVMF an application in BOOTX64.EFI's place (`bench/floor/efi.c`) "
         "makes the same ReadBlocks calls on the same whole-disk BlockIo into one buffer. "
         "Neither copies, parses or hashes: the time between their line before the first call "
-        "and their line after the last is the floor (pass 1). Later passes make the same calls "
+        "and their line after the last is the floor (pass 1); one untimed call before that "
+        "line has QEMU translate the firmware's read path, as the loader's earlier reads have "
+        "before its own stretch starts. Later passes make the same calls "
         "again, adding one piece of the loader's work each (listed below the table). "
         "anysector's own time is the same stretch of its own boot: from its line naming the "
         "kernel (`loading K`, `Loading TITLE: K`) to its list of calls, printed once the last "

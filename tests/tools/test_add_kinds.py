@@ -280,7 +280,7 @@ def t_uki(s):
 
 def main():
     s = Suite("add-kinds")
-    return s.run([t_efi_copied, t_chainload, t_efi_on_partition, t_pin, t_uki])
+    return s.run([t_efi_on_partition, t_efi_copied, t_chainload, t_pin, t_uki], jobs=2)
 
 
 if __name__ == "__main__":

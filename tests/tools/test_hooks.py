@@ -656,8 +656,8 @@ def t_shellcheck(s):
 
 
 if __name__ == "__main__":
-    s = Suite("hooks")
-    sys.exit(s.run([t_kernel_lifecycle, t_new_initrd, t_waits_for_initrd, t_adopts_prefixed_entry,
-                    t_full_esp, t_user_entries, t_pin, t_locked,
-                    t_not_configured, t_failures, t_hook_modes, t_run_parts, t_package_paths,
-                    t_package_deb, t_shellcheck]))
+    # two at a time, t_package_deb (the package build when the tree changed) first
+    sys.exit(Suite("hooks").run([
+        t_package_deb, t_kernel_lifecycle, t_new_initrd, t_waits_for_initrd,
+        t_adopts_prefixed_entry, t_full_esp, t_user_entries, t_pin, t_locked, t_not_configured,
+        t_failures, t_hook_modes, t_run_parts, t_package_paths, t_shellcheck], jobs=2))

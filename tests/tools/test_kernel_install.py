@@ -368,4 +368,5 @@ def t_install_path(s):
 if __name__ == "__main__":
     s = Suite("kernel-install")
     sys.exit(s.run([t_layout_other, t_layout_bls, t_token, t_initrds, t_uki, t_hooks_own,
-                    t_waits, t_not_configured, t_failures, t_kernel_install, t_install_path]))
+                    t_waits, t_not_configured, t_failures, t_kernel_install, t_install_path],
+                   jobs=2))

@@ -353,8 +353,8 @@ def main():
         print("tools-menu: mtools and dosfstools are needed")
         return 1
     s = Suite("tools-menu")
-    return s.run([t_list, t_set_default, t_remove, t_remove_path_spelling, t_kinds, t_replace_and_timeout, t_check_bls,
-                  t_info_partitions])
+    return s.run([t_list, t_set_default, t_remove, t_remove_path_spelling, t_kinds,
+                  t_replace_and_timeout, t_check_bls, t_info_partitions], jobs=2)
 
 
 if __name__ == "__main__":

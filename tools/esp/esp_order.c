@@ -389,6 +389,13 @@ void esp_writes_add(struct esp_writes *ws, uint64_t lba, const struct sector_wri
 	}
 }
 
+void esp_writes_add_new(struct esp_writes *ws, uint64_t lba, const uint8_t *data, uint64_t count,
+			bool kept)
+{
+	for (uint64_t i = 0; i < count; i++)
+		run_add(ws, lba + i, data + i * ws->lss, kept);
+}
+
 static int write_order(const void *a, const void *b)
 {
 	const struct esp_write *x = a, *y = b;

@@ -151,6 +151,11 @@ void esp_writes_init(struct esp_writes *ws, uint32_t lss);
  * refers to them). New contents added in LBA order (espfs.c's diff) grow one run; any order
  * gives the same plan. */
 void esp_writes_add(struct esp_writes *ws, uint64_t lba, const struct sector_writes *sw);
+/* Adds count sectors of new contents from lba on (data: their bytes, kept as esp_writes_add
+ * keeps them): clusters free on the disk that the change puts in use, written whole without
+ * comparing them with what the disk holds there (espfs.c's sparse diff). */
+void esp_writes_add_new(struct esp_writes *ws, uint64_t lba, const uint8_t *data, uint64_t count,
+			bool kept);
 /* Building the plan: orders the writes (roles in order, deletions backwards) and adds them to
  * p as ops, neighbours of one role sharing an op except directory sectors, and FAT sectors only
  * with those of the same steps; each op's note is "what: <role>". The sectors' bytes move into

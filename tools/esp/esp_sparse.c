@@ -159,29 +159,32 @@ static bool on_disk(const struct esp_sparse *sp, uint64_t at)
 	return cluster_in_use(sp, sp->fat, c) && !bit(sp->dirs, c);
 }
 
-/* Whether the diff may skip the sector at byte `at` (esp_sparse_run). */
-static bool esp_sparse_skip(const struct esp_sparse *sp, const uint8_t *new_fat, uint64_t at)
+/* What the diff does with the sector at byte `at` (esp_sparse_run). */
+static enum esp_run_kind run_kind(const struct esp_sparse *sp, const uint8_t *new_fat,
+				  uint64_t at)
 {
 	if (on_disk(sp, at))
-		return true;
+		return ESP_RUN_SKIP;
 	if (at < sp->g.data)
-		return false;
+		return ESP_RUN_COMPARE;
 	uint32_t c = (uint32_t)((at - sp->g.data) / sp->g.cluster) + 2;
-	return !cluster_in_use(sp, sp->fat, c) && !cluster_in_use(sp, new_fat, c);
+	if (cluster_in_use(sp, sp->fat, c))
+		return ESP_RUN_COMPARE; /* a directory */
+	return cluster_in_use(sp, new_fat, c) ? ESP_RUN_NEW : ESP_RUN_SKIP;
 }
 
 uint64_t esp_sparse_run(const struct esp_sparse *sp, const uint8_t *new_fat, uint64_t at,
-			uint64_t end, bool *skip)
+			uint64_t end, enum esp_run_kind *kind)
 {
-	*skip = esp_sparse_skip(sp, new_fat, at);
+	*kind = run_kind(sp, new_fat, at);
 	if (at < sp->g.data)
 		return end < sp->g.data ? end : sp->g.data;
 	if (at >= sp->g.data_end)
 		return end;
 	uint64_t next = sp->g.data + ((at - sp->g.data) / sp->g.cluster + 1) * sp->g.cluster;
-	while (next < end && next < sp->g.data_end && esp_sparse_skip(sp, new_fat, next) == *skip)
+	while (next < end && next < sp->g.data_end && run_kind(sp, new_fat, next) == *kind)
 		next += sp->g.cluster;
-	if (next >= sp->g.data_end && *skip && next < end)
+	if (next >= sp->g.data_end && *kind == ESP_RUN_SKIP && next < end)
 		next = end; /* the slack after the last cluster is skipped too */
 	return next < end ? next : end;
 }

@@ -7,9 +7,10 @@
  *     is in use on the disk and not a directory from the disk, everything else from the copy;
  *   - mtools only reads the FATs and directories, and writes new data only into clusters that
  *     are free on the disk (the fence of esp_fence.h keeps it off clusters the change freed);
- *   - the diff (esp_diff) therefore compares only what was copied and the clusters free on the
- *     disk that the new FAT puts in use; a file cluster in use on the disk, or a cluster free in
- *     both FATs, is never written.
+ *   - the diff (esp_diff) therefore compares only what was copied, and writes the clusters free
+ *     on the disk that the new FAT puts in use whole, without reading what the disk holds there
+ *     (the journal reads it once, for its backup); a file cluster in use on the disk, or a
+ *     cluster free in both FATs, is never written.
  *
  * A layout this cannot follow exactly (a cluster smaller than the device's sector, a directory
  * tree the reader refuses) makes esp_sparse_build fail, and the caller copies the ESP whole. */
@@ -44,13 +45,21 @@ int esp_sparse_build(struct esp_sparse *sp, struct blockdev *disk, uint32_t lss)
  * failed). */
 int esp_sparse_copy(struct esp_sparse *sp, int fd);
 
-/* The end of the run of bytes from `at` (below end) that the diff treats alike; *skip says
- * whether it may skip them: content that stays on the disk only (a cluster in use on the disk
- * that is not a directory, or the slack after the last cluster), or a data cluster free in both
- * the disk's FAT and new_fat (the copy's active FAT after the change). The data area is walked a
- * cluster at a time, the slack after it in one step. */
+/* What the diff does with a run of bytes (esp_sparse_run). */
+enum esp_run_kind {
+	ESP_RUN_COMPARE,   /* what the copy holds (metadata, directories): compared with the disk */
+	ESP_RUN_SKIP,      /* stays as it is on the disk: neither read nor written */
+	ESP_RUN_NEW,       /* new contents: free on the disk, in use in new_fat; written whole */
+};
+
+/* The end of the run of bytes from `at` (below end) that the diff treats alike, and *kind: skip
+ * content that stays on the disk only (a cluster in use on the disk that is not a directory, or
+ * the slack after the last cluster) and a data cluster free in both the disk's FAT and new_fat
+ * (the copy's active FAT after the change); new contents: a data cluster free on the disk that
+ * new_fat puts in use (its old bytes matter to the journal only); compare the rest. The data
+ * area is walked a cluster at a time, the slack after it in one step. */
 uint64_t esp_sparse_run(const struct esp_sparse *sp, const uint8_t *new_fat, uint64_t at,
-			uint64_t end, bool *skip);
+			uint64_t end, enum esp_run_kind *kind);
 
 /* Reads of the copy's block device: the clusters on the disk only come from the disk. Installed
  * over dev->read with sp in reach of dev (the caller's container). Returns 0 or an AS_* code

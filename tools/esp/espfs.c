@@ -650,9 +650,30 @@ static int diff_span(struct esp_session *s, const struct old_side *o, const stru
 	return rc;
 }
 
+/* New contents over [off, off + len): every sector a write, the disk's old bytes not read (the
+ * journal reads them, once, for its backup). Returns 0 or an exit code. */
+static int new_span(struct esp_session *s, struct esp_writes *ws, uint64_t off, uint64_t len,
+		    uint8_t *b)
+{
+	uint32_t lss = s->h->topo.lss;
+
+	for (uint64_t at = off; at < off + len; at += CHUNK) {
+		size_t n = (size_t)(off + len - at < CHUNK ? off + len - at : CHUNK);
+		if (!s->map && bdev_read_bytes(&s->img.dev, at, b, n)) {
+			t_error("io.read", "reading the ESP copy failed at byte %llu",
+				(unsigned long long)at);
+			return EXIT_ERRORS;
+		}
+		esp_writes_add_new(ws, s->first_lba + at / lss, s->map ? s->map + at : b, n / lss,
+				   s->map != NULL);
+	}
+	return 0;
+}
+
 /* Compares the partition on the disk with the copy a chunk at a time. A sparse copy compares
  * only the runs esp_sparse_run keeps, found a cluster at a time, so file contents that stay on
- * the disk are neither read nor written. Returns 0 or an exit code. */
+ * the disk are neither read nor written, and writes the clusters it puts in use whole. Returns 0
+ * or an exit code. */
 static int collect_writes(struct esp_session *s, const struct old_side *o,
 			  const struct esp_geom *g, const struct fat_states *f,
 			  struct esp_writes *ws)
@@ -669,10 +690,12 @@ static int collect_writes(struct esp_session *s, const struct old_side *o,
 		/* else a hole on both sides */
 	}
 	for (uint64_t at = 0; s->sparse && at < total && !rc;) {
-		bool skip;
-		uint64_t to = esp_sparse_run(s->sparse, new_active, at, total, &skip);
-		if (!skip)
+		enum esp_run_kind kind;
+		uint64_t to = esp_sparse_run(s->sparse, new_active, at, total, &kind);
+		if (kind == ESP_RUN_COMPARE)
 			rc = diff_span(s, o, g, f, ws, at, to - at, a, b);
+		else if (kind == ESP_RUN_NEW)
+			rc = new_span(s, ws, at, to - at, b);
 		at = to;
 	}
 	free(a);

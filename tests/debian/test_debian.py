@@ -100,6 +100,13 @@ STEP_GUARD = {"none": BOOT_GUARD, "install": 2400, "purge": 1800,
               "kinstall-remove": BOOT_GUARD, "bli": BOOT_GUARD}
 POWEROFF_GRACE = 300       # s from the last line to QEMU's exit (the guest's power-off)
 MAX_JOBS = 2
+# Rough wall seconds of a boot to the marker under TCG, and of each step in the guest (from
+# make test's log): only to start the longest cases first, so that two QEMUs stay busy to the
+# end (in list order the last case started alone once the others were done: 370 s for 300 s of
+# work a QEMU).
+BOOT_SECONDS = 35
+STEP_SECONDS = {"none": 0, "install": 100, "purge": 15, "anysector-install": 2,
+                "kinstall-add": 8, "kinstall-remove": 8, "bli": 20}
 GUEST_DISK = {"nvme": "/dev/nvme0n1", "virtio-blk": "/dev/vda"}
 LINUX_TYPES = ("Linux", "Linux filesystem")     # anysector info's names of the root partition
 
@@ -175,6 +182,11 @@ def cases():
     found.append(Case("4kn-bli", "gpt", "nvme", "4Kn", [Boot("ovmf", "bli", "base")] * 3,
                       bli=True))
     return found
+
+
+def expected_seconds(case):
+    """What the case's boots take, roughly: the order to start cases in, not an assertion."""
+    return sum(BOOT_SECONDS + STEP_SECONDS[b.step] for b in case.boots)
 
 
 def load():
@@ -568,6 +580,27 @@ def run_case(guests, tally, case, img, system, log_dir):
         last = r.status
 
 
+def start_cases(pool, guests, tally, todo, system, log_dir, setup_log, label):
+    """Makes each case's disk and starts its boots in the pool at once, longest first, so the
+    first QEMUs run while the other disks are made; the futures."""
+    futures = []
+    t_img = time.monotonic()
+    for c in todo:
+        t1 = time.monotonic()
+        try:
+            img = system.image(c)
+        except CaseFailure as e:
+            tally.add(Result(f"{c.name} image", "FAIL", time.monotonic() - t1, str(e),
+                             (setup_log,)))
+            continue
+        futures.append(pool.submit(run_case, guests, tally, c, img, system, log_dir))
+    # the tree is in the images now; gone, it costs no disk space and no make's find
+    shutil.rmtree(system.tree)
+    print(f"{label}: {len(futures)} disk images made in {time.monotonic() - t_img:.0f} s",
+          flush=True)
+    return futures
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--full", action="store_true", help="also the cases of make test-debian-full")
@@ -605,25 +638,13 @@ def main():
         return results.finish(label, *tally.counts())
     print(f"{label}: {system.times}; kernels {system.base}, then {system.update}", flush=True)
 
-    todo = [c for c in cases() if (args.full or not c.full_only)
-            and (not args.only or fnmatch.fnmatch(c.name, args.only))]
-    images = {}
-    t_img = time.monotonic()
-    for c in todo:
-        t1 = time.monotonic()
-        try:
-            images[c.name] = system.image(c)
-        except CaseFailure as e:
-            tally.add(Result(f"{c.name} image", "FAIL", time.monotonic() - t1, str(e),
-                             (setup_log,)))
-    # the tree is in the images now; gone, it costs no disk space and no make's find
-    shutil.rmtree(system.tree)
-    print(f"{label}: {len(images)} disk images made in {time.monotonic() - t_img:.0f} s", flush=True)
+    todo = sorted((c for c in cases() if (args.full or not c.full_only)
+                   and (not args.only or fnmatch.fnmatch(c.name, args.only))),
+                  key=expected_seconds, reverse=True)
     guests = qemu.Guests()
     try:
         with concurrent.futures.ThreadPoolExecutor(MAX_JOBS) as pool:
-            futures = [pool.submit(run_case, guests, tally, c, images[c.name], system, log_dir)
-                       for c in todo if c.name in images]
+            futures = start_cases(pool, guests, tally, todo, system, log_dir, setup_log, label)
             for f in concurrent.futures.as_completed(futures):
                 f.result()
     except KeyboardInterrupt:

@@ -38,6 +38,8 @@ FUZZ_CFLAGS := $(CSTD) $(WARN) -O1 -g -I. -fsanitize=fuzzer-no-link,address,unde
 	-fno-sanitize-recover=all -fno-omit-frame-pointer
 
 # The compilers' dependency files; $(BUILD)/debian (test-debian's Debian trees, whose
-# /usr/sbin/invoke-rc.d and friends are no makefiles) and $(BUILD)/deb are not searched.
--include $(shell find $(BUILD) \( -path $(BUILD)/debian -o -path $(BUILD)/deb \) -prune -o \
-	-name '*.d' -type f -print 2>/dev/null)
+# /usr/sbin/invoke-rc.d and friends are no makefiles), $(BUILD)/deb and $(BUILD)/suite-tmp (the
+# suites' TMPDIRs: make test's background test-debian-prepare has mmdebstrap's chroot there while
+# other suites run make) are not searched.
+-include $(shell find $(BUILD) \( -path $(BUILD)/debian -o -path $(BUILD)/deb \
+	-o -path $(BUILD)/suite-tmp \) -prune -o -name '*.d' -type f -print 2>/dev/null)

@@ -270,8 +270,9 @@ fi
 #     and after the suites; these probes run it in a throwaway git repository with a stand-in
 #     for make: a suite writing a file beside the sources must fail the run and be named, one
 #     writing into its TMPDIR passes (its TMPDIR then removed, and $BUILD inside the tree does
-#     not count), and SIGTERM to the runner must reach a sleeping suite and its whole process
-#     group, remove its TMPDIR and exit 143.
+#     not count), a background job (bg:target) runs beside the suites and its TMPDIR is removed
+#     after it, and SIGTERM to the runner must reach a sleeping suite and a sleeping background
+#     job and their whole process groups, remove their TMPDIRs and exit 143.
 suites_probe() {
 	top=$(pwd); repo=$1
 	git -C "$repo" init -q && echo x > "$repo/tracked" && git -C "$repo" add tracked \
@@ -282,8 +283,9 @@ suites_probe() {
 case $2 in
 tmp) echo x > "$TMPDIR/scratch" && echo x > "$BUILD/out" ;;
 leave) echo x > left-behind ;;
-sleep) trap 'echo x > "$BUILD/got-term"; exit 143' TERM
-	echo x > "$TMPDIR/scratch"; sleep 60 & echo $! > "$BUILD/sleep.pid"; wait ;;
+sleep|bgsleep) trap 'echo x > "$BUILD/$2-got-term"; exit 143' TERM
+	echo x > "$TMPDIR/scratch"; sleep 60 & echo $! > "$BUILD/$2.pid"; wait ;;
+bgtmp) sleep 1; echo x > "$TMPDIR/scratch" && echo x > "$BUILD/bg-out" ;;
 esac
 EOF_MAKE
 	chmod +x "$repo/fake-make"
@@ -291,26 +293,35 @@ EOF_MAKE
 	runs() { cd "$repo" && exec env -u RESULTS BUILD=build "$top/tests/run-suites.sh" ./fake-make "$@"; }
 	out=$(runs 01:tmp 2>&1) || { echo "a clean run failed: $out"; return; }
 	[ -e "$repo/build/suite-tmp/tmp" ] && { echo "a passed suite's TMPDIR is left"; return; }
+	out=$(runs bg:bgtmp 01:tmp 2>&1) || { echo "a clean run with a background job failed: $out"; return; }
+	case $out in *"=== background bgtmp: done"*) ;;
+	*) echo "the background job's end is not shown: $out"; return ;; esac
+	[ -e "$repo/build/bg-out" ] || { echo "the background job did not run"; return; }
+	[ -e "$repo/build/suite-tmp/bg-bgtmp" ] && { echo "a background job's TMPDIR is left"; return; }
 	out=$(runs 01:tmp 02:leave 2>&1) && { echo "a run leaving left-behind passed: $out"; return; }
 	case $out in *"left files in the source tree"*left-behind*) ;;
 	*) echo "a run leaving left-behind does not name it: $out"; return ;; esac
 	rm -f "$repo/left-behind"
-	runs 01:sleep >/dev/null 2>&1 &
+	runs bg:bgsleep 01:sleep >/dev/null 2>&1 &
 	runner=$!
 	n=0
-	while [ ! -s "$repo/build/sleep.pid" ] && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
+	while { [ ! -s "$repo/build/sleep.pid" ] || [ ! -s "$repo/build/bgsleep.pid" ]; } \
+		&& [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
 	kill -TERM $runner
 	wait $runner
 	rc=$?
-	sleeper=$(cat "$repo/build/sleep.pid" 2>/dev/null)
 	[ $rc = 143 ] || { echo "SIGTERM: the runner exited $rc, want 143"; return; }
-	[ -n "$sleeper" ] || { echo "the sleeping suite did not start"; return; }
-	n=0  # it may still be a zombie for a moment, which kill -0 finds
-	while kill -0 "$sleeper" 2>/dev/null && [ $n -lt 20 ]; do sleep 0.1; n=$((n + 1)); done
-	kill -0 "$sleeper" 2>/dev/null \
-		&& { kill "$sleeper"; echo "SIGTERM left the suite's process $sleeper running"; return; }
-	[ -e "$repo/build/got-term" ] || { echo "the suite was not sent SIGTERM"; return; }
+	for who in sleep bgsleep; do
+		sleeper=$(cat "$repo/build/$who.pid" 2>/dev/null)
+		[ -n "$sleeper" ] || { echo "the sleeping $who did not start"; return; }
+		n=0  # it may still be a zombie for a moment, which kill -0 finds
+		while kill -0 "$sleeper" 2>/dev/null && [ $n -lt 20 ]; do sleep 0.1; n=$((n + 1)); done
+		kill -0 "$sleeper" 2>/dev/null \
+			&& { kill "$sleeper"; echo "SIGTERM left $who's process $sleeper running"; return; }
+		[ -e "$repo/build/$who-got-term" ] || { echo "$who was not sent SIGTERM"; return; }
+	done
 	[ -e "$repo/build/suite-tmp/sleep" ] && { echo "SIGTERM left the suite's TMPDIR"; return; }
+	[ -e "$repo/build/suite-tmp/bg-bgsleep" ] && { echo "SIGTERM left the background job's TMPDIR"; return; }
 	return 0
 }
 if ! command -v git >/dev/null 2>&1; then
@@ -320,7 +331,7 @@ else
 	why=$(suites_probe "$repo")
 	rm -rf "$repo"
 	if [ -z "$why" ]; then
-		echo "ok   tests/run-suites.sh fails a run that leaves a file in the tree; a signal stops a suite"
+		echo "ok   tests/run-suites.sh fails a run that leaves a file in the tree; a signal stops a suite and a background job"
 		pass=$((pass + 1))
 	else
 		echo "FAIL tests/run-suites.sh's tree check or signal handling: $why"; fail=$((fail + 1))

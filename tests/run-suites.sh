@@ -9,14 +9,19 @@
 # holds an untracked file afterwards that `git status` did not show before (what a test wrote
 # beside the sources; changes to tracked files are left out, since people edit while tests run). SIGINT, SIGTERM or SIGHUP stop the running suite (its whole process group, which
 # gets SIGTERM and, 20 s later, SIGKILL), remove its TMPDIR and still check the tree.
-# usage: run-suites.sh MAKE NN:target...
+# A bg:target runs in the background from the start, beside the suites (work a later suite would
+# otherwise do alone while a core sits idle: test-debian's package and Debian tarball), its own
+# process group, TMPDIR $BUILD/suite-tmp/bg-<target> and output in $BUILD/test-background/.
+# It counts for nothing: the suite that needs its work waits for it or does it again and reports.
+# A signal stops it too; otherwise the runner waits for it before the summary.
+# usage: run-suites.sh MAKE [bg:target...] NN:target...
 set -u
 make_cmd=$1
 shift
 BUILD=${BUILD:-build}
 RESULTS=${RESULTS:-$BUILD/test-results}
 export BUILD RESULTS
-rm -rf "$RESULTS" "$BUILD/suite-tmp"
+rm -rf "$RESULTS" "$BUILD/suite-tmp" "$BUILD/test-background"
 mkdir -p "$RESULTS"
 
 # The untracked files `git status` lists, one a line, $BUILD left out when it is inside the
@@ -47,16 +52,24 @@ tree_unchanged() {
 
 child=""
 target=""
+bg_jobs=""     # pid:target:start, one a word
+# Stops the process group $1 (SIGTERM, SIGKILL 20 s later) and waits for it.
+stop_group() {
+	kill -TERM -"$1" 2>/dev/null
+	(sleep 20; kill -KILL -"$1" 2>/dev/null) &
+	guard=$!
+	wait "$1"
+	kill "$guard" 2>/dev/null
+}
 stop() {
 	echo "=== interrupted (SIG$1) during suite ${target:-none}: stopping it"
-	if [ -n "$child" ]; then
-		kill -TERM -"$child" 2>/dev/null
-		(sleep 20; kill -KILL -"$child" 2>/dev/null) &
-		guard=$!
-		wait "$child"
-		kill "$guard" 2>/dev/null
-	fi
+	[ -n "$child" ] && stop_group "$child"
 	[ -n "$target" ] && rm -rf "$BUILD/suite-tmp/$target"
+	for j in $bg_jobs; do
+		t=${j#*:}
+		stop_group "${j%%:*}"
+		rm -rf "$BUILD/suite-tmp/bg-${t%%:*}"
+	done
 	tree_unchanged
 	exit "$2"
 }
@@ -64,11 +77,27 @@ trap 'stop INT 130' INT
 trap 'stop TERM 143' TERM
 trap 'stop HUP 129' HUP
 
+suites=""
+for a in "$@"; do
+	case $a in
+	bg:*)
+		t=${a#bg:}
+		mkdir -p "$BUILD/suite-tmp/bg-$t" "$BUILD/test-background"
+		log=$BUILD/test-background/$t.log
+		echo "=== background $t started (its output: $log)"
+		TMPDIR=$(cd "$BUILD/suite-tmp/bg-$t" && pwd) \
+			setsid $make_cmd --no-print-directory "$t" >"$log" 2>&1 </dev/null &
+		bg_jobs="$bg_jobs $!:$t:$(date +%s)"
+		;;
+	*) suites="$suites $a" ;;
+	esac
+done
+
 failed=""
 npass=0
 nsuites=0
 start_all=$(date +%s)
-for s in "$@"; do
+for s in $suites; do
 	target=${s#*:}
 	nsuites=$((nsuites + 1))
 	echo "=== suite $target"
@@ -94,6 +123,20 @@ for s in "$@"; do
 	echo "=== suite $target: $st ($(( $(date +%s) - t0 ))s)"
 done
 target=""
+for j in $bg_jobs; do
+	t=${j#*:}
+	wait "${j%%:*}"
+	rc=$?
+	took=$(( $(date +%s) - ${t#*:} ))
+	t=${t%%:*}
+	if [ $rc = 0 ]; then
+		rm -rf "$BUILD/suite-tmp/bg-$t"
+		echo "=== background $t: done (${took}s): $(tail -n 1 "$BUILD/test-background/$t.log")"
+	else
+		echo "=== background $t: exit $rc (${took}s; its output: $BUILD/test-background/$t.log)"
+	fi
+done
+bg_jobs=""
 
 tp=0; tf=0; tsk=0
 for f in "$RESULTS"/*; do

@@ -6,7 +6,9 @@
 # in BUILD_DIR/deb/lintian.txt (an error fails the build).
 #   tools/mkdeb.sh [--no-lintian] [--if-changed] BUILD_DIR
 # --if-changed keeps the package already there when it was built from the same files (the
-# Debian-system tests use it; their package needs no lintian run).
+# Debian-system tests use it; their package needs no lintian run). One build at a time per
+# BUILD_DIR (a lock beside deb/): make test's background job, test-hooks and test-debian may ask
+# at once, and the second then finds the package made.
 set -eu
 lintian=true
 if_changed=false
@@ -24,6 +26,9 @@ build=$1
 case $build in /*) ;; *) build=$top/$build ;; esac
 out=$build/deb
 src=$out/src/anysector
+mkdir -p "$build"
+exec 9>"$build/deb.lock"
+flock 9
 
 cd "$top"
 # The files of the tree as it is now (tracked and new, not ignored), else everything but builds.

@@ -11,6 +11,7 @@ copy of it every run (they change with the tree, the Debian packages do not).
     ... mkimage --root-dir tree ...
     rootfs.put_file(img, offset, "/etc/default/anysector", local, log)
 """
+import fcntl
 import glob
 import hashlib
 import os
@@ -141,13 +142,26 @@ def packages(deb):
 
 def tarball(sources, pkgs, log):
     """$BUILD/debian/rootfs-<key>.tar, made by mmdebstrap when not there yet (older ones are
-    removed). The key is the hash of the sources, the packages and the arguments."""
+    removed). The key is the hash of the sources, the packages and the arguments. One run at a
+    time makes it (a lock beside it): the next waits and finds it made."""
     key = hashlib.sha256("\n".join([sources, " ".join(pkgs), " ".join(MMDEBSTRAP_ARGS)])
                          .encode()).hexdigest()[:16]
     out = os.path.join(CACHE, f"rootfs-{key}.tar")
-    if os.path.exists(out):
-        return out, False
     os.makedirs(CACHE, exist_ok=True)
+    with open(os.path.join(CACHE, "rootfs.lock"), "w") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            print("debian: waiting for the root filesystem tarball another run is making "
+                  "(make test's background job test-debian-prepare)", flush=True)
+            fcntl.flock(lock, fcntl.LOCK_EX)
+        if os.path.exists(out):
+            return out, False
+        return _make_tarball(out, sources, pkgs, log), True
+
+
+def _make_tarball(out, sources, pkgs, log):
+    """mmdebstrap's tarball at out, made through out.part (a killed run leaves no tarball)."""
     for old in glob.glob(os.path.join(CACHE, "rootfs-*.tar*")):
         os.unlink(old)
     src = os.path.join(CACHE, "sources.list")
@@ -157,7 +171,7 @@ def tarball(sources, pkgs, log):
     run(["mmdebstrap", *MMDEBSTRAP_ARGS, "--include=" + ",".join(pkgs), SUITE, part, src],
         "mmdebstrap", MMDEBSTRAP_TIMEOUT, log)
     os.rename(part, out)
-    return out, True
+    return out
 
 
 def kernel_release(tar):

@@ -70,7 +70,7 @@ does not; QEMU ended by the guest's power-off):
 Every boot's wall time, the step's time in the guest and the host's load are printed with its
 result. QEMU's time limits are hang guards, not assertions.
 
-usage: test_debian.py [--full] [--only GLOB] [--keep]
+usage: test_debian.py [--full] [--only GLOB] [--keep] | --prepare
 """
 import argparse
 import concurrent.futures
@@ -87,7 +87,7 @@ import time
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from lib import boot, console, mtools, paths, qemu, results, tool  # noqa: E402
-from lib.results import CaseFailure, Result, Skip, indent  # noqa: E402
+from lib.results import CaseFailure, Result, indent  # noqa: E402
 import rootfs  # noqa: E402  (beside this file: the script's directory is on sys.path)
 
 SUITE = "debian"
@@ -200,15 +200,7 @@ class System:
         self.work = work
         self.log = log
         t0 = time.monotonic()
-        out = subprocess.run([os.path.join(paths.ROOT, "tools", "mkdeb.sh"), "--no-lintian",
-                              "--if-changed", paths.BUILD], capture_output=True, text=True,
-                             stdin=subprocess.DEVNULL, timeout=1800)
-        if out.returncode:
-            raise CaseFailure("tools/mkdeb.sh (make deb) failed:\n"
-                              + (out.stdout + out.stderr)[-2000:])
-        self.deb = out.stdout.strip().split("\n")[-1]
-        t1 = time.monotonic()
-        self.tar, made = rootfs.tarball(rootfs.debian_sources(), rootfs.packages(self.deb), log)
+        self.deb, self.tar, made, t1 = prepare(log)
         t2 = time.monotonic()
         self.base = rootfs.kernel_release(self.tar)
         self.update_pkg, self.update = rootfs.second_kernel(self.tar)
@@ -220,6 +212,7 @@ class System:
         self.times = (f"package {t1 - t0:.0f} s, root filesystem tarball "
                       f"{'made by mmdebstrap' if made else 'cached'} {t2 - t1:.0f} s, tree "
                       f"{t3 - t2:.0f} s")
+
 
     def release(self, which):
         return self.base if which == "base" else self.update
@@ -279,6 +272,54 @@ class System:
         if r.returncode:
             raise CaseFailure(f"mcopy of {BLI_FILE} into {img}: "
                               + r.stderr.decode(errors="replace"))
+
+
+def prepare(log):
+    """What every case needs and no case changes: anysector's .deb (tools/mkdeb.sh
+    --if-changed) and the root filesystem tarball (made by mmdebstrap when not cached). Each
+    waits while another run makes it (make test's background job, --prepare). (deb, tarball,
+    whether this run made the tarball, when the .deb was ready)."""
+    out = subprocess.run([os.path.join(paths.ROOT, "tools", "mkdeb.sh"), "--no-lintian",
+                          "--if-changed", paths.BUILD], capture_output=True, text=True,
+                         stdin=subprocess.DEVNULL, timeout=1800)
+    if out.returncode:
+        raise CaseFailure("tools/mkdeb.sh (make deb) failed:\n"
+                          + (out.stdout + out.stderr)[-2000:])
+    deb = out.stdout.strip().split("\n")[-1]
+    t1 = time.monotonic()
+    tar, made = rootfs.tarball(rootfs.debian_sources(), rootfs.packages(deb), log)
+    return deb, tar, made, t1
+
+
+def skip_reason():
+    """Why the suite cannot run here, or None."""
+    if os.geteuid() != 0:
+        return "needs root (mmdebstrap, the tree's owners, dpkg -i in a chroot)"
+    for prog in ("mmdebstrap", "apt-get", "dpkg-buildpackage", "mkfs.ext4"):
+        if not shutil.which(prog):
+            return f"{prog} is not installed (run make deps)"
+    return qemu.MISSING_PACKAGES if qemu.missing() else None
+
+
+def prepare_only():
+    """--prepare (make test's background job test-debian-prepare): the .deb and the tarball,
+    so that the suite finds them made; nothing when the suite would be skipped. Exit 0, or 1
+    when one failed (the suite then tries again and reports it)."""
+    why = skip_reason()
+    if why:
+        print(f"debian prepare: nothing to do ({why})")
+        return 0
+    log = paths.build("debian", "prepare.log")
+    os.makedirs(os.path.dirname(log), exist_ok=True)
+    t0 = time.monotonic()
+    try:
+        _, tar, made, t1 = prepare(log)
+    except CaseFailure as e:
+        print(f"debian prepare: FAIL {e}")
+        return 1
+    print(f"debian prepare: package {t1 - t0:.0f} s, root filesystem tarball "
+          f"{'made by mmdebstrap' if made else 'cached'} {time.monotonic() - t1:.0f} s: {tar}")
+    return 0
 
 
 def judge_efi(text, marker_end, step, boot_, case, seen):
@@ -606,19 +647,16 @@ def main():
     ap.add_argument("--full", action="store_true", help="also the cases of make test-debian-full")
     ap.add_argument("--only", help="run only cases whose name matches this glob")
     ap.add_argument("--keep", action="store_true", help="keep the disk images (in $BUILD/debian/work)")
+    ap.add_argument("--prepare", action="store_true",
+                    help="only make the package and the root filesystem tarball")
     args = ap.parse_args()
+    if args.prepare:
+        return prepare_only()
     label = "debian-full" if args.full else SUITE
     tally = results.Tally()
-    try:
-        if os.geteuid() != 0:
-            raise Skip("needs root (mmdebstrap, the tree's owners, dpkg -i in a chroot)")
-        for prog in ("mmdebstrap", "apt-get", "dpkg-buildpackage", "mkfs.ext4"):
-            if not shutil.which(prog):
-                raise Skip(f"{prog} is not installed (run make deps)")
-        if qemu.missing():
-            raise Skip(qemu.MISSING_PACKAGES)
-    except Skip as e:
-        print(f"SKIP {label}: {e}")
+    why = skip_reason()
+    if why:
+        print(f"SKIP {label}: {why}")
         return results.finish(label, 0, 0, 1)
 
     work = paths.build("debian", "work")

@@ -8,10 +8,12 @@ FLAGS_TEXT = $(foreach v,$(FLAGS_VARS),$(v)=$($(v)))
 
 .EXTRA_PREREQS := $(FLAGS_STAMP)
 $(FLAGS_STAMP): .EXTRA_PREREQS :=
+# Every make runs this, and several run at once (make test's background job beside a suite):
+# each writes a file of its own and renames it into place, so none removes another's.
 $(FLAGS_STAMP): FORCE
 	@mkdir -p $(@D)
-	@printf '%s\n' '$(subst ','\'',$(FLAGS_TEXT))' > $@.new; \
-	if cmp -s $@.new $@; then rm -f $@.new; else mv -f $@.new $@; fi
+	@new=$@.new.$$$$; printf '%s\n' '$(subst ','\'',$(FLAGS_TEXT))' > $$new; \
+	if cmp -s $$new $@; then rm -f $$new; else mv -f $$new $@; fi
 
 .PHONY: FORCE
 FORCE: .EXTRA_PREREQS :=

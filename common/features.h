@@ -37,7 +37,8 @@
 
 /* The features the gap build leaves out, as one phrase per feature for `check`. */
 /* (FEATURE_NOTICES takes nothing a disk needs: check and list say what the gap build keeps
- * quiet about, so it is not named here; nor are FEATURE_FAST_CHAIN and FEATURE_FAST_COPY, which only save time.) */
+ * quiet about, so it is not named here; nor are FEATURE_FAST_CHAIN and FEATURE_FAST_COPY,
+ * which only save time.) */
 #define FEATURES_NOT_IN_GAP "measured boot, one-shot boots, boot counting, unified kernel " \
 	"images, a locked configuration"
 

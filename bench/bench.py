@@ -186,11 +186,39 @@ def load_window(fw, kernel_path):
     return re.compile(r"^Loading .*: " + re.escape(kernel_path) + "$"), floor.EFI_HEAD
 
 
+# The loader's own account of that time, by the guest's time stamp counter (stage2/disk.c,
+# efi/blockio.c): ticks in all, in the firmware's read calls, in the copies out of its bounce
+# buffer.
+CLOCK_RE = re.compile(r"time stamp counter, from \S+ to the list above: (\d+), in the "
+                      r"(?:AH=42h|ReadBlocks) calls (\d+), copying out of the bounce buffer "
+                      r"(\d+)")
+
+
+def clock_phases(times_path, fw, start):
+    """{"calls", "copies", "rest": (wall, None)}: the loader's own time for the kernel and
+    initrd (its load window's wall seconds) split by the shares its time stamp counter gives
+    the firmware's read calls, the copies out of the bounce buffer and everything else; {}
+    when the loader does not print its count."""
+    whole = span(times_path, start, floor.STAGE2_HEAD if fw == "bios" else floor.EFI_HEAD)
+    try:
+        with open(times_path, errors="replace") as f:
+            m = CLOCK_RE.search(f.read())
+    except OSError:
+        return {}
+    if not whole or not m or not int(m.group(1)):
+        return {}
+    total, calls, copies = (int(x) for x in m.groups())
+    own = whole[0]
+    return {"calls": (own * calls / total, None), "copies": (own * copies / total, None),
+            "rest": (own * max(0, total - calls - copies) / total, None)}
+
+
 def read_phases(times_path, fw, start):
     """Where a loader's time for the kernel and initrd goes, from its own lines: {phase: (wall,
     cpu)}. stage2: `open` (header, memory map, finding the initrds: to `kernel: `), `kernel`
     (to `initrd: `) and `initrd` (to its list of calls), each read with its pin check;
-    BOOTX64.EFI: `read` (to `initrd: N bytes`, kernel and initrds with their pin checks)."""
+    BOOTX64.EFI: `read` (to `initrd: N bytes`, kernel and initrds with their pin checks). Both:
+    `calls`, `copies` and `rest` by their own clock (clock_phases)."""
     if fw == "bios":
         marks = [("open", start, "kernel: "), ("kernel", "kernel: ", "initrd: "),
                  ("initrd", "initrd: ", floor.STAGE2_HEAD)]
@@ -201,6 +229,7 @@ def read_phases(times_path, fw, start):
         sp = span(times_path, a, b)
         if sp:
             out[name] = sp
+    out.update(clock_phases(times_path, fw, start))
     return out
 
 
@@ -440,6 +469,7 @@ def run_one(res, ld, r, check, timeout, logs, tmp, w, own_cpu):
         os.unlink(trace)
     cmd = boot.qemu_cmd(fw, fe, res["lss"], res["pss"], ld.disk, vars_copy, ld.direct, mon,
                         trace, memory=res["memory"], prealloc=res["size"] is None)
+    boot.warm_files([ld.disk] + list(ld.direct[:2] if ld.direct else []))
     load1 = os.getloadavg()[0]
     secs, why, cpu = boot.timed_boot(cmd, ld.marker, run_timeout(loaders, timeout), log,
                                      ld.check if callable(ld.check) else

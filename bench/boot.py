@@ -58,6 +58,32 @@ def qemu_cmd(firmware, frontend, lss, pss, disk, vars_copy=None, direct=None, mo
     return cmd
 
 
+def warm_files(paths):
+    """Reads the data of each file whole (holes skipped), so that the host's page cache holds
+    every byte a boot may read before it starts: a loader whose disk image had left the cache
+    (another program's drop_caches, memory pressure) would pay the host's disk inside its
+    timed reads, while the read floor, whose disk is written just before its first boot, would
+    not."""
+    buf = bytearray(1 << 20)
+    for p in paths:
+        if not p or not os.path.isfile(p):
+            continue
+        with open(p, "rb", buffering=0) as f:
+            fd, end, at = f.fileno(), os.fstat(f.fileno()).st_size, 0
+            while at < end:
+                try:
+                    at = os.lseek(fd, at, os.SEEK_DATA)
+                    stop = os.lseek(fd, at, os.SEEK_HOLE)
+                except OSError:   # no data after at (ENXIO), or no SEEK_DATA here
+                    break
+                os.lseek(fd, at, os.SEEK_SET)
+                while at < stop:
+                    n = f.readinto(buf)
+                    if not n:
+                        break
+                    at += n
+
+
 def screen_text(monitor, out_path, wait=3.0):
     """The VGA text screen (80x25 at 0xB8000) of a running guest, through the monitor's
     pmemsave: what a BIOS loader printed there before it stopped (GRUB writes only there).

@@ -25,6 +25,8 @@
 			      * (common/fat_read.c): speed only, the walk checks the same */
 #define FEATURE_FAST_COPY 0  /* stage2's unrolled copy out of its bounce buffer
 			      * (stage2/disk.c): speed only, memcpy moves the same bytes */
+#define FEATURE_IO_CLOCK 0   /* stage2's account of its time in the BIOS's calls and in its
+			      * copies, for make bench (stage2/disk.c): says nothing to a user */
 #else
 #define FEATURE_MEASURE 1
 #define FEATURE_UKI 1
@@ -33,12 +35,13 @@
 #define FEATURE_CFG_LOCK 1
 #define FEATURE_FAST_CHAIN 1
 #define FEATURE_FAST_COPY 1
+#define FEATURE_IO_CLOCK 1
 #endif
 
 /* The features the gap build leaves out, as one phrase per feature for `check`. */
 /* (FEATURE_NOTICES takes nothing a disk needs: check and list say what the gap build keeps
  * quiet about, so it is not named here; nor are FEATURE_FAST_CHAIN and FEATURE_FAST_COPY,
- * which only save time.) */
+ * which only save time, or FEATURE_IO_CLOCK, which only measures it.) */
 #define FEATURES_NOT_IN_GAP "measured boot, one-shot boots, boot counting, unified kernel " \
 	"images, a locked configuration"
 

@@ -2,13 +2,15 @@
 /* The install journal: the old bytes of every planned write are saved before anything changes,
  * restore puts them back exactly, and a damaged, foreign or outdated journal is refused. A
  * record larger than the pieces it is saved in, over old bytes that are partly zeros (which
- * stay a hole of the backup file), with new bytes the plan only borrows, goes back whole. */
+ * stay a hole of the backup file), with new bytes the plan only borrows, goes back whole. An
+ * op whose bytes are read from a file writes, checks and records the file's bytes. */
 #include "tests/unit/helpers.h"
 #include "tests/unit/tools_fixture.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -307,6 +309,56 @@ static void test_large_zero_borrowed(void **state)
 	free(before);
 }
 
+/* An op whose bytes come from a file (plan_op_from_file; its data pointer another pattern):
+ * the file's bytes, read in pieces, are what the journal records as written (restore finds
+ * them and accepts), what plan_execute writes and reads back; a file too short fails both. */
+static void test_from_file(void **state)
+{
+	(void)state;
+	static uint8_t mem[3 << 20], want[3 << 20];
+	char src[700];
+	struct hostdev h;
+	struct plan p;
+	size_t n0, n1;
+	int fd;
+
+	snprintf(src, sizeof src, "%s/new.bin", dir);
+	fill(want, sizeof want, 11);
+	memset(mem, 0x5A, sizeof mem);
+	/* the bytes at 4096 in the file: an op's place in its file is kept */
+	fd = open(src, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(pwrite_full(fd, want, sizeof want, 4096), 0);
+	make_zero_disk(&h);
+	uint8_t *before = snapshot(&n0);
+	plan_init(&p, 512);
+	plan_add_ref(&p, (1 << 19) / 512, sizeof mem / 512, mem, "from the file");
+	plan_op_from_file(&p, 0, fd, 4096);
+	unlink(jpath);
+	assert_int_equal(journal_write(jpath, &h, &p), 0);
+	assert_int_equal(plan_execute(&h, &p), 0);
+	uint8_t *mid = snapshot(&n1);
+	assert_memory_equal(mid + (1 << 19), want, sizeof want);
+	free(mid);
+	hostdev_close(&h);
+	assert_int_equal(hostdev_open(&h, img, true), 0);
+	assert_int_equal(journal_restore(&h, jpath, false, false), 0);
+	uint8_t *after = snapshot(&n1);
+	assert_memory_equal(before, after, n0);
+	/* the file ends before the op's last piece: nothing recorded, the write stops */
+	assert_int_equal(ftruncate(fd, 4096 + (2 << 20)), 0);
+	unlink(jpath);
+	assert_int_equal(journal_write(jpath, &h, &p), EXIT_ERRORS);
+	assert_int_not_equal(access(jpath, F_OK), 0);
+	assert_int_equal(plan_execute(&h, &p), EXIT_ERRORS);
+	hostdev_close(&h);
+	plan_free(&p);
+	close(fd);
+	unlink(src);
+	free(after);
+	free(before);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -315,6 +367,7 @@ int main(void)
 		cmocka_unit_test(test_twice_written_prefixes),
 		cmocka_unit_test(test_neighbours),
 		cmocka_unit_test(test_large_zero_borrowed),
+		cmocka_unit_test(test_from_file),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

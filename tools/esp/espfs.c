@@ -766,6 +766,19 @@ out:
 	free(fs);
 }
 
+/* The ops from first on that point into the copy's mapping read their bytes from the copy
+ * instead (plan_op_from_file): the new files' contents are then never touched through the
+ * mapping, which costs a fault a page (an initrd: thousands), and more on some virtual
+ * machines, where reading them through a buffer costs a copy. */
+static void ops_from_copy(const struct esp_session *s, struct plan *p, unsigned first)
+{
+	for (unsigned i = first; s->map && i < p->n; i++) {
+		const uint8_t *d = p->ops[i].data;
+		if (p->ops[i].borrowed && d >= s->map && d < s->map + s->map_len)
+			plan_op_from_file(p, i, s->img.fd, (uint64_t)(d - s->map));
+	}
+}
+
 /* esp_diff with the writes starting from o. */
 static int diff_from(struct esp_session *s, const struct old_side *o, struct plan *p,
 		     const char *what)
@@ -791,8 +804,11 @@ static int diff_from(struct esp_session *s, const struct old_side *o, struct pla
 	esp_writes_init(&ws, s->h->topo.lss);
 	map_copy(s);
 	if (!(rc = fat_states_read(s, o, &g, &f)) && !(rc = sparse_unchanged(s, &g, &f)) &&
-	    !(rc = collect_writes(s, o, &g, &f, &ws)))
+	    !(rc = collect_writes(s, o, &g, &f, &ws))) {
+		unsigned first = p->n;
 		esp_writes_plan(&ws, what, p);
+		ops_from_copy(s, p, first);
+	}
 	esp_writes_free(&ws);
 	fat_states_free(&f);
 	return rc;

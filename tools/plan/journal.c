@@ -121,13 +121,22 @@ static int save_record(int fd, struct hostdev *h, const struct plan *p,
 	uint32_t lss = h->topo.lss, per = SAVE_CHUNK / lss ? SAVE_CHUNK / lss : 1;
 	uint8_t rec[JOURNAL_REC_SIZE], *buf = xmalloc((size_t)per * lss);
 	uint64_t at = *off + JOURNAL_REC_SIZE;
-	uint32_t old_crc = 0, beside;
+	uint32_t old_crc = 0, new_crc = 0, beside;
 	bool has;
 	int rc = span_neighbours_crc(h, spans, p->n, i, &beside, &has), wr = 0;
 
 	for (uint64_t k = 0; !rc && !wr && k < o->count; k += per) {
 		uint64_t n = o->count - k < per ? o->count - k : per;
 		size_t len = (size_t)(n * lss);
+		const uint8_t *new = plan_op_piece(o, lss, k, n, buf);
+		if (!new) {
+			t_error("journal.read", "LBA %llu..%llu: the bytes to write there could not be "
+				"read: %s", (unsigned long long)o->lba,
+				(unsigned long long)(o->lba + o->count - 1), strerror(errno));
+			free(buf);
+			return EXIT_ERRORS;
+		}
+		new_crc = crc32_fast_update(new_crc, new, len);
 		if (!(rc = bdev_read(&h->dev, o->lba + k, n, buf))) {
 			/* zeros (free clusters of a new ESP) stay a hole of the new file: they read
 			 * back as zeros all the same, and cost no write nor sync */
@@ -151,7 +160,7 @@ static int save_record(int fd, struct hostdev *h, const struct plan *p,
 	le64_store(rec, o->lba);
 	le64_store(rec + 8, o->count);
 	le32_store(rec + 16, old_crc);
-	le32_store(rec + 20, crc32_fast(o->data, (size_t)(o->count * lss)));
+	le32_store(rec + 20, new_crc);
 	le32_store(rec + 24, beside);
 	le32_store(rec + 28, crc32_fast(rec, 28));
 	if (write_all(fd, rec, sizeof rec, off, crc))

@@ -8,6 +8,7 @@
 
 #include "common/errors.h"
 #include "tools/base/exit_codes.h"
+#include "tools/base/fileio.h"
 #include "tools/base/util.h"
 #include "tools/dev/hostdev_open.h"
 
@@ -76,7 +77,24 @@ static struct write_op *grow(struct plan *p)
 		p->cap = p->cap ? p->cap * 2 : 8;
 		p->ops = xrealloc(p->ops, p->cap * sizeof *p->ops);
 	}
+	p->ops[p->n].src_fd = -1;
+	p->ops[p->n].src_off = 0;
 	return &p->ops[p->n++];
+}
+
+void plan_op_from_file(struct plan *p, unsigned i, int src_fd, uint64_t src_off)
+{
+	p->ops[i].src_fd = src_fd;
+	p->ops[i].src_off = src_off;
+}
+
+const uint8_t *plan_op_piece(const struct write_op *o, uint32_t lss, uint64_t k, uint64_t n,
+			     uint8_t *buf)
+{
+	if (o->src_fd < 0)
+		return o->data + k * lss;
+	return pread_full(o->src_fd, buf, (size_t)(n * lss), o->src_off + k * lss) ? NULL
+											   : buf;
 }
 
 void plan_add(struct plan *p, uint64_t lba, uint64_t count, const void *data, const char *what)
@@ -175,26 +193,56 @@ void plan_print(const struct plan *p, FILE *f)
 	}
 }
 
-/* The pieces a write is read back in: an op may hold a whole initrd. */
+/* The pieces a write is read back in, and an op's bytes read from its file (plan_op_piece):
+ * an op may hold a whole initrd. */
 #define READ_BACK_CHUNK (1u << 20)
 
-/* Whether op o reads back as written. */
-static bool read_back_same(struct hostdev *h, const struct write_op *o, uint32_t lss)
+static uint64_t piece_sectors(uint32_t lss)
 {
-	uint64_t per = READ_BACK_CHUNK / lss ? READ_BACK_CHUNK / lss : 1;
+	return READ_BACK_CHUNK / lss ? READ_BACK_CHUNK / lss : 1;
+}
+
+/* Whether op o reads back as written; buf: piece_sectors for o's own bytes. */
+static bool read_back_same(struct hostdev *h, const struct write_op *o, uint32_t lss,
+			   uint8_t *buf)
+{
+	uint64_t per = piece_sectors(lss);
 	uint8_t *back = xmalloc((size_t)(per * lss));
 	bool same = true;
 
 	for (uint64_t k = 0; same && k < o->count; k += per) {
 		uint64_t n = o->count - k < per ? o->count - k : per;
-		same = !bdev_read(&h->dev, o->lba + k, n, back) &&
-		       !memcmp(back, o->data + k * lss, (size_t)(n * lss));
+		const uint8_t *want = plan_op_piece(o, lss, k, n, buf);
+		same = want && !bdev_read(&h->dev, o->lba + k, n, back) &&
+		       !memcmp(back, want, (size_t)(n * lss));
 	}
 	free(back);
 	return same;
 }
 
-int plan_execute(struct hostdev *h, const struct plan *p)
+/* Writes op o: its bytes whole, or a piece at a time from its file (into buf). Returns 0 or an
+ * AS_* code (an op's file that cannot be read: AS_EIO, with h->dev.err_lba its first sector). */
+static int write_op(struct hostdev *h, const struct write_op *o, uint32_t lss, uint8_t *buf)
+{
+	uint64_t per = piece_sectors(lss);
+	int rc = 0;
+
+	if (o->src_fd < 0)
+		return bdev_write(&h->dev, o->lba, o->count, o->data);
+	for (uint64_t k = 0; !rc && k < o->count; k += per) {
+		uint64_t n = o->count - k < per ? o->count - k : per;
+		const uint8_t *piece = plan_op_piece(o, lss, k, n, buf);
+		if (!piece) {
+			h->dev.err_lba = o->lba + k;
+			return AS_EIO;
+		}
+		rc = bdev_write(&h->dev, o->lba + k, n, piece);
+	}
+	return rc;
+}
+
+/* plan_execute with buf (piece_sectors) for the ops' bytes read from their files. */
+static int execute(struct hostdev *h, const struct plan *p, uint8_t *buf)
 {
 	crash_if(p, 0);
 	pause_if(p, 0);
@@ -207,7 +255,7 @@ int plan_execute(struct hostdev *h, const struct plan *p)
 		if (i == p->n)
 			break;
 		const struct write_op *o = &p->ops[i];
-		int rc = bdev_write(&h->dev, o->lba, o->count, o->data);
+		int rc = write_op(h, o, p->lss, buf);
 		if (rc) {
 			t_error("io.write", "%s: writing LBA %llu..%llu (%s) failed at LBA %llu: %s",
 				h->path, (unsigned long long)o->lba,
@@ -217,7 +265,7 @@ int plan_execute(struct hostdev *h, const struct plan *p)
 		}
 		if ((rc = hostdev_sync(h)))
 			return rc;
-		if (!read_back_same(h, o, p->lss)) {
+		if (!read_back_same(h, o, p->lss, buf)) {
 			t_error("io.verify", "%s: LBA %llu..%llu (%s) read back different from what was "
 				"written",
 				h->path, (unsigned long long)o->lba,
@@ -228,4 +276,13 @@ int plan_execute(struct hostdev *h, const struct plan *p)
 		pause_if(p, i + 1);
 	}
 	return 0;
+}
+
+int plan_execute(struct hostdev *h, const struct plan *p)
+{
+	uint8_t *buf = xmalloc((size_t)(piece_sectors(p->lss) * p->lss));
+	int rc = execute(h, p, buf);
+
+	free(buf);
+	return rc;
 }

@@ -16,6 +16,11 @@ struct write_op {
 	uint64_t count;       /* sectors */
 	uint8_t *data;        /* count * lss bytes, owned by the plan unless borrowed */
 	bool borrowed;        /* plan_add_ref: another's bytes, never freed nor changed here */
+	/* >= 0 (plan_op_from_file): data is also src_fd's bytes at src_off, and the journal and
+	 * plan_execute read them from there a piece at a time: data in a mapping of a file, first
+	 * touched page by page, costs more than reading the file (-1: use data) */
+	int src_fd;
+	uint64_t src_off;
 	char what[400];
 };
 
@@ -57,6 +62,13 @@ void plan_add_take(struct plan *p, uint64_t lba, uint64_t count, uint8_t *data, 
  * is freed: an ESP change's new files, in the mapped temporary copy (tools/esp/espfs.c). */
 void plan_add_ref(struct plan *p, uint64_t lba, uint64_t count, const uint8_t *data,
 		  const char *what);
+/* Op i's bytes are also src_fd's at src_off (struct write_op); src_fd stays open and those
+ * bytes unchanged until the plan is freed. */
+void plan_op_from_file(struct plan *p, unsigned i, int src_fd, uint64_t src_off);
+/* Sectors [k, k + n) of o: in o->data, or read into buf (n sectors) from o's file. NULL when
+ * that read fails (errno says why). */
+const uint8_t *plan_op_piece(const struct write_op *o, uint32_t lss, uint64_t k, uint64_t n,
+			     uint8_t *buf);
 /* Moves every op of src to the end of dst (src is left empty). */
 void plan_append(struct plan *dst, struct plan *src);
 /* Splits each op that shares a sector with another op of other bounds into one op per sector,

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/mman.h>
 
 #include "common/bits.h"
 #include "tools/base/exit_codes.h"
@@ -82,6 +83,22 @@ void *xmalloc(size_t n)
 		fprintf(stderr, "anysector: out of memory (%zu bytes)\n", n);
 		exit(EXIT_ERRORS);
 	}
+	return p;
+}
+
+void *xmalloc_huge(size_t n)
+{
+	const size_t huge = 2u << 20;
+	void *p;
+
+	if (n < huge)
+		return xmalloc(n);
+	if (posix_memalign(&p, huge, n)) {
+		fprintf(stderr, "anysector: out of memory (%zu bytes)\n", n);
+		exit(EXIT_ERRORS);
+	}
+	/* only a hint: without huge pages the buffer works all the same */
+	(void)madvise(p, n, MADV_HUGEPAGE);
 	return p;
 }
 

@@ -114,7 +114,7 @@ int esp_chain_problem(struct fat_fs *fs, struct blockdev *dev, const uint8_t *fa
 	memset(&c, 0, sizeof c);
 	c.fs = fs;
 	esp_geom_of(fs, &c.g);
-	c.fat = fat ? fat : (own = xmalloc((size_t)c.g.fat_bytes));
+	c.fat = fat ? fat : (own = xmalloc_huge((size_t)c.g.fat_bytes));
 	c.used = xcalloc(1, DIV_ROUND_UP((size_t)fs->clusters + 2, 8));
 	snprintf(c.path, sizeof c.path, "/");
 	if (own && bdev_read_bytes(dev, fs->fat_offset, own, (size_t)c.g.fat_bytes)) {

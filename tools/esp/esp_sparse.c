@@ -116,7 +116,7 @@ int esp_sparse_build(struct esp_sparse *sp, struct blockdev *disk, uint32_t lss)
 		err = AS_ERANGE;
 		goto out;
 	}
-	sp->fat = xmalloc((size_t)sp->g.fat_bytes);
+	sp->fat = xmalloc_huge((size_t)sp->g.fat_bytes);
 	sp->dirs = xcalloc((size_t)(sp->g.clusters + 2) / 8 + 1, 1);
 	sp->need = sp->g.data;
 	if (!(err = bdev_read_bytes(disk, sp->g.fats + sp->g.active * sp->g.fat_bytes, sp->fat,

@@ -189,7 +189,7 @@ static int copy_open(struct esp_session *s, struct blockdev *from, int from_fd, 
 		s->fat0_borrowed = true;
 		return esp_check_chains(s);
 	}
-	s->fat0 = xmalloc((size_t)(s->fat0_len > (1ull << 30) ? 1 : s->fat0_len));
+	s->fat0 = xmalloc_huge((size_t)(s->fat0_len > (1ull << 30) ? 1 : s->fat0_len));
 	if (s->fat0_len > (1ull << 30) || pread_full(s->img.fd, s->fat0, (size_t)s->fat0_len,
 						     s->fs->fat_offset)) {
 		t_error("esp.temp", "%s: reading the FAT of the copy failed", s->path);
@@ -559,13 +559,13 @@ static int fat_states_read(struct esp_session *s, const struct old_side *o,
 	uint32_t lss = s->h->topo.lss;
 
 	f->lss = lss;
-	f->old = xmalloc(len);
+	f->old = xmalloc_huge(len);
 	f->mid0 = xmalloc(len);
 	f->mid = xmalloc(len);
 	if (s->map) {
 		f->new = s->map + g->fats;
 	} else {
-		f->new = f->new_buf = xmalloc(len);
+		f->new = f->new_buf = xmalloc_huge(len);
 		if (bdev_read_bytes(&s->img.dev, g->fats, f->new_buf, len))
 			goto fail;
 	}

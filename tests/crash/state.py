@@ -66,6 +66,7 @@ SCENARIOS = {
     "host-512e-gpt-install-state": (512, 4096, "gpt", "install-state"),
     "host-512n-mbr-add-replace": (512, 512, "mbr", "add-replace"),
     "host-4Kn-gpt-add-replace": (4096, 4096, "gpt", "add-replace"),
+    "host-512e-gpt-remove": (512, 4096, "gpt", "remove"),
 }
 
 BOOTED_COUNTED_BIOS = (3, 1, 1)     # BSTATE_BOOTED, BSTATE_FW_BIOS, BSTATE_BOOTED_COUNTED
@@ -159,6 +160,8 @@ class StateScenario:
         elif self.op == "add-replace":
             cmd = ["add", img, "--kernel", self.kernel + "3", "--initrd", self.kernel + "3i",
                    "--name", "new", "--replace", "--default"]
+        elif self.op == "remove":
+            cmd = ["remove", img, "other"]
         else:
             cmd = ["install", img, "--stages", paths.STAGES]
         return cmd + self.topo + (["--dry-run"] if dry_run else ["--backup", backup])
@@ -242,6 +245,15 @@ class StateScenario:
             self.must(["add", self.prev, "--kernel", self.kernel + "2", "--initrd",
                        self.kernel + "2i", "--name", "new", "--default"] + self.topo
                       + ["--backup", self.prev + ".b"], "add new")
+        elif self.op == "remove":
+            # an entry with a kernel and initrd of its own, not the default: remove takes its
+            # line out of anysector.cfg and its files off the ESP
+            for f in ("2", "2i"):
+                with open(self.kernel + f, "wb") as out:
+                    out.write(disk.deterministic(30000 + 7000 * len(f), self.name + f))
+            self.must(["add", self.prev, "--kernel", self.kernel + "2", "--initrd",
+                       self.kernel + "2i", "--name", "other"] + self.topo
+                      + ["--backup", self.prev + ".b"], "add other")
         elif self.op == "bless-file":
             ent = os.path.join(self.dir, "new.conf")
             with open(ent, "wb") as f:
@@ -367,6 +379,23 @@ class StateScenario:
         """The operation run again completes, with what the complete operation leaves."""
         again = img + ".again"
         disk.copy_sparse(img, again)
+        if self.op == "remove" and self.view(again) == self.new_view:
+            # the entry is gone from the menu: remove again has nothing to remove, says so and
+            # writes nothing (the FAT clusters a crash left in use stay lost, as after any
+            # crash on FAT: check and list see the complete state)
+            try:
+                before = disk.sha256(again)
+                r = self.run(self.command(again, again + ".backup"))
+                if r.returncode != 3 or "has no entry named 'other'" not in r.stderr:
+                    raise Failure(f"{what}: remove again exits {r.returncode}, not 3 with \"no "
+                                  f"entry named 'other'\": {said(r)}")
+                if disk.sha256(again) != before:
+                    raise Failure(f"{what}: remove again, refused, wrote to the disk")
+            finally:
+                for f in (again, again + ".backup"):
+                    if os.path.exists(f):
+                        os.unlink(f)
+            return
         try:
             # add again: with --replace, since the entry may be in anysector.cfg already
             more = ["--replace"] if self.op == "add-tries" else []
@@ -434,7 +463,9 @@ class StateScenario:
         if k == n and self.full(img) != self.new_full:
             raise Failure(f"the complete operation left {self.full(img)}, not {self.new_full}")
         self.assert_forward(img, "after the crash")
-        note = f"loaders see the {state} state, run again completes"
+        note = f"loaders see the {state} state, " + (
+            "remove again finds nothing to remove" if self.op == "remove" and
+            state == "complete" else "run again completes")
         if self.live >= 0 and self.block_k and k == self.block_k:
             note += f"; torn copy named by check, loaders see the {self.torn(img, k)} state"
         r = self.run(["restore", img, backup])

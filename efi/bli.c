@@ -7,6 +7,7 @@
 #include "common/fmt.h"
 #include "common/guid.h"
 #include "common/str.h"
+#include "common/tsc.h"
 
 static EFI_GUID loader_guid = { 0x4a67b082, 0x0a4c, 0x41cf,
 				{ 0xb6, 0xc7, 0x44, 0x0b, 0x29, 0xbb, 0x8c, 0x4f } };
@@ -22,17 +23,10 @@ static EFI_GUID dp_to_text_guid = EFI_DEVICE_PATH_TO_TEXT_PROTOCOL_GUID;
  * systemd-boot measures it); 0 when the counter did not move. */
 static uint64_t tsc_per_ms;
 
-static uint64_t rdtsc(void)
-{
-	uint32_t lo, hi;
-	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-	return (uint64_t)hi << 32 | lo;
-}
-
 /* Microseconds since the counter started (the machine's reset), 0 when it cannot be told. */
 static uint64_t now_usec(void)
 {
-	return tsc_per_ms ? rdtsc() * 1000u / tsc_per_ms : 0;
+	return tsc_per_ms ? tsc_read() * 1000u / tsc_per_ms : 0;
 }
 
 static void set_raw(const CHAR16 *name, const void *data, UINTN bytes)
@@ -110,10 +104,10 @@ static void set_image_identifier(void)
 void bli_start(void)
 {
 	char s[160];
-	uint64_t t0 = rdtsc();
+	uint64_t t0 = tsc_read();
 
 	g_bs->Stall(1000);
-	tsc_per_ms = rdtsc() - t0;
+	tsc_per_ms = tsc_read() - t0;
 	set_usec(L"LoaderTimeInitUSec", now_usec());
 	set_str(L"LoaderInfo", "anysector " LOADER_VERSION);
 	/* the vendor is UCS-2 already: build "VENDOR MAJOR.MINOR" in UCS-2 */

@@ -4,6 +4,7 @@
 #include "common/bits.h"
 #include "common/errors.h"
 #include "common/mem.h"
+#include "common/tsc.h"
 
 /* One ReadBlocks call moves at most this much: large enough that loading a kernel is not
  * dominated by per-call overhead, small enough to allocate anywhere. */
@@ -32,10 +33,6 @@ static struct {
 	uint64_t tsc_start, tsc_calls, tsc_copies;
 } call_log;
 
-static uint64_t tsc(void)
-{
-	return __builtin_ia32_rdtsc();
-}
 
 static void log_call(uint64_t lba, uint32_t count, uint32_t size)
 {
@@ -54,7 +51,7 @@ void efi_blockdev_log_start(void)
 {
 	memset(&call_log, 0, sizeof call_log);
 	call_log.on = true;
-	call_log.tsc_start = tsc();
+	call_log.tsc_start = tsc_read();
 }
 
 /* A list shorter than the count (more runs than LOG_RUNS) shows as such: the runs' calls add
@@ -69,7 +66,7 @@ void efi_blockdev_print_log(void)
 	con_printf("\n");
 	con_printf("disk: time stamp counter, from Loading to the list above: %llu, in the "
 		   "ReadBlocks calls %llu, copying out of the bounce buffer %llu\n",
-		   (unsigned long long)(tsc() - call_log.tsc_start),
+		   (unsigned long long)(tsc_read() - call_log.tsc_start),
 		   (unsigned long long)call_log.tsc_calls, (unsigned long long)call_log.tsc_copies);
 }
 
@@ -88,10 +85,10 @@ static int bio_read(struct blockdev *dev, uint64_t lba, uint32_t count, void *bu
 	EFI_STATUS s;
 
 	/* The block layer never asks for more than max_io sectors, which is what the bounce holds. */
-	uint64_t t = tsc();
+	uint64_t t = tsc_read();
 	s = d->bio->ReadBlocks(d->bio, d->media_id, lba, bytes, direct ? buf : d->bounce);
 	if (call_log.on) {
-		call_log.tsc_calls += tsc() - t;
+		call_log.tsc_calls += tsc_read() - t;
 		log_call(lba, count, dev->sector_size);
 	}
 	if (EFI_ERROR(s)) {
@@ -99,10 +96,10 @@ static int bio_read(struct blockdev *dev, uint64_t lba, uint32_t count, void *bu
 		return AS_EIO;
 	}
 	if (!direct) {
-		t = tsc();
+		t = tsc_read();
 		memcpy(buf, d->bounce, bytes);
 		if (call_log.on)
-			call_log.tsc_copies += tsc() - t;
+			call_log.tsc_copies += tsc_read() - t;
 	}
 	return 0;
 }

@@ -6,6 +6,7 @@
 #include "common/le.h"
 #include "common/mbr.h"
 #include "common/mem.h"
+#include "common/tsc.h"
 #include "stage2/bioscall.h"
 #include "stage2/console.h"
 #include "stage2/layout.h"
@@ -102,7 +103,7 @@ static bool cpu_has_tsc(void)
 
 static uint64_t io_clock_now(void)
 {
-	return io_clock.on ? __builtin_ia32_rdtsc() : 0;
+	return io_clock.on ? tsc_read() : 0;
 }
 #endif
 

@@ -6,9 +6,18 @@
 #include "common/mem.h"
 #include "common/tsc.h"
 
-/* One ReadBlocks call moves at most this much: large enough that loading a kernel is not
- * dominated by per-call overhead, small enough to allocate anywhere. */
+/* A read into a buffer the driver cannot take (not IoAlign-aligned) goes through a bounce buffer
+ * of this size, a call per piece: large enough that per-call overhead is small, small enough to
+ * allocate anywhere. */
 #define BOUNCE_BYTES (1024u * 1024u)
+
+/* A read straight into the caller's buffer moves up to this much in one call: each ReadBlocks
+ * call costs the firmware a fixed amount (the request set up, the device's queue driven, its
+ * completion polled), so a contiguous kernel or initrd is read in a few calls rather than one
+ * per MiB, as EDK2's own FAT driver reads a contiguous run. It stays well below what drivers
+ * take in one request (OVMF's VirtioBlk splits at 1 GiB); a driver that refuses it anyway has
+ * the request halved by common/blockdev.c's retry. */
+#define DIRECT_MAX_BYTES (64u * 1024u * 1024u)
 
 /* The ReadBlocks calls made since efi_blockdev_log_start, on any device, as runs of calls of
  * one size at consecutive LBAs (a contiguous file read in max_io pieces is one run): make
@@ -75,47 +84,72 @@ static bool aligned(const void *p, uint32_t align)
 	return ((uintptr_t)p & (align - 1)) == 0;
 }
 
+/* One ReadBlocks call, timed and recorded for make bench while the log is on. */
+static EFI_STATUS read_call(struct efi_blockdev *d, uint64_t lba, uint32_t count, void *buf)
+{
+	uint32_t bs = d->dev.sector_size;
+	uint64_t t = tsc_read();
+	EFI_STATUS s = d->bio->ReadBlocks(d->bio, d->media_id, lba, (UINTN)count * bs, buf);
+
+	if (call_log.on) {
+		call_log.tsc_calls += tsc_read() - t;
+		log_call(lba, count, bs);
+	}
+	return s;
+}
+
 /* One attempt (common/blockdev.c retries a failure, without a Reset: EDK2's NVMe Reset
- * re-initialises the whole controller under every other user of it). */
+ * re-initialises the whole controller under every other user of it). An aligned buffer takes
+ * the whole request (at most max_io sectors) in one call; any other goes through the bounce
+ * buffer a bounce_sectors piece at a time. */
 static int bio_read(struct blockdev *dev, uint64_t lba, uint32_t count, void *buf)
 {
 	struct efi_blockdev *d = (struct efi_blockdev *)dev;
-	UINTN bytes = (UINTN)count * dev->sector_size;
-	bool direct = aligned(buf, d->io_align);
 	EFI_STATUS s;
 
-	/* The block layer never asks for more than max_io sectors, which is what the bounce holds. */
-	uint64_t t = tsc_read();
-	s = d->bio->ReadBlocks(d->bio, d->media_id, lba, bytes, direct ? buf : d->bounce);
-	if (call_log.on) {
-		call_log.tsc_calls += tsc_read() - t;
-		log_call(lba, count, dev->sector_size);
+	if (aligned(buf, d->io_align)) {
+		s = read_call(d, lba, count, buf);
+		if (EFI_ERROR(s)) {
+			d->last_status = s;
+			return AS_EIO;
+		}
+		return 0;
 	}
-	if (EFI_ERROR(s)) {
-		d->last_status = s;
-		return AS_EIO;
-	}
-	if (!direct) {
-		t = tsc_read();
-		memcpy(buf, d->bounce, bytes);
+	for (uint32_t done = 0; done < count;) {
+		uint32_t n = count - done < d->bounce_sectors ? count - done : d->bounce_sectors;
+		s = read_call(d, lba + done, n, d->bounce);
+		if (EFI_ERROR(s)) {
+			d->last_status = s;
+			return AS_EIO;
+		}
+		uint64_t t = tsc_read();
+		memcpy((uint8_t *)buf + (size_t)done * dev->sector_size, d->bounce,
+		       (size_t)n * dev->sector_size);
 		if (call_log.on)
 			call_log.tsc_copies += tsc_read() - t;
+		done += n;
 	}
 	return 0;
 }
 
-/* One WriteBlocks call and its FlushBlocks (the state block, common/bootstate.h, is the only
- * thing written: it must be on the disk before the kernel starts). */
+/* WriteBlocks calls and one FlushBlocks (the state block, common/bootstate.h, is the only thing
+ * written: it must be on the disk before the kernel starts). */
 static int bio_write(struct blockdev *dev, uint64_t lba, uint32_t count, const void *buf)
 {
 	struct efi_blockdev *d = (struct efi_blockdev *)dev;
-	UINTN bytes = (UINTN)count * dev->sector_size;
+	uint32_t bs = dev->sector_size;
 	bool direct = aligned(buf, d->io_align);
-	EFI_STATUS s;
+	uint32_t piece = direct ? count : d->bounce_sectors;
+	EFI_STATUS s = EFI_SUCCESS;
 
-	if (!direct)
-		memcpy(d->bounce, buf, bytes);
-	s = d->bio->WriteBlocks(d->bio, d->media_id, lba, bytes, direct ? (void *)buf : d->bounce);
+	for (uint32_t done = 0; done < count && !EFI_ERROR(s); done += piece) {
+		uint32_t n = count - done < piece ? count - done : piece;
+		const uint8_t *src = (const uint8_t *)buf + (size_t)done * bs;
+		if (!direct)
+			memcpy(d->bounce, src, (size_t)n * bs);
+		s = d->bio->WriteBlocks(d->bio, d->media_id, lba + done, (UINTN)n * bs,
+					direct ? (void *)src : d->bounce);
+	}
 	if (!EFI_ERROR(s))
 		s = d->bio->FlushBlocks(d->bio);
 	if (EFI_ERROR(s)) {
@@ -209,7 +243,8 @@ int efi_blockdev_open(EFI_HANDLE handle, struct efi_blockdev *out, const char **
 	out->dev.phys_size = phys;
 	out->dev.align_offset = aoff;
 	out->dev.sectors = m->LastBlock + 1;
-	out->dev.max_io = BOUNCE_BYTES / bs;
+	out->dev.max_io = DIRECT_MAX_BYTES / bs;
+	out->bounce_sectors = BOUNCE_BYTES / bs;
 	out->dev.read = bio_read;
 	out->dev.read_note = bio_note;
 	if (!m->ReadOnly) {

@@ -16,7 +16,8 @@ struct efi_blockdev {
 	UINT32 media_id;
 	uint32_t io_align;            /* buffer alignment the driver needs (>= 1) */
 	EFI_STATUS last_status;       /* of the last failed ReadBlocks or WriteBlocks */
-	uint8_t *bounce;              /* max_io sectors */
+	uint8_t *bounce;              /* bounce_sectors sectors */
+	uint32_t bounce_sectors;      /* most sectors one call moves through the bounce buffer */
 	void *bounce_base, *scratch_base; /* the allocations, for freeing */
 	UINTN bounce_pages, scratch_pages;
 };

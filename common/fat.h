@@ -12,6 +12,7 @@
 
 #include "common/blockdev.h"
 #include "common/diag.h"
+#include "common/features.h"
 
 #define FAT_CACHE_BYTES 32768u /* window of the FAT kept in memory: 8K FAT32 entries, so a
                                 * 64 MiB initrd in 1 KiB clusters costs 9 FAT reads, not 72 */
@@ -60,11 +61,14 @@ struct fat_fs {
 	uint64_t dev_bytes;            /* size of dev */
 	uint32_t active_fat;           /* FAT copy read first (FAT32 mirroring off: the active one) */
 	bool mirrored;                 /* every copy holds the same table (others are fallbacks) */
-	/* Directory window cache: bytes [dir_off, dir_off + dir_len) of the device, so listing a
-	 * directory is one device read per window, not one per entry. */
-	uint64_t dir_off;
-	uint32_t dir_len;
-	uint8_t dir[FAT_DIR_CACHE_BYTES];
+	/* Directory window caches: bytes [dir_off[w], dir_off[w] + dir_len[w]) of the device, so
+	 * listing a directory is one device read per window, not one per entry, and with two a
+	 * path's parent and its subdirectory both stay (a kernel and its initrd open the same
+	 * two). A miss replaces the window not used last (dir_last). */
+	uint64_t dir_off[FEATURE_DIR_WINDOWS];
+	uint32_t dir_len[FEATURE_DIR_WINDOWS];
+	uint32_t dir_last;
+	uint8_t dir[FEATURE_DIR_WINDOWS][FAT_DIR_CACHE_BYTES];
 	/* The chain starting at chk_first was verified to suit a chk_size-byte file; when
 	 * chk_contiguous, the clusters the file uses are chk_first, chk_first + 1, ... */
 	bool chk_valid;
@@ -99,7 +103,7 @@ struct fat_dirent {
  * the cluster count; a BPB whose layout disagrees (a FAT32 BPB with fewer than 65525 clusters,
  * as `mkfs.fat -F 32` makes on small volumes and edk2 refuses) is AS_ECORRUPT. Each failed check
  * is one sentence (codes "fat.bpb.*"). The 0x55AA signature is not required. fs is large
- * (two 4 KiB windows): keep it off small stacks. */
+ * (a 32 KiB FAT window, 4 KiB directory windows): keep it off small stacks. */
 int fat_mount(struct blockdev *dev, struct fat_fs *fs, struct diag *d);
 
 /* Opens a path ('/' or '\\' separated, case-insensitive, long or 8.3 names; "" or "/" is the root).

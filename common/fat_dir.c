@@ -169,6 +169,15 @@ static int dir_iter_start(struct fat_fs *fs, const struct fat_file *dir, struct 
 
 /* Copies the next 32-byte entry to e: 1 when there is one, 0 at the end of the directory's
  * storage, or an error. The walk is bounded by the cluster count and FAT_DIR_MAX_ENTRIES. */
+/* The directory window holding the entry at byte pos of the device, or FEATURE_DIR_WINDOWS. */
+static unsigned dir_window(const struct fat_fs *fs, uint64_t pos)
+{
+	for (unsigned w = 0; w < FEATURE_DIR_WINDOWS; w++)
+		if (fs->dir_len[w] && pos >= fs->dir_off[w] && pos - fs->dir_off[w] < fs->dir_len[w])
+			return w;
+	return FEATURE_DIR_WINDOWS;
+}
+
 static int dir_iter_next(struct fat_fs *fs, struct dir_iter *it, uint8_t *e, struct diag *d)
 {
 	int rc;
@@ -197,7 +206,8 @@ static int dir_iter_next(struct fat_fs *fs, struct dir_iter *it, uint8_t *e, str
 			   FAT_DIR_MAX_ENTRIES);
 		return AS_ELOOP;
 	}
-	if (!(fs->dir_len && it->pos >= fs->dir_off && it->pos - fs->dir_off < fs->dir_len)) {
+	unsigned w = dir_window(fs, it->pos);
+	if (w == FEATURE_DIR_WINDOWS) {
 		/* A window on a 4 KiB boundary of the device, clipped to the directory's current
 		 * cluster or fixed root (entries never straddle it: both are multiples of 32). */
 		uint64_t start = it->pos - it->pos % FAT_DIR_CACHE_BYTES;
@@ -207,13 +217,17 @@ static int dir_iter_next(struct fat_fs *fs, struct dir_iter *it, uint8_t *e, str
 			start = region;
 		if (wend > it->end)
 			wend = it->end;
-		fs->dir_len = 0;
-		if ((rc = fat_dev_read(fs, start, fs->dir, (size_t)(wend - start), "a directory", d)))
+		w = FEATURE_DIR_WINDOWS > 1 ? (fs->dir_last + 1) % FEATURE_DIR_WINDOWS : 0;
+		fs->dir_len[w] = 0;
+		if ((rc = fat_dev_read(fs, start, fs->dir[w], (size_t)(wend - start), "a directory",
+				       d)))
 			return rc;
-		fs->dir_off = start;
-		fs->dir_len = (uint32_t)(wend - start);
+		fs->dir_off[w] = start;
+		fs->dir_len[w] = (uint32_t)(wend - start);
 	}
-	memcpy(e, fs->dir + (it->pos - fs->dir_off), FAT_DIRENT_SIZE);
+	if (FEATURE_DIR_WINDOWS > 1)
+		fs->dir_last = w;
+	memcpy(e, fs->dir[w] + (it->pos - fs->dir_off[w]), FAT_DIRENT_SIZE);
 	it->pos += FAT_DIRENT_SIZE;
 	return 1;
 }

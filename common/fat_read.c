@@ -58,17 +58,19 @@ vague:  /* the FAT changed under us or could not be read again */
 
 /* The cluster after c straight from the FAT window when it is there and names a valid
  * cluster: the chain walk's common case, without fat_next's calls (a FAT32 walk of a 64 MiB
- * initrd in 1 KiB clusters is 65,536 of them). Anything else (another window, the chain's end,
- * a bad link) is fat_next's, with its sentences. */
+ * initrd in 1 KiB clusters is 65,536 of them, a FAT16 one in 4 KiB clusters 16,384). FAT12's
+ * links straddle bytes and its whole table is a few KiB: fat_next serves it. Anything else
+ * (another window, the chain's end, a bad link) is fat_next's, with its sentences. */
 static inline bool next_in_window(const struct fat_fs *fs, uint32_t c, uint32_t *next)
 {
-	if (!FEATURE_FAST_CHAIN)
+	if (!FEATURE_FAST_CHAIN || fs->type == FAT_TYPE_12)
 		return false;
-	uint64_t at = fs->fat_offset + (uint64_t)c * 4 - fs->cache_off;
-	if (fs->type != FAT_TYPE_32 || fs->fat_offset + (uint64_t)c * 4 < fs->cache_off ||
-	    at + 4 > fs->cache_len)
+	unsigned width = fs->type == FAT_TYPE_32 ? 4 : 2;
+	uint64_t pos = fs->fat_offset + (uint64_t)c * width;
+	if (pos < fs->cache_off || pos - fs->cache_off + width > fs->cache_len)
 		return false;
-	uint32_t v = le32_load(fs->cache + at) & FAT32_MASK;
+	const uint8_t *p = fs->cache + (pos - fs->cache_off);
+	uint32_t v = width == 4 ? le32_load(p) & FAT32_MASK : le16_load(p);
 	if (!fat_cluster_ok(fs, v))
 		return false;
 	*next = v;

@@ -23,6 +23,9 @@
 #define FEATURE_CFG_LOCK 0   /* a locked configuration followed under BIOS (common/cfg_lock.h) */
 #define FEATURE_FAST_CHAIN 0 /* the FAT chain walk reading links straight from the FAT window
 			      * (common/fat_read.c): speed only, the walk checks the same */
+#define FEATURE_DIR_WINDOWS 1 /* directory windows kept in memory (common/fat_dir.c): a path
+			       * like /VER/vmlinuz opened again reads neither directory again
+			       * with 2; speed only, the lookups read the same entries */
 #define FEATURE_FAST_COPY 0  /* stage2's unrolled copy out of its bounce buffer
 			      * (stage2/disk.c): speed only, memcpy moves the same bytes */
 #define FEATURE_IO_CLOCK 0   /* stage2's account of its time in the BIOS's calls and in its
@@ -34,13 +37,15 @@
 #define FEATURE_BOOT_STATE 1
 #define FEATURE_CFG_LOCK 1
 #define FEATURE_FAST_CHAIN 1
+#define FEATURE_DIR_WINDOWS 2
 #define FEATURE_FAST_COPY 1
 #define FEATURE_IO_CLOCK 1
 #endif
 
 /* The features the gap build leaves out, as one phrase per feature for `check`. */
 /* (FEATURE_NOTICES takes nothing a disk needs: check and list say what the gap build keeps
- * quiet about, so it is not named here; nor are FEATURE_FAST_CHAIN and FEATURE_FAST_COPY,
+ * quiet about, so it is not named here; nor are FEATURE_FAST_CHAIN, FEATURE_DIR_WINDOWS and
+ * FEATURE_FAST_COPY,
  * which only save time, or FEATURE_IO_CLOCK, which only measures it.) */
 #define FEATURES_NOT_IN_GAP "measured boot, one-shot boots, boot counting, unified kernel " \
 	"images, a locked configuration"

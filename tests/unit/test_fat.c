@@ -884,6 +884,55 @@ static void test_chain_corruption(void **state)
 	}
 }
 
+/* Loops closed far into a long chain (big.bin: 2,540 clusters of 512 bytes, runs of consecutive
+ * clusters between the holes the fill files left), so the walk takes runs of next-cluster links
+ * in bulk (common/fat_read.c) across powers of two before it meets the loop: the sentence still
+ * names the exact link, and every loop is found. */
+static void test_chain_long_loops(void **state)
+{
+	(void)state;
+	NEED_IMAGES();
+	static const char *imgs[] = { "fat16-512", "fat32-512" };
+	for (size_t i = 0; i < 2; i++) {
+		struct chain_case cc;
+		chain_setup(&cc, imgs[i], "/big.bin");
+		uint32_t n = (uint32_t)((cc.f.size + 511) / 512), runs = 0;
+		uint32_t *chain = malloc(n * sizeof *chain);
+		assert_non_null(chain);
+		chain[0] = cc.f.first_cluster;
+		for (uint32_t k = 1; k < n; k++) {
+			chain[k] = raw_fat(cc.m, cc.fs, chain[k - 1]);
+			runs += chain[k] != chain[k - 1] + 1;
+		}
+		assert_true(runs > 1 && runs < n / 8);   /* both jumps and long runs */
+		uint32_t last = chain[n - 1], eoc = raw_fat(cc.m, cc.fs, last);
+		static const uint32_t back[] = { 0, 1, 2, 3, 700, 1023, 1024, 1025, 2000 };
+		for (size_t b = 0; b < ARRAY_SIZE(back); b++) {
+			char want[160];
+			uint32_t to = back[b] < n - 1 ? back[b] : n - 2;
+			poke_fat(cc.m, cc.fs, last, chain[to]);
+			snprintf(want, sizeof want, "FAT: chain from cluster %u loops: cluster %u (the "
+				 "chain's cluster %u) links back to cluster %u (its cluster %u)",
+				 chain[0], last, n, chain[to], to + 1);
+			expect_read_error(&cc, AS_ELOOP, "fat.chain.loop", want);
+		}
+		/* a link inside a run pointed back to the run's own start */
+		uint32_t mid = n / 2, start = mid;
+		while (start > 0 && chain[start - 1] + 1 == chain[start])
+			start--;
+		poke_fat(cc.m, cc.fs, last, eoc);
+		uint32_t keep = raw_fat(cc.m, cc.fs, chain[mid]);
+		poke_fat(cc.m, cc.fs, chain[mid], chain[start]);
+		char want[160];
+		snprintf(want, sizeof want, "cluster %u (the chain's cluster %u) links back to "
+			 "cluster %u (its cluster %u)", chain[mid], mid + 1, chain[start], start + 1);
+		expect_read_error(&cc, AS_ELOOP, "fat.chain.loop", want);
+		poke_fat(cc.m, cc.fs, chain[mid], keep);
+		free(chain);
+		chain_done(&cc);
+	}
+}
+
 static void test_directory_loop(void **state)
 {
 	(void)state;
@@ -1082,6 +1131,7 @@ int main(void)
 		cmocka_unit_test(test_small_device),
 		cmocka_unit_test(test_fat32_layout_with_fat16_cluster_count),
 		cmocka_unit_test(test_chain_corruption),
+		cmocka_unit_test(test_chain_long_loops),
 		cmocka_unit_test(test_directory_loop),
 		cmocka_unit_test(test_orphan_long_name_fragments),
 		cmocka_unit_test(test_io_errors),

@@ -187,18 +187,19 @@ def load_window(fw, kernel_path):
 
 
 # The loader's own account of that time, by the guest's time stamp counter (stage2/disk.c,
-# efi/blockio.c): ticks in all, in the firmware's read calls, in the copies out of its bounce
-# buffer.
-CLOCK_RE = re.compile(r"time stamp counter, from \S+ to the list above: (\d+), in the "
+# efi/blockio.c): ticks in all (up to the list's first line, where the stretch ends), in the
+# firmware's read calls, in the copies out of its bounce buffer and (BOOTX64.EFI) in writing
+# to the console.
+CLOCK_RE = re.compile(r"time stamp counter, from \S+ to the list's first line: (\d+), in the "
                       r"(?:AH=42h|ReadBlocks) calls (\d+), copying out of the bounce buffer "
-                      r"(\d+)")
+                      r"(\d+)(?:, writing to the console (\d+))?")
 
 
 def clock_phases(times_path, fw, start):
-    """{"calls", "copies", "rest": (wall, None)}: the loader's own time for the kernel and
-    initrd (its load window's wall seconds) split by the shares its time stamp counter gives
-    the firmware's read calls, the copies out of the bounce buffer and everything else; {}
-    when the loader does not print its count."""
+    """{"calls", "copies", "rest"[, "console"]: (wall, None)}: the loader's own time for the
+    kernel and initrd (its load window's wall seconds) split by the shares its time stamp
+    counter gives the firmware's read calls, the copies out of the bounce buffer, the console
+    (when it counts it) and everything else; {} when the loader does not print its count."""
     whole = span(times_path, start, floor.STAGE2_HEAD if fw == "bios" else floor.EFI_HEAD)
     try:
         with open(times_path, errors="replace") as f:
@@ -207,10 +208,14 @@ def clock_phases(times_path, fw, start):
         return {}
     if not whole or not m or not int(m.group(1)):
         return {}
-    total, calls, copies = (int(x) for x in m.groups())
+    total, calls, copies = (int(x) for x in m.groups()[:3])
+    console = int(m.group(4)) if m.group(4) else None
     own = whole[0]
-    return {"calls": (own * calls / total, None), "copies": (own * copies / total, None),
-            "rest": (own * max(0, total - calls - copies) / total, None)}
+    out = {"calls": (own * calls / total, None), "copies": (own * copies / total, None),
+           "rest": (own * max(0, total - calls - copies - (console or 0)) / total, None)}
+    if console is not None:
+        out["console"] = (own * console / total, None)
+    return out
 
 
 def read_phases(times_path, fw, start):

@@ -120,7 +120,7 @@ def floor_stats(lds, fw):
     # the pass that also lands every byte in memory never written before, as the loader must
     k = LANDING_PASS[fw] if npass > LANDING_PASS[fw] else None
     landing = [(p[k] if p and k is not None else None) for p in rf.passes]
-    names = ("open", "kernel", "initrd", "read", "calls", "copies", "rest")
+    names = ("open", "kernel", "initrd", "read", "calls", "copies", "console", "rest")
     return {
         "calls": rf.calls, "floor": med(rf.lspans), "floor_cpu": med(rf.lspans, 1),
         "passes": [med(p) for p in passes], "passes_cpu": [med(p, 1) for p in passes],
@@ -293,25 +293,30 @@ def floor_why(res, fs):
             f"as BOOTX64.EFI's buffers took {p[1]:.3f} s, and into that memory again "
             f"{p[2]:.3f} s: the guest's first write to memory costs {p[1] - p[2]:+.3f} s. "
             + (_clock_sentence(ph, "BOOTX64.EFI", "ReadBlocks calls", p[1],
-                               "the floor's into fresh memory")
+                               "the floor's into fresh memory",
+                               "nvme" in res.get("name", ""))
                or f"What is left, {own - p[1]:+.3f} s, is spent outside those calls' reads: "
                "BOOTX64.EFI finding and walking the files and allocating their buffers"
                + (f" ({rd:.3f} s to the end of the initrd's read, the rest offering the initrd "
                   "through LoadFile2 and listing the calls)" if rd is not None else "")))
 
 
-def _clock_sentence(ph, who, calls, floor_s, floor_what):
+def _clock_sentence(ph, who, calls, floor_s, floor_what, nvme_pause=False):
     """What the loader's own clock (bench.clock_phases) says its time went to, or "" when it
-    gave no count."""
+    gave no count. nvme_pause: OVMF on NVMe, whose pause a probe found inside the stretch."""
     if not all(k in ph for k in ("calls", "copies", "rest")):
         return ""
     rest = ("finding and walking the files, the memory map, the block layer" if who == "stage2"
             else "finding and walking the files, allocating their buffers, offering the "
-            "initrd through LoadFile2")
+            "initrd through LoadFile2" + ("; on NVMe also a pause of about 3.5 ms in which no "
+                                          "loader code runs, docs/FIRMWARE.md \"OVMF\""
+                                          if nvme_pause else ""))
+    console = (f"{ph['console']:.3f} s writing its lines to the console (the floor writes one "
+               "line in its stretch), " if "console" in ph else "")
     return (f"By {who}'s own clock (the guest's time stamp counter, as shares of its wall "
-            f"time): {ph['calls']:.3f} s in the {calls} ({floor_what}: {floor_s:.3f} s), "
-            f"{ph['copies']:.3f} s copying out of its bounce buffer, {ph['rest']:.3f} s in "
-            f"everything else ({rest})")
+            f"time, up to its list's first line): {ph['calls']:.3f} s in the {calls} "
+            f"({floor_what}: {floor_s:.3f} s), {ph['copies']:.3f} s copying out of its bounce "
+            f"buffer, {console}{ph['rest']:.3f} s in everything else ({rest})")
 
 
 def large_section(meta, large):

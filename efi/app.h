@@ -23,6 +23,9 @@ extern EFI_HANDLE g_image;
  * Under OVMF ConOut is mirrored to the serial port. */
 void con_puts(const char *s);
 void con_write(const char *s, size_t len);
+/* Counts the time stamp counter's ticks spent writing to the console from now on. */
+void con_clock_start(void);
+uint64_t con_clock_ticks(void);
 void con_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* UCS-2 text as it comes from the firmware (device paths, file names). */
 void con_puts16(const CHAR16 *s);

@@ -167,8 +167,6 @@ static int dir_iter_start(struct fat_fs *fs, const struct fat_file *dir, struct 
 	return 0;
 }
 
-/* Copies the next 32-byte entry to e: 1 when there is one, 0 at the end of the directory's
- * storage, or an error. The walk is bounded by the cluster count and FAT_DIR_MAX_ENTRIES. */
 /* The directory window holding the entry at byte pos of the device, or FEATURE_DIR_WINDOWS. */
 static unsigned dir_window(const struct fat_fs *fs, uint64_t pos)
 {
@@ -178,6 +176,8 @@ static unsigned dir_window(const struct fat_fs *fs, uint64_t pos)
 	return FEATURE_DIR_WINDOWS;
 }
 
+/* Copies the next 32-byte entry to e: 1 when there is one, 0 at the end of the directory's
+ * storage, or an error. The walk is bounded by the cluster count and FAT_DIR_MAX_ENTRIES. */
 static int dir_iter_next(struct fat_fs *fs, struct dir_iter *it, uint8_t *e, struct diag *d)
 {
 	int rc;

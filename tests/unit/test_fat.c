@@ -884,7 +884,7 @@ static void test_chain_corruption(void **state)
 	}
 }
 
-/* Loops closed far into a long chain (big.bin: 2,540 clusters of 512 bytes, runs of consecutive
+/* Loops closed far into a long chain (big.bin: 2,540 clusters of the images' 512 bytes, runs of consecutive
  * clusters between the holes the fill files left), so the walk takes runs of next-cluster links
  * in bulk (common/fat_read.c) across powers of two before it meets the loop: the sentence still
  * names the exact link, and every loop is found. */
@@ -896,7 +896,8 @@ static void test_chain_long_loops(void **state)
 	for (size_t i = 0; i < 2; i++) {
 		struct chain_case cc;
 		chain_setup(&cc, imgs[i], "/big.bin");
-		uint32_t n = (uint32_t)((cc.f.size + 511) / 512), runs = 0;
+		uint32_t csize = cc.fs->cluster_size;
+		uint32_t n = (cc.f.size + csize - 1) / csize, runs = 0;
 		uint32_t *chain = malloc(n * sizeof *chain);
 		assert_non_null(chain);
 		chain[0] = cc.f.first_cluster;

@@ -193,19 +193,25 @@ def load_window(fw, kernel_path):
 CLOCK_RE = re.compile(r"time stamp counter, from \S+ to the list's first line: (\d+), in the "
                       r"(?:AH=42h|ReadBlocks) calls (\d+), copying out of the bounce buffer "
                       r"(\d+)(?:, writing to the console (\d+))?")
+# stage2's copies that took far longer per byte than most (stage2/disk.c copy_spread_print)
+SLOW_COPY_RE = re.compile(r"copies out of the bounce buffer at least twice as slow per byte as "
+                          r"most: (\d+) of (\d+), (\d+) ticks")
 
 
 def clock_phases(times_path, fw, start):
-    """{"calls", "copies", "rest"[, "console"]: (wall, None)}: the loader's own time for the
-    kernel and initrd (its load window's wall seconds) split by the shares its time stamp
-    counter gives the firmware's read calls, the copies out of the bounce buffer, the console
-    (when it counts it) and everything else; {} when the loader does not print its count."""
+    """{"calls", "copies", "rest"[, "console"][, "slow_copies", "slow_n"]: (wall, None)}: the
+    loader's own time for the kernel and initrd (its load window's wall seconds) split by the
+    shares its time stamp counter gives the firmware's read calls, the copies out of the bounce
+    buffer, the console (when it counts it) and everything else; of the copies, the share and
+    the number of those at least twice as slow per byte as most (when stage2 counts them); {}
+    when the loader does not print its count."""
     whole = span(times_path, start, floor.STAGE2_HEAD if fw == "bios" else floor.EFI_HEAD)
     try:
         with open(times_path, errors="replace") as f:
-            m = CLOCK_RE.search(f.read())
+            text = f.read()
     except OSError:
         return {}
+    m, slow = CLOCK_RE.search(text), SLOW_COPY_RE.search(text)
     if not whole or not m or not int(m.group(1)):
         return {}
     total, calls, copies = (int(x) for x in m.groups()[:3])
@@ -215,6 +221,9 @@ def clock_phases(times_path, fw, start):
            "rest": (own * max(0, total - calls - copies - (console or 0)) / total, None)}
     if console is not None:
         out["console"] = (own * console / total, None)
+    if slow:
+        out["slow_copies"] = (own * int(slow.group(3)) / total, None)
+        out["slow_n"] = (int(slow.group(1)), None)
     return out
 
 

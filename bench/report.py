@@ -120,7 +120,8 @@ def floor_stats(lds, fw):
     # the pass that also lands every byte in memory never written before, as the loader must
     k = LANDING_PASS[fw] if npass > LANDING_PASS[fw] else None
     landing = [(p[k] if p and k is not None else None) for p in rf.passes]
-    names = ("open", "kernel", "initrd", "read", "calls", "copies", "console", "rest")
+    names = ("open", "kernel", "initrd", "read", "calls", "copies", "console", "rest",
+             "slow_copies", "slow_n")
     return {
         "calls": rf.calls, "floor": med(rf.lspans), "floor_cpu": med(rf.lspans, 1),
         "passes": [med(p) for p in passes], "passes_cpu": [med(p, 1) for p in passes],
@@ -316,7 +317,19 @@ def _clock_sentence(ph, who, calls, floor_s, floor_what, nvme_pause=False):
     return (f"By {who}'s own clock (the guest's time stamp counter, as shares of its wall "
             f"time, up to its list's first line): {ph['calls']:.3f} s in the {calls} "
             f"({floor_what}: {floor_s:.3f} s), {ph['copies']:.3f} s copying out of its bounce "
-            f"buffer, {console}{ph['rest']:.3f} s in everything else ({rest})")
+            f"buffer{_slow_copies(ph)}, {console}{ph['rest']:.3f} s in everything else ({rest})")
+
+
+def _slow_copies(ph):
+    """Of stage2's copies, those at least twice as slow per byte as most, or "" when it gave no
+    count or there were none."""
+    if not ph.get("slow_n") or "slow_copies" not in ph:
+        return ""
+    n = round(ph["slow_n"])
+    return (f" (of it {ph['slow_copies']:.3f} s in {n} {'copy' if n == 1 else 'copies'} at "
+            "least twice as slow per byte as most: mostly QEMU's stores into pages holding code "
+            "it translated, SeaBIOS's POST code, which it runs from the top of memory where the "
+            "initrd goes; docs/FIRMWARE.md \"SeaBIOS\")")
 
 
 def large_section(meta, large):

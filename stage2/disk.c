@@ -9,6 +9,7 @@
 #include "common/tsc.h"
 #include "stage2/bioscall.h"
 #include "stage2/console.h"
+#include "stage2/copy.h"
 #include "stage2/layout.h"
 
 #define INT13_MAX_SECTORS 127u   /* Phoenix EDD: the most one AH=42h call may move */
@@ -105,6 +106,48 @@ static uint64_t io_clock_now(void)
 {
 	return io_clock.on ? tsc_read() : 0;
 }
+
+/* make bench's account of the copies that took far longer per byte than most: under QEMU,
+ * stores into pages that held translated code (docs/FIRMWARE.md "SeaBIOS"). Brackets of the
+ * ticks a copy took per 64 KiB, by powers of two. */
+static struct {
+	uint32_t count[32];
+	uint64_t ticks[32];
+} copy_spread;
+
+static void copy_spread_add(uint64_t ticks, size_t n)
+{
+	uint64_t per = ticks * 65536 / n;
+	unsigned b = 0;
+
+	while (per > 1 && b < 31) {
+		per >>= 1;
+		b++;
+	}
+	copy_spread.count[b]++;
+	copy_spread.ticks[b] += ticks;
+}
+
+/* The copies of at least 4 KiB whose bracket lies two or more above the most common one's (at
+ * least twice as slow per byte as the slowest copy of that bracket). */
+static void copy_spread_print(void)
+{
+	unsigned mode = 0, slow = 0, all = 0;
+	uint64_t ticks = 0;
+
+	for (unsigned b = 0; b < 32; b++) {
+		all += copy_spread.count[b];
+		if (copy_spread.count[b] > copy_spread.count[mode])
+			mode = b;
+	}
+	for (unsigned b = mode + 2; b < 32; b++) {
+		slow += copy_spread.count[b];
+		ticks += copy_spread.ticks[b];
+	}
+	con_printf("disk 0x%02x: copies out of the bounce buffer at least twice as slow per byte as "
+		   "most: %u of %u, %llu ticks\n", boot_drive.drive, slow, all,
+		   (unsigned long long)ticks);
+}
 #endif
 
 static void log_call(uint64_t lba, uint32_t count)
@@ -126,6 +169,7 @@ void int13_log_start(void)
 #if FEATURE_IO_CLOCK
 	io_clock.on = cpu_has_tsc();
 	io_clock.calls = io_clock.copies = 0;
+	memset(&copy_spread, 0, sizeof(copy_spread));
 	io_clock.start = io_clock_now();
 #endif
 }
@@ -149,6 +193,8 @@ void int13_print_log(void)
 			   "%llu, in the AH=42h calls %llu, copying out of the bounce buffer %llu\n",
 			   boot_drive.drive, (unsigned long long)total,
 			   (unsigned long long)io_clock.calls, (unsigned long long)io_clock.copies);
+	if (io_clock.on)
+		copy_spread_print();
 #endif
 }
 
@@ -239,49 +285,24 @@ static void int13_write_note(struct blockdev *dev, uint64_t lba, uint32_t count,
 	io_note(dev, lba, count, tries, ok, "written", "write");
 }
 
+
 /* The copy of a read out of the bounce buffer, which every byte of the kernel and initrd goes
- * through. Under QEMU's TCG each iteration of a rep string instruction is a trip of its own
- * through the translated code, so memcpy's rep movsl cost more than eight 32-bit moves per
- * iteration of a plain loop (wider MMX or SSE moves were no faster, and need CR0 and CR4). */
+ * through (stage2/copy.c). */
 static void bounce_copy(void *dst, const void *src, size_t n)
 {
 #if FEATURE_IO_CLOCK
 	uint64_t t = io_clock_now();
 #endif
 #if FEATURE_FAST_COPY
-	size_t blocks = n / 32;
-	uint32_t a, b;
-
-	if (blocks)
-		__asm__ volatile("1:\n\t"
-				 "movl (%[s]), %[a]\n\t"
-				 "movl 4(%[s]), %[b]\n\t"
-				 "movl %[a], (%[d])\n\t"
-				 "movl %[b], 4(%[d])\n\t"
-				 "movl 8(%[s]), %[a]\n\t"
-				 "movl 12(%[s]), %[b]\n\t"
-				 "movl %[a], 8(%[d])\n\t"
-				 "movl %[b], 12(%[d])\n\t"
-				 "movl 16(%[s]), %[a]\n\t"
-				 "movl 20(%[s]), %[b]\n\t"
-				 "movl %[a], 16(%[d])\n\t"
-				 "movl %[b], 20(%[d])\n\t"
-				 "movl 24(%[s]), %[a]\n\t"
-				 "movl 28(%[s]), %[b]\n\t"
-				 "movl %[a], 24(%[d])\n\t"
-				 "movl %[b], 28(%[d])\n\t"
-				 "addl $32, %[s]\n\t"
-				 "addl $32, %[d]\n\t"
-				 "decl %[n]\n\t"
-				 "jnz 1b"
-				 : [d] "+r"(dst), [s] "+r"(src), [n] "+r"(blocks), [a] "=&r"(a),
-				   [b] "=&r"(b)
-				 : : "memory");
-	n %= 32;
-#endif
+	bounce_copy_out(dst, src, n);
+#else
 	memcpy(dst, src, n);
+#endif
 #if FEATURE_IO_CLOCK
-	io_clock.copies += io_clock_now() - t;
+	t = io_clock_now() - t;
+	io_clock.copies += t;
+	if (io_clock.on && n >= 4096)
+		copy_spread_add(t, n);
 #endif
 }
 

@@ -4,6 +4,7 @@
  *   0x08000 .. __head_end       stage2's uncompressed head (header, real-mode code, unpacker),
  *                               followed in the loaded image by the LZMA-compressed body
  *   __body_start .. __body_end  the body, unpacked, then its bss up to __bss_end
+ *   __copy_hop (4 KiB)          the page stage2/copy.c's copy may go through
  *   __bounce (64 KiB, aligned)  int 13h transfers and other BIOS buffers
  *   __linux_rm (64 KiB)         the unpacker's LZMA model, then anysector.cfg's text while it
  *                               is parsed, then the kernel's
@@ -16,6 +17,7 @@
 
 #include <stdint.h>
 
+extern uint8_t __copy_hop[];
 extern uint8_t __bounce[];
 extern uint8_t __bounce_end[];
 extern uint8_t __linux_rm[];

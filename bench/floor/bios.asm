@@ -11,7 +11,7 @@
 ;   pass 3  and in protected mode a copy of the call's bytes out of the bounce buffer to the
 ;           next free place from 1 MiB up, memory the guest has not written yet (stage2 copies
 ;           each call's bytes to where the kernel or initrd goes, with the same loop of eight
-;           32-bit moves: stage2/disk.c bounce_copy);
+;           32-bit moves: stage2/copy.c);
 ;   pass 4  the same, into the memory pass 3 wrote.
 ; It prints a line before the first call and one after each pass, on COM1 and the screen, then
 ; "done" and halts; the time between two lines is one pass. It never parses or hashes.

@@ -294,24 +294,21 @@ def floor_why(res, fs):
             f"as BOOTX64.EFI's buffers took {p[1]:.3f} s, and into that memory again "
             f"{p[2]:.3f} s: the guest's first write to memory costs {p[1] - p[2]:+.3f} s. "
             + (_clock_sentence(ph, "BOOTX64.EFI", "ReadBlocks calls", p[1],
-                               "the floor's into fresh memory",
-                               "nvme" in res.get("name", ""))
+                               "the floor's into fresh memory")
                or f"What is left, {own - p[1]:+.3f} s, is spent outside those calls' reads: "
                "BOOTX64.EFI finding and walking the files and allocating their buffers"
                + (f" ({rd:.3f} s to the end of the initrd's read, the rest offering the initrd "
                   "through LoadFile2 and listing the calls)" if rd is not None else "")))
 
 
-def _clock_sentence(ph, who, calls, floor_s, floor_what, nvme_pause=False):
+def _clock_sentence(ph, who, calls, floor_s, floor_what):
     """What the loader's own clock (bench.clock_phases) says its time went to, or "" when it
-    gave no count. nvme_pause: OVMF on NVMe, whose pause a probe found inside the stretch."""
+    gave no count."""
     if not all(k in ph for k in ("calls", "copies", "rest")):
         return ""
     rest = ("finding and walking the files, the memory map, the block layer" if who == "stage2"
             else "finding and walking the files, allocating their buffers, offering the "
-            "initrd through LoadFile2" + ("; on NVMe also a pause of about 3.5 ms in which no "
-                                          "loader code runs, docs/FIRMWARE.md \"OVMF\""
-                                          if nvme_pause else ""))
+            "initrd through LoadFile2")
     console = (f"{ph['console']:.3f} s writing its lines to the console (the floor writes one "
                "line in its stretch), " if "console" in ph else "")
     return (f"By {who}'s own clock (the guest's time stamp counter, as shares of its wall "
@@ -416,7 +413,10 @@ def markdown(meta, results, size_rows):
         f"cases: `-m {meta.get('large_memory', 4096)}`); the cases with a read floor also "
         "`-mem-prealloc` (the host backs all guest memory before the firmware starts, so no "
         "loader pays the host's first-touch page faults inside its timed stretch: each boot's "
-        "seconds include that preallocation, the same for every loader)")
+        "seconds include that preallocation, the same for every loader) and QEMU in 4 KiB pages "
+        "(prctl PR_SET_THP_DISABLE: the first touch of a new 2 MiB page of its translation "
+        "cache stalled the guest 6-9 ms wherever its code first outgrew the page, docs/FIRMWARE.md "
+        "\"OVMF\")")
     add(f"- {_load_sentence(meta)}")
     add("- Packages: " + ", ".join(f"{p} {v}" for p, v in meta["versions"].items()))
     add(f"- Workload, identical for every loader: kernel `{os.path.basename(meta['kernel'])}`; "

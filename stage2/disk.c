@@ -285,7 +285,6 @@ static void int13_write_note(struct blockdev *dev, uint64_t lba, uint32_t count,
 	io_note(dev, lba, count, tries, ok, "written", "write");
 }
 
-
 /* The copy of a read out of the bounce buffer, which every byte of the kernel and initrd goes
  * through (stage2/copy.c). */
 static void bounce_copy(void *dst, const void *src, size_t n)

@@ -107,6 +107,9 @@ static uint64_t io_clock_now(void)
 	return io_clock.on ? tsc_read() : 0;
 }
 
+/* Copies shorter than this (a sector or two of a directory) are too short to give a rate. */
+#define SPREAD_MIN_BYTES 4096u
+
 /* make bench's account of the copies that took far longer per byte than most: under QEMU,
  * stores into pages that held translated code (docs/FIRMWARE.md "SeaBIOS"). Brackets of the
  * ticks a copy took per 64 KiB, by powers of two. */
@@ -128,8 +131,8 @@ static void copy_spread_add(uint64_t ticks, size_t n)
 	copy_spread.ticks[b] += ticks;
 }
 
-/* The copies of at least 4 KiB whose bracket lies two or more above the most common one's (at
- * least twice as slow per byte as the slowest copy of that bracket). */
+/* The copies of at least SPREAD_MIN_BYTES whose bracket lies two or more above the most
+ * common one's (at least twice as slow per byte as the slowest copy of that bracket). */
 static void copy_spread_print(void)
 {
 	unsigned mode = 0, slow = 0, all = 0;
@@ -300,7 +303,7 @@ static void bounce_copy(void *dst, const void *src, size_t n)
 #if FEATURE_IO_CLOCK
 	t = io_clock_now() - t;
 	io_clock.copies += t;
-	if (io_clock.on && n >= 4096)
+	if (io_clock.on && n >= SPREAD_MIN_BYTES)
 		copy_spread_add(t, n);
 #endif
 }

@@ -20,6 +20,7 @@
 #define TCG_MAGIC 0x41504354u        /* "TCPA" */
 #define EBDA_SEG_PTR 0x40E
 #define TPM2_TABLE_MIN 76u           /* the ACPI TPM2 table with LAML (64) and LASA (68) */
+#define RSDT_MAX_BYTES 4096u         /* bounds the walk of an RSDT that firmware got wrong */
 #define CMD_MAX 640u    /* PCR_Extend with four banks: 295 bytes */
 #define RSP_MAX 256u
 
@@ -91,7 +92,7 @@ static bool acpi_log_area(uint32_t *lasa, uint32_t *laml)
 		return false;
 	const uint8_t *rsdt = (const uint8_t *)(uintptr_t)le32_load(rsdp + 16);
 	uint32_t len = le32_load(rsdt + 4);
-	if (memcmp(rsdt, "RSDT", 4) || len < 36 || len > 4096)
+	if (memcmp(rsdt, "RSDT", 4) || len < 36 || len > RSDT_MAX_BYTES)
 		return false;
 	for (uint32_t at = 36; at + 4 <= len; at += 4) {
 		const uint8_t *t = (const uint8_t *)(uintptr_t)le32_load(rsdt + at);

@@ -4,8 +4,8 @@
 A recorded anysector boot prints the calls it made for the kernel and initrd, as runs of calls of
 one size at consecutive LBAs:
   stage2:      "disk 0x80: N AH=42h calls for the kernel and initrd (runs of LBA+sectors x calls):"
-  BOOTX64.EFI: "disk: N ReadBlocks calls, B bytes for the kernel and initrd (runs of LBA+blocks x
-               calls):"
+  BOOTX64.EFI: "disk: N ReadBlocks calls, B bytes read", then
+               " for the kernel and initrd, as runs of LBA+blocks x calls:"
 each followed by lines of "LBA+COUNTxCALLS" runs. The floor readers (bench/floor/) repeat those
 calls and nothing else: the BIOS one is written where stage2 lies on a copy of anysector's disk
 (stage1 loads and enters it as it does stage2), the UEFI one replaces \\EFI\\BOOT\\BOOTX64.EFI on a
@@ -26,16 +26,16 @@ EFI_MAX_RUNS = 1024                  # bench/floor/efi.c FLOOR_RUNS
 
 STAGE2_HEAD = re.compile(r"disk 0x[0-9a-f]+: (\d+) AH=42h calls for the kernel and initrd "
                          r"\(runs of LBA\+sectors x calls\):")
-EFI_HEAD = re.compile(r"disk: (\d+) ReadBlocks calls, (\d+) bytes for the kernel and initrd "
-                      r"\(runs of LBA\+blocks x calls\):")
+EFI_HEAD = re.compile(r"disk: (\d+) ReadBlocks calls, (\d+) bytes read")
+# the line between BOOTX64.EFI's head and its runs (the head is kept short: it ends the timed
+# stretch, and each character costs OVMF's console about 15 us)
+EFI_RUNS_LABEL = re.compile(r"^ for the kernel and initrd, as runs of LBA\+blocks x calls:")
 RUN_RE = re.compile(r"(\d+)\+(\d+)x(\d+)")
 
 # the floor readers' lines: the first, one after each pass, and the last (the marker a timed
 # boot waits for)
 BIOS_FIRST = re.compile(r"anysector floor reader \(drive 0x[0-9a-f]+\): (\d+) AH=42h calls")
 EFI_FIRST = re.compile(r"anysector floor application \((\d+) ReadBlocks calls")
-PASS = re.compile(r"^floor pass (\d) \((.*)\): (\d+) (?:int 13h AH=42h|ReadBlocks) calls, "
-                  r"(\d+) bytes read")
 MARKER = {"bios": "anysector floor reader: done", "uefi": "anysector floor application: done"}
 DONE = re.compile(r"anysector floor (?:reader|application): done, (\d) passes of (\d+)")
 # what each pass adds (bench/floor/bios.asm, bench/floor/efi.c); pass 1 is the floor
@@ -56,7 +56,7 @@ def first_line(fw):
 
 def pass_line(k):
     """The line a floor reader prints after pass k."""
-    return re.compile(rf"^floor pass {k} \(")
+    return re.compile(rf"^floor pass {k}[ :]")
 
 
 class FloorError(Exception):
@@ -75,7 +75,10 @@ def recorded_calls(serial_text, fw):
             continue
         total = int(m.group(1))
         runs = []
-        for cont in lines[i + 1:]:
+        rest = lines[i + 1:]
+        if fw != "bios" and rest and EFI_RUNS_LABEL.search(rest[0]):
+            rest = rest[1:]
+        for cont in rest:
             if not cont.startswith(" ") or not RUN_RE.search(cont):
                 break
             runs += [tuple(int(x) for x in r) for r in RUN_RE.findall(cont)]

@@ -110,7 +110,7 @@ static EFI_BLOCK_IO *own_disk(EFI_HANDLE image)
 }
 
 /* One pass over the calls into buf, each call to the next part of it when `advance`. */
-static void one_pass(EFI_BLOCK_IO *bio, UINT8 *buf, bool advance, unsigned pass, const char *what)
+static void one_pass(EFI_BLOCK_IO *bio, UINT8 *buf, bool advance, unsigned pass)
 {
 	UINT64 bytes = 0;
 	UINT32 calls = 0;
@@ -127,7 +127,9 @@ static void one_pass(EFI_BLOCK_IO *bio, UINT8 *buf, bool advance, unsigned pass,
 			bytes += size;
 		}
 	}
-	say("floor pass %u (%s): %u ReadBlocks calls, %llu bytes read", pass, what, calls,
+	/* the line ends a timed stretch, and under OVMF each character costs about 15 us:
+	 * bench/floor.py PASSES names the passes */
+	say("floor pass %u: %u ReadBlocks calls, %llu bytes read", pass, calls,
 	    (unsigned long long)bytes);
 }
 
@@ -171,9 +173,9 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 
 	say("anysector floor application (%u ReadBlocks calls of the kernel and initrd, 3 passes)",
 	    total);
-	one_pass(bio, small, false, 1, "the calls, into one buffer");
-	one_pass(bio, large, true, 2, "into fresh memory as large as the loader's buffers");
-	one_pass(bio, large, true, 3, "the same calls again, into that memory");
+	one_pass(bio, small, false, 1);   /* the calls, into one buffer */
+	one_pass(bio, large, true, 2);    /* into fresh memory as large as the loader's buffers */
+	one_pass(bio, large, true, 3);    /* the same calls again, into that memory */
 	say("anysector floor application: done, 3 passes of %u", total);
 	stop();
 }

@@ -934,6 +934,64 @@ static void test_chain_long_loops(void **state)
 	}
 }
 
+/* The chain walk compares runs of next-cluster links 32 bytes at a time (common/fat_read.c
+ * block_run). big.bin's chain is rewritten to one run of consecutive clusters (its bytes are
+ * then not the file's: only the walk's verdicts are checked): a wrong link anywhere in a block,
+ * the first to the last, is still the one named; a FAT32 link that differs only in the top bits
+ * of its 28 is wrong there too; its reserved top 4 bits are ignored. */
+static void test_chain_run_blocks(void **state)
+{
+	(void)state;
+	NEED_IMAGES();
+	static const char *imgs[] = { "fat16-512", "fat32-512" };
+	static const uint32_t from[] = { 0, 1500 };   /* early links, and deep into the run */
+	for (size_t i = 0; i < 2; i++) {
+		struct chain_case cc;
+		chain_setup(&cc, imgs[i], "/big.bin");
+		uint32_t n = (cc.f.size + cc.fs->cluster_size - 1) / cc.fs->cluster_size;
+		uint32_t first = cc.f.first_cluster;
+		uint32_t eoc = cc.fs->type == FAT_TYPE_32 ? 0x0FFFFFFF : 0xFFFF;
+		assert_true(first + n - 1 <= cc.fs->clusters + 1);
+		for (uint32_t k = 0; k < n; k++)
+			poke_fat(cc.m, cc.fs, first + k, k + 1 < n ? first + k + 1 : eoc);
+		uint8_t *buf = malloc(cc.f.size);
+		assert_non_null(buf);
+		mount_ok(cc.m, cc.fs);
+		assert_int_equal(fat_read(cc.fs, &cc.f, 0, buf, cc.f.size, NULL), 0);
+		for (size_t r = 0; r < ARRAY_SIZE(from); r++) {
+			for (uint32_t c = first + from[r]; c < first + from[r] + 34; c++) {
+				char want[96];
+				poke_fat(cc.m, cc.fs, c, 0);
+				snprintf(want, sizeof want, "cluster %u points to a free cluster", c);
+				expect_read_error(&cc, AS_ECORRUPT, "fat.chain.free", want);
+				if (cc.fs->type == FAT_TYPE_32) {
+					uint32_t far = (c + 1) | 0x08000000u;
+					poke_fat(cc.m, cc.fs, c, far);
+					snprintf(want, sizeof want, "points to cluster %u, outside 2..%u",
+						 far, cc.fs->clusters + 1);
+					expect_read_error(&cc, AS_ECORRUPT, "fat.chain.range", want);
+				}
+				poke_fat(cc.m, cc.fs, c, c + 1);
+			}
+		}
+		if (cc.fs->type == FAT_TYPE_32) {
+			struct capture cap;
+			for (uint32_t k = 0; k + 1 < n; k++)
+				for (uint32_t f = 0; f < cc.fs->num_fats; f++) {
+					uint8_t *e = cc.m->map + cc.fs->fat_offset +
+						     f * cc.fs->fat_bytes + 4 * (first + k);
+					le32_store(e, le32_load(e) | 0xF0000000u);
+				}
+			capture_init(&cap);
+			mount_ok(cc.m, cc.fs);
+			assert_int_equal(fat_read(cc.fs, &cc.f, 0, buf, cc.f.size, &cap.diag), 0);
+			assert_int_equal(cap.n, 0);   /* not even a warning */
+		}
+		free(buf);
+		chain_done(&cc);
+	}
+}
+
 static void test_directory_loop(void **state)
 {
 	(void)state;
@@ -1133,6 +1191,7 @@ int main(void)
 		cmocka_unit_test(test_fat32_layout_with_fat16_cluster_count),
 		cmocka_unit_test(test_chain_corruption),
 		cmocka_unit_test(test_chain_long_loops),
+		cmocka_unit_test(test_chain_run_blocks),
 		cmocka_unit_test(test_directory_loop),
 		cmocka_unit_test(test_orphan_long_name_fragments),
 		cmocka_unit_test(test_io_errors),

@@ -219,7 +219,8 @@ def timed_boot(cmd, marker, timeout, log_path, check=None, monitor=None):
                 text = buf[begin:end].decode(errors="replace").strip()
                 begin = end
                 if text:
-                    f.write(f"{secs:8.3f} {'-' if cpu_at is None else f'{cpu_at:7.2f}'} {text}\n")
+                    # microseconds: the own-time stretches compared are 10-40 ms long
+                    f.write(f"{secs:11.6f} {'-' if cpu_at is None else f'{cpu_at:7.2f}'} {text}\n")
     if elapsed is not None and check:
         line = buf[buf.rfind(b"\n", 0, at) + 1:].split(b"\n", 1)[0].decode(errors="replace")
         bad = check(line)

@@ -36,74 +36,57 @@ void *efi_alloc_pages(size_t bytes, UINTN *pages)
 	return (void *)(uintptr_t)addr;
 }
 
-/* Room for the firmware's map in one GetMemoryMap call: OVMF's holds 60-130 descriptors of 48
- * bytes, and a bigger map is read into pool memory. Static, because each call and pool
- * allocation costs a loader's timed stretch tens of microseconds under emulation (make bench). */
-#define MAP_STATIC_BYTES (16u * 1024u)
-#define MAP_STATIC_RANGES (MAP_STATIC_BYTES / sizeof(EFI_MEMORY_DESCRIPTOR))
+/* The first guess at the map's size: OVMF's holds 60-130 descriptors of 48 bytes, so one
+ * GetMemoryMap call usually does; each call and pool allocation costs a loader's timed stretch
+ * tens of microseconds under emulation (make bench). Not static storage: gnu-efi's PE image
+ * carries .bss as file bytes. */
+#define MAP_GUESS_BYTES (16u * 1024u)
+#define MAP_TRIES 3u
 
-static union {
-	EFI_MEMORY_DESCRIPTOR d;
-	uint8_t bytes[MAP_STATIC_BYTES];
-} map_static;
-static struct mem_range ranges_static[MAP_STATIC_RANGES];
-
-/* The map into map_static, or, when it does not fit, into pool memory (*pooled). NULL when it
- * cannot be read; *size and *dsize as GetMemoryMap gives them. */
-static EFI_MEMORY_DESCRIPTOR *read_map(UINTN *size, UINTN *dsize, bool *pooled)
+/* The firmware's map in pool memory (free with efi_free); NULL when it cannot be read. */
+static EFI_MEMORY_DESCRIPTOR *read_map(UINTN *size, UINTN *dsize)
 {
-	UINTN key;
+	UINTN key, want = MAP_GUESS_BYTES;
 	UINT32 dver;
-	EFI_MEMORY_DESCRIPTOR *map;
-	EFI_STATUS s;
 
-	*pooled = false;
-	*size = sizeof map_static;
-	s = g_bs->GetMemoryMap(size, &map_static.d, &key, dsize, &dver);
-	if (!EFI_ERROR(s))
-		return *dsize ? &map_static.d : NULL;
-	if (s != EFI_BUFFER_TOO_SMALL || !*dsize)
-		return NULL;
-	*size += 16 * *dsize;     /* our own allocation may add descriptors */
-	if (!(map = efi_alloc(*size)))
-		return NULL;
-	if (EFI_ERROR(g_bs->GetMemoryMap(size, map, &key, dsize, &dver))) {
-		efi_free(map);
-		return NULL;
+	for (unsigned t = 0; t < MAP_TRIES; t++) {
+		EFI_MEMORY_DESCRIPTOR *map = NULL;
+		if (EFI_ERROR(g_bs->AllocatePool(EfiLoaderData, want, (void **)&map)))
+			return NULL;
+		*size = want;
+		EFI_STATUS s = g_bs->GetMemoryMap(size, map, &key, dsize, &dver);
+		if (!EFI_ERROR(s) && *dsize >= sizeof *map)
+			return map;
+		g_bs->FreePool(map);
+		if (s != EFI_BUFFER_TOO_SMALL)
+			return NULL;
+		want = *size + 16 * sizeof *map;   /* our own allocation may add descriptors */
 	}
-	*pooled = true;
-	return map;
+	return NULL;
 }
 
+_Static_assert(sizeof(struct mem_range) <= sizeof(EFI_MEMORY_DESCRIPTOR),
+	       "memory_map converts the map in place");
+
 /* The firmware's map as common/memplace.h ranges (conventional memory is the usable kind),
- * usable ones merged; NULL when it cannot be read. *n gets the count; *pooled says the ranges
- * are pool memory, to be freed with efi_free. */
-static struct mem_range *memory_map(unsigned *n, bool *pooled)
+ * usable ones merged, in the map's own pool memory (free with efi_free); NULL when it cannot be
+ * read. *n gets the count. Range i is written after descriptor i is read, and ends before
+ * descriptor i + 1 starts (a range is no larger than a descriptor). */
+static struct mem_range *memory_map(unsigned *n)
 {
 	UINTN size = 0, dsize = 0;
-	bool map_pooled;
-	EFI_MEMORY_DESCRIPTOR *map = read_map(&size, &dsize, &map_pooled);
-	struct mem_range *r = ranges_static;
+	EFI_MEMORY_DESCRIPTOR *map = read_map(&size, &dsize);
+	struct mem_range *r = (struct mem_range *)map;
 
-	*pooled = false;
 	if (!map)
 		return NULL;
 	*n = (unsigned)(size / dsize);
-	if (*n > MAP_STATIC_RANGES) {
-		if (!(r = efi_alloc(*n * sizeof *r))) {
-			if (map_pooled)
-				efi_free(map);
-			return NULL;
-		}
-		*pooled = true;
-	}
 	for (unsigned i = 0; i < *n; i++) {
 		const EFI_MEMORY_DESCRIPTOR *m = (const void *)((const uint8_t *)map + i * dsize);
-		r[i] = (struct mem_range){ m->PhysicalStart, m->NumberOfPages * PAGE_BYTES,
-					   m->Type == EfiConventionalMemory };
+		struct mem_range one = { m->PhysicalStart, m->NumberOfPages * PAGE_BYTES,
+					 m->Type == EfiConventionalMemory };
+		r[i] = one;
 	}
-	if (map_pooled)
-		efi_free(map);
 	*n = mem_merge_usable(r, *n);
 	return r;
 }
@@ -112,8 +95,7 @@ void *efi_alloc_high(uint64_t bytes, uint64_t hi, UINTN *pages, uint64_t *larges
 {
 	UINTN np = DIV_ROUND_UP(bytes, PAGE_BYTES);
 	unsigned n = 0;
-	bool pooled;
-	struct mem_range *r = memory_map(&n, &pooled);
+	struct mem_range *r = memory_map(&n);
 
 	*pages = 0;
 	*largest = 0;
@@ -122,8 +104,7 @@ void *efi_alloc_high(uint64_t bytes, uint64_t hi, UINTN *pages, uint64_t *larges
 	/* never below 1 MiB: firmwares keep legacy things there */
 	EFI_PHYSICAL_ADDRESS at = mem_place_high(r, n, (uint64_t)(np ? np : 1) * PAGE_BYTES, ONE_MIB,
 						 hi, PAGE_BYTES, largest);
-	if (pooled)
-		efi_free(r);
+	efi_free(r);
 	if (!at || EFI_ERROR(g_bs->AllocatePages(AllocateAddress, EfiLoaderData, np ? np : 1, &at)))
 		return NULL;
 	*pages = np ? np : 1;

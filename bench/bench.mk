@@ -5,8 +5,10 @@
 # for the same calls (the read floors, bench/floor/); same kernel/initrd/disk, every loader once
 # per round.
 # `make bench BENCH_RUNS=9 BENCH_CASES='bios-*'`; the large-initrd cases (`*-512M`, `*-1G`) run
-# BENCH_LARGE_RUNS rounds. The `esp-add-*` cases time `anysector add` onto ESPs of 256 MiB, 1 GiB
-# and 4 GiB of a loop device against dd (bench/espcost.py; no QEMU).
+# BENCH_LARGE_RUNS rounds; anysector and its read floor boot in alternation until they have
+# BENCH_FLOOR_RUNS rounds (bench/bench.py FLOOR_RUNS). The `esp-add-*` cases time `anysector
+# add` onto ESPs of 256 MiB, 1 GiB and 4 GiB of a loop device against dd (bench/espcost.py; no
+# QEMU).
 # Results: $(BUILD)/bench/{results.txt,samples.csv,logs/}; a full run (every case, at least 5
 # rounds, GPT) also rewrites bench/RESULTS.md, any other run writes $(BUILD)/bench/RESULTS.md.
 BENCH_RUNS ?= 5
@@ -14,6 +16,7 @@ BENCH_CASES ?= *
 BENCH_TIMEOUT ?= 120
 BENCH_LABEL ?= gpt
 BENCH_LARGE_RUNS ?= 1
+BENCH_FLOOR_RUNS ?= 15
 
 # The command quoted in the report: make's own goal with the settings that differ from the defaults.
 BENCH_COMMAND = $(strip make$(if $(filter-out build,$(BUILD)), BUILD=$(BUILD)) bench \
@@ -21,7 +24,8 @@ BENCH_COMMAND = $(strip make$(if $(filter-out build,$(BUILD)), BUILD=$(BUILD)) b
 	$(if $(filter-out *,$(BENCH_CASES)),BENCH_CASES='$(BENCH_CASES)') \
 	$(if $(filter-out 120,$(BENCH_TIMEOUT)),BENCH_TIMEOUT=$(BENCH_TIMEOUT)) \
 	$(if $(filter-out gpt,$(BENCH_LABEL)),BENCH_LABEL=$(BENCH_LABEL)) \
-	$(if $(filter-out 1,$(BENCH_LARGE_RUNS)),BENCH_LARGE_RUNS=$(BENCH_LARGE_RUNS)))
+	$(if $(filter-out 1,$(BENCH_LARGE_RUNS)),BENCH_LARGE_RUNS=$(BENCH_LARGE_RUNS)) \
+	$(if $(filter-out 15,$(BENCH_FLOOR_RUNS)),BENCH_FLOOR_RUNS=$(BENCH_FLOOR_RUNS)))
 
 # The floor readers (bench/floor/): the BIOS one is loaded by stage1 in stage2's place, the UEFI
 # one started by the firmware in BOOTX64.EFI's; the bench appends or patches in the calls to make.
@@ -52,4 +56,5 @@ bench::
 		echo "bench: building anysector failed; benchmarking the peers only"; fi
 	@BENCH_RUNS='$(BENCH_RUNS)' BENCH_CASES='$(BENCH_CASES)' BENCH_TIMEOUT='$(BENCH_TIMEOUT)' \
 		BENCH_LABEL='$(BENCH_LABEL)' BENCH_LARGE_RUNS='$(BENCH_LARGE_RUNS)' \
+		BENCH_FLOOR_RUNS='$(BENCH_FLOOR_RUNS)' \
 		BENCH_COMMAND="$(BENCH_COMMAND)" python3 bench/bench.py

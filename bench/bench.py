@@ -85,6 +85,12 @@ LARGE = [512 << 20, 1 << 30]
 LARGE_MEMORY = 4096     # with 3 GiB the kernel cannot unpack 1 GiB: its tmpfs takes half the RAM
 LARGE_TIMEOUT = 600     # seconds a large boot may take before it counts as failed
 LARGE_RUNS = 1          # rounds of the large cases (BENCH_LARGE_RUNS): a boot takes a minute
+# Rounds in all of anysector and its read floor (BENCH_FLOOR_RUNS): after the case's rounds of
+# every loader, the two boot in alternation until there are this many. A boot's firmware read
+# calls vary about 25% from boot to boot under TCG (one 64 MiB ReadBlocks call took 40-64 M
+# ticks), so the median of 5 per-round ratios moved 0.3 between full runs of the same code;
+# more pairs narrow it for a few minutes (each UEFI pair takes about 11 s).
+FLOOR_RUNS = 15
 CASES = [
     ("bios", "ide", "512e", None), ("bios", "nvme", "4Kn", None),
     ("uefi", "virtio", "512e", None), ("uefi", "nvme", "4Kn", None),
@@ -469,9 +475,11 @@ class HostLoad:
         return max(0.0, (self._busy() - self.busy0 - own_cpu) / span) if span > 0 else 0.0
 
 
-def run_one(res, ld, r, check, timeout, logs, tmp, w, own_cpu):
+def run_one(res, ld, r, check, timeout, logs, tmp, w, own_cpu, floor_pair=False):
     """Round r of loader ld in case res: one timed boot, its spans and counts recorded on ld and
-    in the samples csv; returns "key seconds" for the round's line."""
+    in the samples csv; returns "key seconds" for the round's line. floor_pair: a round of
+    anysector and its read floor only (FLOOR_RUNS), which adds to their load spans and phases
+    but not to the boot seconds compared with the peers."""
     fw, fe, name, loaders = res["fw"], res["fe"], res["name"], res["loaders"]
     vars_copy = os.path.join(tmp, "OVMF_VARS.fd") if fw == "uefi" else None
     mon = os.path.join(tmp, "qemu.mon") if fw == "bios" else None
@@ -489,9 +497,10 @@ def run_one(res, ld, r, check, timeout, logs, tmp, w, own_cpu):
                                      ld.check if callable(ld.check) else
                                      check if ld.check else None, mon)
     own_cpu[0] += cpu
-    ld.samples.append(secs)
-    ld.cpu.append(cpu if secs is not None else None)
     ok = secs is not None
+    if not floor_pair:
+        ld.samples.append(secs)
+        ld.cpu.append(cpu if ok else None)
     if fw == "bios" and ld.role == "anysector" and ok and ld.io is None:
         ld.io = stage2_io(log)
     if ld.role == "anysector" and ok:
@@ -506,7 +515,7 @@ def run_one(res, ld, r, check, timeout, logs, tmp, w, own_cpu):
                          else None)
         ld.phases.append(read_phases(log + ".times", fw, ld.load[0])
                          if ok and ld.role != READ_FLOOR else None)
-    if ok and ld.phase:
+    if ok and ld.phase and not floor_pair:
         sp = span(log + ".times", *ld.phase)
         if sp:
             ld.spans.append(sp)
@@ -515,13 +524,13 @@ def run_one(res, ld, r, check, timeout, logs, tmp, w, own_cpu):
             if sp:
                 ld.kspans.append(sp)
     n_reads = boot.count_reads(fe, trace)
-    if ok and n_reads is not None:
+    if ok and n_reads is not None and not floor_pair:
         ld.reads.append(n_reads)
     if os.path.exists(trace):
         os.unlink(trace)
-    w.writerow([name, ld.name, r + 1, "" if secs is None else f"{secs:.4f}", f"{cpu:.3f}", why,
-                f"{load1:.2f}", log])
-    if secs is None and ld.why is None:
+    w.writerow([name, ld.name, r + 1, "" if secs is None else f"{secs:.4f}", f"{cpu:.3f}",
+                why or ("read floor pair" if floor_pair else ""), f"{load1:.2f}", log])
+    if secs is None and ld.why is None and not floor_pair:
         ld.why = f"{why}; serial: {boot.tail(log) or '(nothing)'}"
         if r == 0:
             # a loader that cannot boot here would only burn the timeout again
@@ -576,9 +585,12 @@ def main():
     ap.add_argument("--label", choices=["gpt", "mbr"], default=os.environ.get("BENCH_LABEL", "gpt"))
     ap.add_argument("--large-runs", type=int,
                     default=int(os.environ.get("BENCH_LARGE_RUNS", str(LARGE_RUNS))))
+    ap.add_argument("--floor-runs", type=int,
+                    default=int(os.environ.get("BENCH_FLOOR_RUNS", str(FLOOR_RUNS))))
     a = ap.parse_args()
-    if a.runs < 1 or a.large_runs < 1:
-        sys.exit("bench: BENCH_RUNS and BENCH_LARGE_RUNS must be at least 1")
+    if a.runs < 1 or a.large_runs < 1 or a.floor_runs < 0:
+        sys.exit("bench: BENCH_RUNS and BENCH_LARGE_RUNS must be at least 1, BENCH_FLOOR_RUNS "
+                 "at least 0")
 
     build = os.environ.get("BUILD", "build")
     work = os.path.join(build, "bench")
@@ -652,6 +664,15 @@ def main():
                     for ld in loaders if not ld.reason]
             samples_f.flush()
             print(f"  {res['name']} round {r + 1}/{runs}: " + ", ".join(line), flush=True)
+        pair = [ld for ld in loaders if ld.role in ("anysector", READ_FLOOR) and not ld.reason]
+        res["floor_runs"] = runs
+        for r in range(runs, a.floor_runs if size is None and len(pair) == 2 else 0):
+            line = [run_one(res, ld, r, checks[size], timeout, logs, tmp, w, own_cpu, True)
+                    for ld in pair]
+            samples_f.flush()
+            res["floor_runs"] = r + 1
+            print(f"  {res['name']} read floor round {r + 1}/{a.floor_runs}: " + ", ".join(line),
+                  flush=True)
         print(report.case_text(res, runs), flush=True)
         results.append(res)
     samples_f.close()
@@ -671,7 +692,7 @@ def main():
         "cmdline": CMDLINE, "disk_size": DISK_SIZE,
         "load_start": host.load_start, "load_end": os.getloadavg(),
         "others_cpu": host.others(own_cpu[0]),
-        "large_runs": a.large_runs, "large_memory": LARGE_MEMORY,
+        "large_runs": a.large_runs, "large_memory": LARGE_MEMORY, "floor_runs": max(a.runs, a.floor_runs),
         "versions": {p: pkg_version(p) for p in report.PACKAGES},
     }
     payload = os.path.getsize(kernel) + os.path.getsize(initrd_path)

@@ -86,12 +86,25 @@ def stats(res):
     }
 
 
+def _round_ratios(a, b, cpu=False):
+    """a's span / b's span in each round both show in."""
+    i = 1 if cpu else 0
+    return [x[i] / y[i] for x, y in zip(a, b) if x and y and y[i] > 0]
+
+
 def _paired(a, b, cpu=False):
     """Median over rounds of a's span / b's span in the same round: the host's drift between
     rounds cancels out."""
-    i = 1 if cpu else 0
-    r = [x[i] / y[i] for x, y in zip(a, b) if x and y and y[i] > 0]
+    r = _round_ratios(a, b, cpu)
     return statistics.median(r) if r else None
+
+
+def _middle_half(v):
+    """(rounds, lower quartile, upper quartile) of per-round ratios, or None below 4 rounds."""
+    if len(v) < 4:
+        return None
+    q = statistics.quantiles(v, n=4, method="inclusive")
+    return len(v), q[0], q[2]
 
 
 # the read floor's pass (0-based) that lands the bytes in fresh memory: BIOS pass 3 (the copy
@@ -129,6 +142,7 @@ def floor_stats(lds, fw):
         "pinned": med(pn.lspans) if pn else None,
         "pinned_cpu": med(pn.lspans, 1) if pn else None,
         "ratio": _paired(an.lspans, rf.lspans) if an else None,
+        "ratio_spread": _middle_half(_round_ratios(an.lspans, rf.lspans)) if an else None,
         "ratio_cpu": _paired(an.lspans, rf.lspans, True) if an else None,
         "landing": med(landing), "landing_pass": None if k is None else k + 1,
         "landing_ratio": _paired(an.lspans, landing) if an else None,
@@ -195,7 +209,7 @@ def case_text(res, runs):
     if fs:
         out.append(f"  kernel and initrd, own time s (median; / read floor, median of rounds): "
                    f"read floor {fmt(fs['floor'], 3)}, anysector {fmt(fs['own'], 3)} "
-                   f"({fmt(fs['ratio'])}), pinned {fmt(fs['pinned'], 3)} "
+                   f"({fmt(fs['ratio'])}{_spread_text(fs)}), pinned {fmt(fs['pinned'], 3)} "
                    f"({fmt(fs['pinned_ratio'])}); cpu s: {fmt(fs['floor_cpu'], 3)}, "
                    f"{fmt(fs['own_cpu'], 3)} ({fmt(fs['ratio_cpu'])}), "
                    f"{fmt(fs['pinned_cpu'], 3)} ({fmt(fs['pinned_ratio_cpu'])})")
@@ -360,6 +374,12 @@ def large_section(meta, large):
     return "\n".join(L + [""] + notes + [""])
 
 
+def _spread_text(fs):
+    """How far the rounds' ratios spread: a median near the goal is only as sure as this."""
+    sp = fs.get("ratio_spread")
+    return f"; middle half of {sp[0]} rounds {sp[1]:.2f}-{sp[2]:.2f}" if sp else ""
+
+
 def goals(results):
     """[(goal, measured text, met: True/False/None, what bounds it or '')] from the medians."""
     out = []
@@ -372,7 +392,7 @@ def goals(results):
         out.append((f"{res['name']}: anysector's own time for the kernel and initrd at most "
                     f"{GOAL_FLOOR_RATIO}× the read floor's",
                     "-" if r is None else
-                    f"{r:.2f} ({fs['own']:.3f} s / {fs['floor']:.3f} s)",
+                    f"{r:.2f} ({fs['own']:.3f} s / {fs['floor']:.3f} s{_spread_text(fs)})",
                     met, floor_why(res, fs) if met is False else ""))
     for res in results:
         if not res.get("size"):
@@ -448,7 +468,10 @@ def markdown(meta, results, size_rows):
         "kernel (`loading K`, `Loading TITLE: K`) to its list of calls, printed once the last "
         "initrd byte is read and every pin checked; pinned: the same disk made with "
         "`mkimage --pin`. Ratios are the median over rounds of the two times in the same "
-        "round, so drift on the host between rounds cancels out.")
+        "round, so drift on the host between rounds cancels out; after the case's rounds of "
+        f"every loader, anysector and its read floor boot in alternation until they have "
+        f"{meta.get('floor_runs', meta['runs'])} rounds (the firmware's read calls vary about "
+        "25% from boot to boot), and the goals give the middle half of the rounds' ratios.")
     add(f"- Overhead: under SeaBIOS, {OVER_MEANING['bios']}; under OVMF, {OVER_MEANING['uefi']}; "
         "per MiB of kernel + initrd.")
     add("- Disk reads: read commands the virtual disk received up to the marker (QEMU trace "

@@ -86,10 +86,11 @@ LARGE_MEMORY = 4096     # with 3 GiB the kernel cannot unpack 1 GiB: its tmpfs t
 LARGE_TIMEOUT = 600     # seconds a large boot may take before it counts as failed
 LARGE_RUNS = 1          # rounds of the large cases (BENCH_LARGE_RUNS): a boot takes a minute
 # Rounds in all of anysector and its read floor (BENCH_FLOOR_RUNS): after the case's rounds of
-# every loader, the two boot in alternation until there are this many. A boot's firmware read
-# calls vary about 25% from boot to boot under TCG (one 64 MiB ReadBlocks call took 40-64 M
-# ticks), so the median of 5 per-round ratios moved 0.3 between full runs of the same code;
-# more pairs narrow it for a few minutes (each UEFI pair takes about 11 s).
+# every loader, the two boot in alternation until there are this many. Under TCG the firmware's
+# read calls take up to 2-3 times as long in some boots as in others, for loader and floor alike
+# (uefi-virtio-512e's 17 calls: 12 ms in some boots, 34 ms in others), so the median of 5
+# per-round ratios moved 0.3 between full runs of the same code; more pairs narrow it for a few
+# minutes (each UEFI pair takes about 11 s, each bios-ide one about a minute).
 FLOOR_RUNS = 15
 CASES = [
     ("bios", "ide", "512e", None), ("bios", "nvme", "4Kn", None),
@@ -665,12 +666,10 @@ def main():
             samples_f.flush()
             print(f"  {res['name']} round {r + 1}/{runs}: " + ", ".join(line), flush=True)
         pair = [ld for ld in loaders if ld.role in ("anysector", READ_FLOOR) and not ld.reason]
-        res["floor_runs"] = runs
         for r in range(runs, a.floor_runs if size is None and len(pair) == 2 else 0):
             line = [run_one(res, ld, r, checks[size], timeout, logs, tmp, w, own_cpu, True)
                     for ld in pair]
             samples_f.flush()
-            res["floor_runs"] = r + 1
             print(f"  {res['name']} read floor round {r + 1}/{a.floor_runs}: " + ", ".join(line),
                   flush=True)
         print(report.case_text(res, runs), flush=True)
@@ -692,7 +691,8 @@ def main():
         "cmdline": CMDLINE, "disk_size": DISK_SIZE,
         "load_start": host.load_start, "load_end": os.getloadavg(),
         "others_cpu": host.others(own_cpu[0]),
-        "large_runs": a.large_runs, "large_memory": LARGE_MEMORY, "floor_runs": max(a.runs, a.floor_runs),
+        "large_runs": a.large_runs, "large_memory": LARGE_MEMORY,
+        "floor_runs": max(a.runs, a.floor_runs),
         "versions": {p: pkg_version(p) for p in report.PACKAGES},
     }
     payload = os.path.getsize(kernel) + os.path.getsize(initrd_path)

@@ -470,8 +470,9 @@ def markdown(meta, results, size_rows):
         "`mkimage --pin`. Ratios are the median over rounds of the two times in the same "
         "round, so drift on the host between rounds cancels out; after the case's rounds of "
         f"every loader, anysector and its read floor boot in alternation until they have "
-        f"{meta.get('floor_runs', meta['runs'])} rounds (the firmware's read calls vary about "
-        "25% from boot to boot), and the goals give the middle half of the rounds' ratios.")
+        f"{meta.get('floor_runs', meta['runs'])} rounds (the firmware's read calls take up to "
+        "2-3 times as long in some boots as in others), and the goals give the middle half of "
+        "the rounds' ratios.")
     add(f"- Overhead: under SeaBIOS, {OVER_MEANING['bios']}; under OVMF, {OVER_MEANING['uefi']}; "
         "per MiB of kernel + initrd.")
     add("- Disk reads: read commands the virtual disk received up to the marker (QEMU trace "

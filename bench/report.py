@@ -295,24 +295,30 @@ def floor_why(res, fs):
         return (f"anysector took {own:.3f} s ({', '.join(parts)}) for the {calls} AH=42h calls "
                 f"the floor reader made in {p[0]:.3f} s ({p[0] / calls * 1000:.3f} ms per call). "
                 f"Adding stage2's per-call work to the floor reader one piece at a time: the "
-                f"switch to protected mode and back around each call {p[1] - p[0]:+.3f} s; the "
+                f"switch to protected mode and back around each call {_signed(p[1] - p[0])} s; the "
                 f"copy of each call's bytes out of the bounce buffer into memory never written "
-                f"before {p[2] - p[1]:+.3f} s, of which {p[2] - p[3]:+.3f} s is that first "
-                f"write (the same copies into memory already written: {p[3] - p[1]:+.3f} s). "
+                f"before {_signed(p[2] - p[1])} s, of which {_signed(p[2] - p[3])} s is that first "
+                f"write (the same copies into memory already written: {_signed(p[3] - p[1])} s). "
                 + (_clock_sentence(ph, "stage2", "AH=42h calls", p[0], "the floor reader's")
-                   or f"What is left, {own - p[2]:+.3f} s, is stage2's own work: finding and "
+                   or f"What is left, {_signed(own - p[2])} s, is stage2's own work: finding and "
                    "walking the files, the memory map, the block layer"))
     rd = ph.get("read")
     return (f"anysector took {own:.3f} s for the {calls} ReadBlocks calls the floor application "
             f"made in {p[0]:.3f} s into one buffer. The same calls into fresh memory as large "
             f"as BOOTX64.EFI's buffers took {p[1]:.3f} s, and into that memory again "
-            f"{p[2]:.3f} s: the guest's first write to memory costs {p[1] - p[2]:+.3f} s. "
+            f"{p[2]:.3f} s: the guest's first write to memory costs {_signed(p[1] - p[2])} s. "
             + (_clock_sentence(ph, "BOOTX64.EFI", "ReadBlocks calls", p[1],
                                "the floor's into fresh memory")
-               or f"What is left, {own - p[1]:+.3f} s, is spent outside those calls' reads: "
+               or f"What is left, {_signed(own - p[1])} s, is spent outside those calls' reads: "
                "BOOTX64.EFI finding and walking the files and allocating their buffers"
                + (f" ({rd:.3f} s to the end of the initrd's read, the rest offering the initrd "
                   "through LoadFile2 and listing the calls)" if rd is not None else "")))
+
+
+def _signed(x):
+    """x seconds with its sign, to the millisecond; a difference that rounds to nothing is
+    "+0.000", never "-0.000"."""
+    return f"{round(x, 3) + 0.0:+.3f}"
 
 
 def _clock_sentence(ph, who, calls, floor_s, floor_what):

@@ -204,7 +204,8 @@ def refusals(work):
 
 def goal_statistics(work):
     """The goal's numbers (bench/report.py): per-round ratios only for rounds both boots show,
-    their median, and the middle half (quartiles) from 4 rounds up."""
+    their median, the middle half (quartiles) from 4 rounds up, and a signed difference that
+    rounds to nothing printed as +0.000."""
     a = [(2.0, 1.0), None, (3.0, 1.0), (1.0, 1.0), (4.0, 2.0)]
     b = [(1.0, 1.0), (1.0, 1.0), (1.0, 1.0), None, (1.0, 4.0)]
     checks = [(report._round_ratios(a, b), [2.0, 3.0, 4.0]),
@@ -212,7 +213,8 @@ def goal_statistics(work):
               (report._paired(a, b), 3.0),
               (report._paired([None], b), None),
               (report._middle_half([1.0, 2.0, 3.0]), None),
-              (report._middle_half([1.0, 2.0, 3.0, 4.0, 5.0]), (5, 2.0, 4.0))]
+              (report._middle_half([1.0, 2.0, 3.0, 4.0, 5.0]), (5, 2.0, 4.0)),
+              (report._signed(-0.0001), "+0.000"), (report._signed(-0.03), "-0.030")]
     wrong = [f"#{i}: {got!r}, want {want!r}" for i, (got, want) in enumerate(checks)
              if got != want]
     return "; ".join(wrong) or None

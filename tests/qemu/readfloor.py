@@ -59,12 +59,12 @@ def boot_partition(image, lss):
     return found[0]
 
 
-def run_guest(guests, work, name, firmware, frontend, image, lss, pss, done, grace):
+def run_guest(guests, work, name, firmware, frontend, image, lss, pss, done, grace, trace=False):
     """Boots image until done(serial text) is true (then QEMU gets grace seconds to leave) or
-    QEMU leaves, its reads traced; its serial text."""
+    QEMU leaves; trace: its reads traced (qemu.read_trace_args). Its serial text."""
     logs = qemu.log_paths(os.path.join(work, name))
     cmd = boot.command(firmware, frontend, image, lss, pss, logs, os.path.join(work, "vars.fd"),
-                       trace_reads=True)
+                       trace_reads=trace)
     boot.write_cmd(logs, cmd)
     run = guests.run(cmd, logs["qemu.log"], TIMEOUT,
                      lambda: "done" if done(console.read_log(logs["serial.log"])) else None,
@@ -116,8 +116,8 @@ def judge_floor_lbas(trace, runs, lss, passes):
     for lba, count, n in runs:
         short = [s for s in range(lba, lba + count * n) if counts[s] < passes]
         if short:
-            return (f"of run {lba}+{count}x{n}, {len(short)} sectors (the first LBA {short[0]}, "
-                    f"read {counts[short[0]]} times) were read fewer than {passes} times")
+            return (f"of run {lba}+{count}x{n}, {len(short)} of {count * n} sectors were read "
+                    f"fewer than {passes} times (the first, LBA {short[0]}, {counts[short[0]]} times)")
     return None
 
 
@@ -176,7 +176,7 @@ class Case:
         if made != calls:
             return f"the read floor was made with {made} calls, the loader made {calls}", None
         text = run_guest(self.guests, work, "floor", self.firmware, self.frontend, out,
-                         lss, pss, lambda t: floor.MARKER[fw] in t, 0)
+                         lss, pss, lambda t: floor.MARKER[fw] in t, 0, trace=True)
         trace = console.read_log(qemu.log_paths(os.path.join(work, "floor"))["reads.log"])
         why = judge_floor(text, fw, calls, sum(r[1] * r[2] for r in runs) * lss) or \
             judge_floor_lbas(trace, runs, lss, len(floor.PASSES[fw]))

@@ -117,7 +117,8 @@ def judge_floor_lbas(trace, runs, lss, passes):
         short = [s for s in range(lba, lba + count * n) if counts[s] < passes]
         if short:
             return (f"of run {lba}+{count}x{n}, {len(short)} of {count * n} sectors were read "
-                    f"fewer than {passes} times (the first, LBA {short[0]}, {counts[short[0]]} times)")
+                    f"fewer than {passes} times (the first, LBA {short[0]}, "
+                    f"{counts[short[0]]} times)")
     return None
 
 

@@ -377,7 +377,8 @@ def loaders_for(fw, wl, images, kernel, initrd_path, work, tmp):
     """The case's loaders in the order every round runs them: the floor and anysector first
     (their times bound how long a hanging peer is waited for), the read floor (built from
     anysector's first boot) and pinned anysector, then the peers. A large initrd's case has no
-    read floor or pinned anysector."""
+    pinned anysector: its read floor shows whether the loader's time for hundreds of MiB is
+    the firmware's, where its own fixed cost per boot no longer counts."""
     img = images[wl]
     prof, size = wl
 
@@ -389,16 +390,16 @@ def loaders_for(fw, wl, images, kernel, initrd_path, work, tmp):
 
     kpath = img.get("kernel_path", "/")
     lw = load_window(fw, kpath)
-    extra = []
+    rf = Loader("read floor", READ_FLOOR, READ_FLOOR, marker=floor.MARKER[fw], check=False,
+                load=(floor.first_line(fw), floor.pass_line(1)),
+                reason="not built: anysector did not boot, so its calls are not known")
+    if not img[ANYSECTOR].startswith("!"):
+        rf.pending = lambda log: build_read_floor(rf, fw, prof, img, log, work, tmp, size)
+    extra = [rf]
     if size is None:
-        rf = Loader("read floor", READ_FLOOR, READ_FLOOR, marker=floor.MARKER[fw], check=False,
-                    load=(floor.first_line(fw), floor.pass_line(1)),
-                    reason="not built: anysector did not boot, so its calls are not known")
-        if not img[ANYSECTOR].startswith("!"):
-            rf.pending = lambda log: build_read_floor(rf, fw, prof, img, log, work, tmp)
         stage2 = (STAGE2_START, STAGE2_END) if fw == "bios" else (UEFI_LOADER_START,
                                                                   UEFI_KERNEL_START)
-        extra = [rf, from_image("anysector, pinned", PINNED, PINNED, phase=stage2, load=lw)]
+        extra.append(from_image("anysector, pinned", PINNED, PINNED, phase=stage2, load=lw))
     if fw == "bios":
         grub = f"GRUB {pkg_version('grub-pc-bin', True)}"
         peers = [from_image(f"{grub} (FAT)", "grub-fat", "peer")]
@@ -425,11 +426,11 @@ def loaders_for(fw, wl, images, kernel, initrd_path, work, tmp):
     ] + extra + peers
 
 
-def build_read_floor(rf, fw, prof, img, log, work, tmp):
+def build_read_floor(rf, fw, prof, img, log, work, tmp, size=None):
     """The read floor's disk from the calls anysector listed in its serial log: rf gets a disk,
     or the reason it has none."""
     rf.pending = None
-    out = os.path.join(work, f"{READ_FLOOR}-{fw}-{prof}.img")
+    out = os.path.join(work, f"{READ_FLOOR}-{fw}-{prof}{'' if size is None else f'-{size}'}.img")
     try:
         with open(log, "rb") as f:
             runs = floor.recorded_calls(f.read().decode(errors="replace"), fw)

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 #include "common/memplace.h"
 
+#include <stddef.h>
+
 #include "common/bits.h"
 
 static __attribute__((noinline)) uint64_t end_of(const struct mem_range *e)
@@ -98,4 +100,13 @@ uint64_t mem_place_high(const struct mem_range *r, unsigned n, uint64_t len, uin
 	if (largest)
 		*largest = most;
 	return best;
+}
+
+uint64_t mem_place_low_first(const struct mem_range *r, unsigned n, uint64_t len, uint64_t lo,
+			     uint64_t low, uint64_t hi, uint64_t align, uint64_t *largest)
+{
+	uint64_t at = low < hi ? mem_place_high(r, n, len, lo, low, align, NULL) : 0;
+	uint64_t wide = mem_place_high(r, n, len, lo, hi, align, largest);
+
+	return at ? at : wide;
 }

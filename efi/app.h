@@ -54,10 +54,11 @@ void efi_free(void *p);                       /* NULL is fine */
 /* Page-aligned memory (EfiLoaderData), not zeroed (it holds files of many megabytes that are
  * read over at once); *pages receives the page count for efi_free_pages. */
 void *efi_alloc_pages(size_t bytes, UINTN *pages);
-/* The same, placed by common/memplace.h's rule over the firmware's memory map: as high as free
- * memory below hi goes (above 4 GiB when there is RAM there and hi allows). NULL when nothing
- * fits; *largest then holds the most bytes that would have (0 when the map cannot be read). */
-void *efi_alloc_high(uint64_t bytes, uint64_t hi, UINTN *pages, uint64_t *largest);
+/* The same, for a block disk reads fill, placed by common/memplace.h's rule over the firmware's
+ * memory map: as high as free memory below 4 GiB goes, and only when it does not fit there, as
+ * high as free memory below hi goes. NULL when nothing fits; *largest then holds the most bytes
+ * that would have below hi (0 when the map cannot be read). */
+void *efi_alloc_read_buffer(uint64_t bytes, uint64_t hi, UINTN *pages, uint64_t *largest);
 void efi_free_pages(void *p, UINTN pages);
 
 /* ---- status names (status.c) ---- */

@@ -88,7 +88,7 @@ static int place_initrds(struct boot_volume *v, const struct cfg_entry *e, uint6
 			   INITRD_MAX_BYTES);
 		return AS_ETOOBIG;
 	}
-	out->data = efi_alloc_high(total, hi, &out->pages, &largest);
+	out->data = efi_alloc_read_buffer(total, hi, &out->pages, &largest);
 	if (!out->data && (!largest || largest >= total))   /* no map, or the map changed */
 		out->data = efi_alloc_pages(total, &out->pages);
 	if (!out->data) {

@@ -2,10 +2,11 @@
 /* Where the initrds go (common/memplace.c), over memory maps of real machines (memmaps.h: QEMU's
  * pc and q35 at -m 512, 3072 and 8192, E820 from SeaBIOS and UEFI maps from OVMF): the address
  * each loader uses for 64 MiB .. 2 GiB under its limits (stage2: from the end of a kernel at
- * 1 MiB to initrd_addr_max 0x7FFFFFFF; BOOTX64.EFI: anywhere above 1 MiB, or below 2 GiB for a
- * kernel without XLF_CAN_BE_LOADED_ABOVE_4G), the largest block that fits when one does not,
- * every answer checked against an independent search of the map, and hand-made maps with an
- * unusable range laid over RAM, ranges that touch, and ranges that end at 2^64. */
+ * 1 MiB to initrd_addr_max 0x7FFFFFFF; BOOTX64.EFI: anywhere above 1 MiB, below 4 GiB first,
+ * or below 2 GiB for a kernel without XLF_CAN_BE_LOADED_ABOVE_4G), the largest block that fits
+ * when one does not, every answer checked against an independent search of the map, and
+ * hand-made maps with an unusable range laid over RAM, ranges that touch, and ranges that end
+ * at 2^64. */
 #include "tests/unit/helpers.h"
 
 #include "common/bits.h"
@@ -18,6 +19,7 @@
 #define KERNEL_END (64 * MiB)        /* stage2's lo: a kernel at 1 MiB with its init_size */
 #define LIMIT_2G 0x80000000ull        /* initrd_addr_max 0x7FFFFFFF + 1 (Debian's kernels) */
 #define NO_LIMIT UINT64_MAX
+#define LOW_4G (4 * GiB)              /* where BOOTX64.EFI looks first (efi/memory.c) */
 
 struct map {
 	const char *name;
@@ -93,6 +95,23 @@ static uint64_t largest_of(const struct map *m, uint64_t lo, uint64_t hi)
 	return largest;
 }
 
+/* BOOTX64.EFI's answer, checked against the search: the highest place below 4 GiB when there is
+ * one, else the highest below hi; largest always over [1 MiB, hi); and where it is not the
+ * highest place, the highest stays clear of it, free for the kernel's own copy. */
+static uint64_t place_low_first(const struct map *m, uint64_t len, uint64_t hi)
+{
+	uint64_t largest = 0;
+	uint64_t at = mem_place_low_first(m->r, m->n, len, MiB, LOW_4G, hi, PAGE, &largest);
+	uint64_t below = search(m, len, MiB, hi < LOW_4G ? hi : LOW_4G);
+	uint64_t highest = search(m, len, MiB, hi);
+
+	assert_int_equal(at, below ? below : highest);
+	assert_int_equal(largest, largest_of(m, MiB, hi));
+	if (at != highest)
+		assert_true(highest >= at + len || highest + len <= at);
+	return at;
+}
+
 /* stage2 over SeaBIOS's E820 maps: below 2 GiB, above the kernel; the 3 GiB hole of pc, the
  * reserved top of low RAM and the 2 GiB split of q35 (its RAM above 4 GiB out of reach). */
 static void test_e820(void **state)
@@ -125,7 +144,8 @@ static void test_e820(void **state)
 	assert_int_equal(place(&m, 2 * GiB, KERNEL_END, 4 * GiB), 0);   /* q35 has 2 GiB below */
 }
 
-/* BOOTX64.EFI over OVMF's maps: above 4 GiB wherever the machine has RAM there. */
+/* The highest place over OVMF's maps, BOOTX64.EFI's when nothing fits below 4 GiB: above
+ * 4 GiB wherever the machine has RAM there. */
 static void test_uefi(void **state)
 {
 	(void)state;
@@ -154,6 +174,29 @@ static void test_uefi(void **state)
 	assert_int_equal(place(&m, 2 * GiB, MiB, NO_LIMIT), 0x200000000);
 }
 
+/* BOOTX64.EFI over OVMF's maps: below 4 GiB while the block fits there (OVMF's disk drivers
+ * read above it through a bounce buffer), above it only when the RAM below is too small. */
+static void test_uefi_low_first(void **state)
+{
+	(void)state;
+	struct map m;
+
+	LOAD(&m, uefi_q35_3072);
+	assert_int_equal(place_low_first(&m, 512 * MiB, NO_LIMIT), 0x57c00000);
+	assert_int_equal(place_low_first(&m, GiB, NO_LIMIT), 0x37c00000);
+	assert_int_equal(place_low_first(&m, 2 * GiB, NO_LIMIT), 0);
+	LOAD(&m, uefi_q35_8192);
+	assert_int_equal(place_low_first(&m, GiB, NO_LIMIT), 0x3bb75000);
+	/* q35 keeps 2 GiB below 4 GiB, less the firmware's: 2 GiB goes above */
+	assert_int_equal(place_low_first(&m, 2 * GiB, NO_LIMIT), 0x200000000);
+	assert_int_equal(place_low_first(&m, 2 * GiB, LIMIT_2G), 0);
+	LOAD(&m, uefi_pc_8192);
+	assert_int_equal(place_low_first(&m, 2 * GiB, NO_LIMIT), 0x3bb75000);
+	LOAD(&m, uefi_pc_3072);
+	assert_int_equal(place_low_first(&m, 2 * GiB, NO_LIMIT), 0);
+	assert_int_equal(largest_of(&m, MiB, NO_LIMIT), 0x7eb00000);
+}
+
 /* A kernel without XLF_CAN_BE_LOADED_ABOVE_4G keeps BOOTX64.EFI's block below its limit. */
 static void test_uefi_below_limit(void **state)
 {
@@ -169,7 +212,8 @@ static void test_uefi_below_limit(void **state)
 	assert_int_equal(place(&m, 512 * MiB, MiB, LIMIT_2G), 0x60000000);
 }
 
-/* Every map, every size from 1 MiB to 8 GiB in steps, both limits: the checks of place(). */
+/* Every map, every size from 1 MiB to 8 GiB in steps, both limits: the checks of place() and
+ * place_low_first(). */
 static void test_all_sizes(void **state)
 {
 	(void)state;
@@ -190,6 +234,8 @@ static void test_all_sizes(void **state)
 		for (uint64_t len = MiB; len <= 8 * GiB; len = len * 3 / 2 + PAGE + 1) {
 			place(&m, len, KERNEL_END, LIMIT_2G);
 			place(&m, len, MiB, NO_LIMIT);
+			place_low_first(&m, len, NO_LIMIT);
+			place_low_first(&m, len, LIMIT_2G);
 		}
 	}
 }
@@ -230,6 +276,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_e820),
 		cmocka_unit_test(test_uefi),
+		cmocka_unit_test(test_uefi_low_first),
 		cmocka_unit_test(test_uefi_below_limit),
 		cmocka_unit_test(test_all_sizes),
 		cmocka_unit_test(test_holes),

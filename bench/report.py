@@ -526,9 +526,11 @@ def markdown(meta, results, size_rows):
     if any(r.get("size") for r in results):
         add("- The large-initrd cases boot without `-mem-prealloc` (backing 4 GiB would add "
             "about 25 s to every boot), so the host's first touch of each page of guest memory "
-            "falls inside whichever stretch first writes it: anysector's and the floor's "
-            "landing pass pay it for the same bytes, pass 1 (one buffer, written again and "
-            "again) does not. Their ratio to the landing pass is the one to read.")
+            "falls inside whichever stretch first writes it, and not alike: under OVMF, "
+            "BOOTX64.EFI's reads into fresh memory cost QEMU's host far more CPU than the "
+            "floor's landing pass (its cpu column), while with `-mem-prealloc` the same reads "
+            "took the floor's time (docs/FIRMWARE.md \"OVMF\"). These rows show where a large "
+            "boot's time goes; they are no goal.")
     add("")
     large = [r for r in results if r.get("size")]
     if large:

@@ -105,8 +105,13 @@ uint64_t mem_place_high(const struct mem_range *r, unsigned n, uint64_t len, uin
 uint64_t mem_place_low_first(const struct mem_range *r, unsigned n, uint64_t len, uint64_t lo,
 			     uint64_t low, uint64_t hi, uint64_t align, uint64_t *largest)
 {
-	uint64_t at = low < hi ? mem_place_high(r, n, len, lo, low, align, NULL) : 0;
 	uint64_t wide = mem_place_high(r, n, len, lo, hi, align, largest);
+	uint64_t at = wide && low < hi ? mem_place_high(r, n, len, lo, low, align, NULL) : 0;
 
-	return at ? at : wide;
+	/* the kernel's own copy must still fit below low beside it, as it did beside a block
+	 * placed high (docs/DESIGN.md "Where the initrds go") */
+	if (at && (mem_place_high(r, n, len, lo, at, align, NULL) ||
+		   mem_place_high(r, n, len, at + len, low, align, NULL)))
+		return at;
+	return wide;
 }

@@ -108,10 +108,7 @@ uint64_t mem_place_low_first(const struct mem_range *r, unsigned n, uint64_t len
 	uint64_t wide = mem_place_high(r, n, len, lo, hi, align, largest);
 	uint64_t at = wide && low < hi ? mem_place_high(r, n, len, lo, low, align, NULL) : 0;
 
-	/* the kernel's own copy must still fit below low beside it, as it did beside a block
-	 * placed high (docs/DESIGN.md "Where the initrds go") */
-	if (at && (mem_place_high(r, n, len, lo, at, align, NULL) ||
-		   mem_place_high(r, n, len, at + len, low, align, NULL)))
-		return at;
-	return wide;
+	/* the EFI stub puts its own copy wherever the firmware finds room, above 4 GiB too: when
+	 * `wide` lies above low, that copy fits there (docs/DESIGN.md "Where the initrds go") */
+	return at ? at : wide;
 }

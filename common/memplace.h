@@ -29,11 +29,11 @@ bool mem_fits(const struct mem_range *r, unsigned n, uint64_t base, uint64_t len
 uint64_t mem_place_high(const struct mem_range *r, unsigned n, uint64_t len, uint64_t lo,
 			uint64_t hi, uint64_t align, uint64_t *largest);
 
-/* mem_place_high below `low` when the block fits there with room for a second block of len
- * beside it below low, else mem_place_high below hi: BOOTX64.EFI's rule (docs/DESIGN.md "Where
- * the initrds go"), low being the highest address the firmware's disk controllers write to
- * without a bounce buffer and the second block the EFI stub's own copy. *largest, when not
- * NULL, is for [lo, hi), as mem_place_high's. */
+/* mem_place_high below `low` when the block fits there, else below hi: BOOTX64.EFI's rule
+ * (docs/DESIGN.md "Where the initrds go"), low being the highest address the firmware's disk
+ * controllers write to without a bounce buffer. Whenever the block goes below low although
+ * mem_place_high would have put it higher, that higher place stays free for the EFI stub's own
+ * copy of it. *largest, when not NULL, is for [lo, hi), as mem_place_high's. */
 uint64_t mem_place_low_first(const struct mem_range *r, unsigned n, uint64_t len, uint64_t lo,
 			     uint64_t low, uint64_t hi, uint64_t align, uint64_t *largest);
 

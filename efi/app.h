@@ -55,9 +55,9 @@ void efi_free(void *p);                       /* NULL is fine */
  * read over at once); *pages receives the page count for efi_free_pages. */
 void *efi_alloc_pages(size_t bytes, UINTN *pages);
 /* The same, for a block disk reads fill, placed by common/memplace.h's rule over the firmware's
- * memory map: as high as free memory below 4 GiB goes when a second block as large (the EFI
- * stub's copy) still fits there too, else as high as free memory below hi goes. NULL when nothing fits; *largest then holds the most bytes
- * that would have below hi (0 when the map cannot be read). */
+ * memory map: as high as free memory below 4 GiB goes when it fits there, else as high as free
+ * memory below hi goes. NULL when nothing fits; *largest then holds the most bytes that would
+ * have below hi (0 when the map cannot be read). */
 void *efi_alloc_read_buffer(uint64_t bytes, uint64_t hi, UINTN *pages, uint64_t *largest);
 void efi_free_pages(void *p, UINTN pages);
 

@@ -3,7 +3,7 @@
 """Large initrds where the kernel accepts them (make test-qemu-initrd): Debian's cloud kernel with
 a 256 MiB initrd (an uncompressed cpio member of 256 MiB less the busybox archive, each 4 KiB
 block of it numbered, then lib.initramfs's busybox archive, whose /init prints the md5 of that
-member) on one GPT 4Kn NVMe disk, booted four ways:
+member) on one GPT 4Kn NVMe disk, booted these ways:
   - SeaBIOS, pc, -m 3072: stage2 puts the initrd at the highest 4 KiB boundary below the
     kernel's initrd_addr_max (RAM goes on to 3 GiB), and the guest's md5 of the member is right;
   - OVMF, q35, -m 3072 (2 GiB of RAM below 4 GiB, 1 GiB above): BOOTX64.EFI puts it below
@@ -12,6 +12,9 @@ member) on one GPT 4Kn NVMe disk, booted four ways:
   - OVMF, q35, -m 3072 with 256 MiB of it below 4 GiB (max-ram-below-4g): the initrd cannot fit
     there, so BOOTX64.EFI puts it at the top of the RAM above 4 GiB (the kernel's xloadflags
     say it may), and the md5 is right;
+  - OVMF, q35, -m 3072 with 512 MiB of it below 4 GiB: the initrd fits there once but not twice;
+    BOOTX64.EFI still puts it below 4 GiB, near the top of the RAM there, so the EFI stub's own
+    copy must go above 4 GiB, and the md5 is right;
   - SeaBIOS and OVMF with -m 256: the initrd cannot fit, and the loader says so in one sentence
     naming its size and the largest that would fit (less than the initrd, more than half the
     RAM), before reading it: QEMU's trace of the disk's reads shows less than 32 MiB read in
@@ -95,13 +98,17 @@ def bytes_read(trace):
 def efi_place_wanted(machine, size):
     """(lowest, highest) address BOOTX64.EFI may put the initrd at on a q35 with 3 GiB, and
     where that is."""
-    if "max-ram-below-4g=256M" in machine:
-        # RAM above 4 GiB runs to 4 GiB + 2816 MiB; the block ends at its top, page-aligned
-        at = (GiB4 + 2816 * MiB - size) & ~0xFFF
+    below = re.search(r"max-ram-below-4g=(\d+)M", machine)
+    below = int(below[1]) * MiB if below else 2 * 1024 * MiB
+    if below < size + 64 * MiB:
+        # RAM above 4 GiB runs to 4 GiB + 3 GiB less what is below; the block ends at its
+        # top, page-aligned
+        at = (GiB4 + 3 * 1024 * MiB - below - size) & ~0xFFF
         return at, at, "the top of the RAM above 4 GiB, none below being large enough"
-    # RAM below 4 GiB ends at 2 GiB; OVMF's own pages near its top take about 132 MiB
-    # (tests/unit/memmaps.h uefi_q35_3072), less than 256 MiB
-    top = (2 * 1024 * MiB - size) & ~0xFFF
+    # OVMF's own pages near the top of the RAM below 4 GiB take about 132 MiB with 2 GiB there
+    # (tests/unit/memmaps.h uefi_q35_3072), less than 256 MiB; the EFI stub's copy of the
+    # initrd goes wherever the firmware finds room, above 4 GiB too (docs/DESIGN.md)
+    top = (below - size) & ~0xFFF
     return top - 256 * MiB, top, "the top of the RAM below 4 GiB, less what OVMF keeps"
 
 
@@ -177,6 +184,8 @@ def main():
          lambda w: fits_case(disk(w), "ovmf", "q35", w)),
         ("ovmf-q35-3072-low-256M-nvme-4Kn-initrd-256M-above-4G",
          lambda w: fits_case(disk(w), "ovmf", "q35,max-ram-below-4g=256M", w)),
+        ("ovmf-q35-3072-low-512M-nvme-4Kn-initrd-256M-below-4G-stub-copy-above",
+         lambda w: fits_case(disk(w), "ovmf", "q35,max-ram-below-4g=512M", w)),
         ("seabios-pc-256-nvme-4Kn-initrd-256M-cannot-fit",
          lambda w: nofit_case(disk(w), "seabios", w)),
         ("ovmf-q35-256-nvme-4Kn-initrd-256M-cannot-fit",

@@ -109,6 +109,7 @@ uint64_t mem_place_low_first(const struct mem_range *r, unsigned n, uint64_t len
 	uint64_t at = wide && low < hi ? mem_place_high(r, n, len, lo, low, align, NULL) : 0;
 
 	/* the EFI stub puts its own copy wherever the firmware finds room, above 4 GiB too: when
-	 * `wide` lies above low, that copy fits there (docs/DESIGN.md "Where the initrds go") */
+	 * `wide` lies above low, that copy fits there, clear of ours, since no x86 machine has RAM
+	 * just below 4 GiB (docs/DESIGN.md "Where the initrds go") */
 	return at ? at : wide;
 }

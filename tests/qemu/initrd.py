@@ -100,7 +100,9 @@ def efi_place_wanted(machine, size):
     where that is."""
     below = re.search(r"max-ram-below-4g=(\d+)M", machine)
     below = int(below[1]) * MiB if below else 2 * 1024 * MiB
-    if below < size + 64 * MiB:
+    # these cases have about the initrd's size of RAM below 4 GiB (no room, OVMF keeping some
+    # of it) or twice that and more (room)
+    if below < 2 * size:
         # RAM above 4 GiB runs to 4 GiB + 3 GiB less what is below; the block ends at its
         # top, page-aligned
         at = (GiB4 + 3 * 1024 * MiB - below - size) & ~0xFFF

@@ -96,7 +96,8 @@ static uint64_t largest_of(const struct map *m, uint64_t lo, uint64_t hi)
 }
 
 /* BOOTX64.EFI's answer, checked against the search: the highest place below 4 GiB when there is
- * one, else the highest below hi; largest always over [1 MiB, hi). */
+ * one, else the highest below hi; largest always over [1 MiB, hi); and where it is not the
+ * highest place, the highest stays clear of it, free for the EFI stub's own copy. */
 static uint64_t place_low_first(const struct map *m, uint64_t len, uint64_t hi)
 {
 	uint64_t largest = 0;
@@ -106,6 +107,8 @@ static uint64_t place_low_first(const struct map *m, uint64_t len, uint64_t hi)
 
 	assert_int_equal(at, below ? below : highest);
 	assert_int_equal(largest, largest_of(m, MiB, hi));
+	if (at != highest)
+		assert_true(highest >= at + len || highest + len <= at);
 	return at;
 }
 
